@@ -1,0 +1,83 @@
+"""The adjudicator's JSON contract, shared by ``judge adjudicate`` and the tests.
+
+``run_phase(variant, position, orders, options)`` takes a position dict and order text and
+returns ``{"phase", "orders": [...], "next": position}`` (documented in README.md).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Iterator
+
+from judge.engine import adjudicate
+from judge.engine.position import Position, PositionError
+from judge.rules import RuleError, merge_rules
+from judge.variant import VariantError, load_variant
+
+
+class InputError(ValueError):
+    """The input could not be read at all (exit status 2)."""
+
+
+def parse_orders(text: str, pos: Position):
+    """Order text → parsed lines. Uses the order language where available."""
+    try:
+        from judge.orders import parse_orders as parse_free  # the order language (issue: free-form)
+    except ImportError:
+        from judge.notation import parse_canonical
+
+        return parse_canonical(text, pos)
+    return parse_free(text, pos)
+
+
+def run_phase(variant: str, position: dict[str, Any], orders: str, options: dict[str, Any] | None = None
+              ) -> dict[str, Any]:
+    try:
+        v = load_variant(variant)
+    except VariantError as exc:
+        raise InputError(str(exc)) from None
+    if position.get("variant") and str(position["variant"]).lower() != v.name.lower():
+        raise InputError(f"the position is for variant {position['variant']!r}, not {v.name!r}")
+    try:
+        pos = Position.from_json(position, v)
+        rules = merge_rules(v.rules, options)
+    except (PositionError, RuleError) as exc:
+        raise InputError(f"position: {exc}" if isinstance(exc, PositionError) else str(exc)) from None
+    parsed = parse_orders(orders, pos)
+    good = [p.order for p in parsed if p.order is not None]
+    result = adjudicate(pos, good, rules)
+    m = pos.map
+    out_orders: list[dict[str, Any]] = []
+    engine_results = iter(result.results)
+    for p in parsed:
+        if p.order is None:
+            out_orders.append({"power": p.power or "", "order": p.line, "result": "invalid", "reason": p.error})
+        else:
+            out_orders.append(next(engine_results).as_json())
+    out_orders.extend(r.as_json() for r in engine_results)
+    out: dict[str, Any] = {"phase": str(result.phase), "orders": out_orders, "next": result.next.to_json()}
+    if result.victory:
+        out["victory"] = result.victory
+    if result.events:
+        out["events"] = result.events
+    del m
+    return out
+
+
+def run_batch(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """``--batch``: each input line a case ``{"id", "variant"?, "position", "orders", "options"?}``."""
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        case_id: Any = None
+        try:
+            case = json.loads(line)
+            case_id = case.get("id", n)
+            position = case["position"]
+            variant = case.get("variant") or position.get("variant") or "standard"
+            out = run_phase(variant, position, case.get("orders", ""), case.get("options"))
+            out["id"] = case_id
+            yield out
+        except (InputError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            msg = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+            yield {"id": case_id if case_id is not None else n, "error": msg}

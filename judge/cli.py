@@ -1,0 +1,88 @@
+"""The ``judge`` command: a thin CLI over the library.
+
+Subcommands live beside the code they drive and are loaded lazily (``LAZY_COMMANDS``), so
+``judge adjudicate`` does not import the mail stack.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from typing import Any
+
+import click
+
+#: subcommand name -> "module:attribute" of a click command, imported on first use
+LAZY_COMMANDS: dict[str, str] = {
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in LAZY_COMMANDS:
+            mod, _, attr = LAZY_COMMANDS[name].partition(":")
+            return getattr(importlib.import_module(mod), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup)
+@click.version_option(package_name="judge")
+def main() -> None:
+    """A play-by-email Diplomacy judge."""
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise click.UsageError(f"--option takes NAME=VALUE, not {pair!r}")
+        out[name.strip()] = value.strip()
+    return out
+
+
+@main.command()
+@click.option("--variant", default=None, help="Variant name (seeds/<name>.toml); default: the position's.")
+@click.option("--position", "position_file", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Position JSON file ('-' for stdin).")
+@click.option("--orders", "orders_file", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Orders text file, one order per line ('-' for stdin).")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="Rule option, e.g. convoy_paradox=1971 (repeatable).")
+@click.option("--batch", "batch_file", type=click.Path(dir_okay=False, allow_dash=True),
+              help="JSON-lines file of cases {id, position, orders}; one JSON result per line.")
+def adjudicate(variant: str | None, position_file: str | None, orders_file: str | None,
+               options: tuple[str, ...], batch_file: str | None) -> None:
+    """Adjudicate one phase and print the results and the next position as JSON."""
+    from judge.adjudicate import InputError, run_batch, run_phase
+
+    if batch_file:
+        with click.open_file(batch_file, encoding="utf-8") as fh:
+            out = sys.stdout
+            for res in run_batch(fh):
+                out.write(json.dumps(res, ensure_ascii=False) + "\n")
+        return
+    if not position_file:
+        raise click.UsageError("--position is required (or --batch)")
+    try:
+        with click.open_file(position_file, encoding="utf-8") as fh:
+            position = json.load(fh)
+        if orders_file:
+            with click.open_file(orders_file, encoding="utf-8") as fh:
+                orders = fh.read()
+        else:
+            orders = ""
+        name = variant or position.get("variant") or "standard"
+        res = run_phase(name, position, orders, parse_options(options))
+    except (OSError, json.JSONDecodeError, InputError) as exc:
+        click.echo(f"judge adjudicate: {exc}", err=True)
+        sys.exit(2)
+    click.echo(json.dumps(res, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

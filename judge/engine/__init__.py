@@ -1,0 +1,125 @@
+"""The adjudicator: pure functions from (position, orders, rules) to results and the next position.
+
+No I/O here: no files, no database, no mail. Variant rule modules (``judge.engine.modules``)
+plug in by name through ``rules["modules"]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from judge.engine.adjustment import adjudicate_adjustments, adjustments_due
+from judge.engine.movement import MovementResolver
+from judge.engine.orders import Order, OrderResult
+from judge.engine.position import Dislodged, Position, Unit
+from judge.engine.retreat import adjudicate_retreats
+from judge.variant import Phase
+
+
+@dataclass
+class PhaseResult:
+    phase: Phase
+    results: list[OrderResult]
+    next: Position
+    victory: dict[str, Any] | None = None
+    events: list[str] = field(default_factory=list)  # e.g. "Army in Lon drowned"
+
+
+def resolver_class(rules: dict[str, Any]) -> type[MovementResolver]:
+    """The movement resolver with every enabled rule module mixed in."""
+    from judge.engine import modules
+
+    return modules.resolver_for(tuple(rules.get("modules", ())))
+
+
+def adjudicate(pos: Position, orders: list[Order], rules: dict[str, Any] | None = None) -> PhaseResult:
+    """Adjudicate the phase ``pos`` is in with ``orders``; return results and the next position."""
+    rules = rules if rules is not None else pos.variant.rules
+    kind = pos.phase.kind
+    events: list[str] = []
+    if kind == "movement":
+        resolver = resolver_class(rules)(pos, orders, rules)
+        out = resolver.run()
+        after = Position(pos.variant, pos.phase, out.units, dict(pos.centres), out.dislodged, _copy_extra(pos))
+        resolver.after_movement(after, out, events)
+        results = out.results
+    elif kind == "retreat":
+        results, units = adjudicate_retreats(pos, orders)
+        after = Position(pos.variant, pos.phase, units, dict(pos.centres), {}, _copy_extra(pos))
+    else:
+        results, units = adjudicate_adjustments(pos, orders)
+        after = Position(pos.variant, pos.phase, units, dict(pos.centres), {}, _copy_extra(pos))
+    nxt, victory = advance(after, rules, events)
+    return PhaseResult(pos.phase, results, nxt, victory, events)
+
+
+def _copy_extra(pos: Position) -> dict[str, Any]:
+    return {k: (v.copy() if hasattr(v, "copy") else v) for k, v in pos.extra.items()}
+
+
+def advance(after: Position, rules: dict[str, Any], events: list[str]) -> tuple[Position, dict[str, Any] | None]:
+    """From the board at the end of a phase, step the calendar to the next phase that needs orders.
+
+    Retreat phases without dislodged units and adjustment phases with nothing to adjust are
+    skipped; supply-centre ownership is updated on entering every adjustment phase, and the
+    victory condition checked there. Map changes scheduled after a phase are applied as it ends.
+    """
+    from judge.engine import modules
+
+    variant = after.variant
+    cal = variant.calendar
+    pos = after
+    phase = after.phase
+    victory = None
+    for _ in range(64):  # a calendar year can hold at most a few dozen phases
+        for change in variant.changes_after(phase):
+            modules.apply_map_change(pos, change, rules, events)
+        phase = cal.following(phase)
+        pos = Position(variant, phase, pos.units, pos.centres, pos.dislodged, pos.extra)
+        if phase.kind == "retreat":
+            if pos.dislodged:
+                return pos, victory
+            continue
+        pos.dislodged = {}
+        if phase.kind == "adjustment":
+            update_ownership(pos)
+            victory = check_victory(pos, rules) or victory
+            if victory and victory.get("final"):
+                return pos, victory
+            if adjustments_due(pos) or modules.adjustment_needed(pos, rules):
+                return pos, victory
+            continue
+        victory = modules.check_end(pos, rules) or victory
+        return pos, victory
+    raise RuntimeError(f"calendar of {variant.name} has no movement phase")
+
+
+def update_ownership(pos: Position) -> None:
+    """A supply centre belongs to the power whose unit stands in it (after the last move)."""
+    m = pos.map
+    for p, u in pos.units.items():
+        if p in m.centres:
+            pos.centres[p] = u.power
+    for c in list(pos.centres):
+        if c not in m.centres:
+            del pos.centres[c]
+
+
+def check_victory(pos: Position, rules: dict[str, Any]) -> dict[str, Any] | None:
+    """Victory per the variant: one power alone, or an alliance where the variant allows it."""
+    v = pos.variant.victory
+    counts: dict[str, int] = {}
+    for c, p in pos.centres.items():
+        counts[p] = counts.get(p, 0) + 1
+    need = int(v.get("centres", 0) or 0)
+    leaders = sorted(counts.items(), key=lambda kv: -kv[1])
+    if need and leaders and leaders[0][1] >= need:
+        if len(leaders) == 1 or leaders[1][1] < leaders[0][1]:
+            return {"winner": [leaders[0][0]], "kind": "solo", "centres": leaders[0][1], "final": True}
+    from judge.engine import modules
+
+    return modules.check_victory(pos, counts, rules)
+
+
+__all__ = ["adjudicate", "advance", "PhaseResult", "Position", "Unit", "Dislodged", "Order", "OrderResult"]

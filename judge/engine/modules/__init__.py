@@ -1,0 +1,102 @@
+"""Rule modules: variant rules that plug into the adjudicator, one small module per rule.
+
+A module is ``judge/engine/modules/<name>.py`` defining ``MODULE = RuleModule(...)``. Enabled
+by name in a variant's or game's ``rules.modules``. A module may supply:
+
+- ``resolver_mixin``: a class mixed in before :class:`MovementResolver` (new order kinds'
+  legality and decisions, by overriding the resolver's hooks);
+- ``on_map_change(pos, change, rules, events)``: what happens to units when the map changes;
+- ``adjustment_needed(pos, rules)``: force an adjustment phase that counts alone would skip;
+- ``check_victory(pos, counts, rules)`` / ``check_end(pos, rules)``: extra ways a game ends.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable
+
+from judge.engine.movement import MovementResolver
+from judge.engine.position import Position
+from judge.variant import province_of
+
+
+@dataclass(frozen=True)
+class RuleModule:
+    name: str
+    resolver_mixin: type | None = None
+    on_map_change: Callable[..., bool] | None = None
+    adjustment_needed: Callable[..., bool] | None = None
+    check_victory: Callable[..., dict | None] | None = None
+    check_end: Callable[..., dict | None] | None = None
+
+
+class UnknownModule(ValueError):
+    pass
+
+
+@lru_cache(maxsize=None)
+def get_module(name: str) -> RuleModule:
+    try:
+        mod = importlib.import_module(f"judge.engine.modules.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"judge.engine.modules.{name}":
+            raise UnknownModule(f"unknown rule module {name!r}") from None
+        raise
+    return mod.MODULE
+
+
+@lru_cache(maxsize=None)
+def resolver_for(names: tuple[str, ...]) -> type[MovementResolver]:
+    mixins = tuple(m.resolver_mixin for m in map(get_module, names) if m.resolver_mixin)
+    if not mixins:
+        return MovementResolver
+    return type("Resolver_" + "_".join(names), (*mixins, MovementResolver), {})
+
+
+def _modules(rules: dict[str, Any]) -> list[RuleModule]:
+    return [get_module(n) for n in rules.get("modules", ())]
+
+
+def apply_map_change(pos: Position, change, rules: dict[str, Any], events: list[str]) -> None:
+    """Switch ``pos`` to the map after ``change``; drop destroyed centres; units that can no
+    longer stand where they are are removed (armies in a province that became sea drown)."""
+    _after, new_map, removed, _added = change
+    for c in removed:
+        pos.centres.pop(c, None)
+    for m in _modules(rules):
+        if m.on_map_change and m.on_map_change(pos, change, rules, events):
+            return
+    for p, u in list(pos.units.items()):
+        kind = "F" if u.kind == "A/F" else u.kind
+        if new_map.can_hold(kind, u.loc):
+            continue
+        locs = new_map.unit_locs(kind, province_of(u.loc))
+        if kind == "F" and locs:
+            u.loc = locs[0]
+            continue
+        del pos.units[p]
+        events.append(f"{u.power}: {u.kind} {p} removed ({'drowned' if kind == 'A' else 'stranded'})")
+
+
+def adjustment_needed(pos: Position, rules: dict[str, Any]) -> bool:
+    return any(m.adjustment_needed(pos, rules) for m in _modules(rules) if m.adjustment_needed)
+
+
+def check_victory(pos: Position, counts: dict[str, int], rules: dict[str, Any]) -> dict | None:
+    for m in _modules(rules):
+        if m.check_victory:
+            v = m.check_victory(pos, counts, rules)
+            if v:
+                return v
+    return None
+
+
+def check_end(pos: Position, rules: dict[str, Any]) -> dict | None:
+    for m in _modules(rules):
+        if m.check_end:
+            v = m.check_end(pos, rules)
+            if v:
+                return v
+    return None

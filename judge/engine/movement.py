@@ -1,0 +1,705 @@
+"""Movement phase adjudication.
+
+The resolver follows Lucas Kruijswijk's "The Math of Adjudication" (DATC, chapter 5): one
+decision per order (a move succeeds; a support is given; a convoying fleet stays), resolved
+recursively with a guess for decisions in a dependency cycle. A cycle with two consistent
+outcomes of only moves is circular movement (all move); any other cycle is a convoy paradox,
+broken by the configured rule (Szykman by default: the convoys of the paradox fail).
+
+The resolver is generic over "carried" moves: a move that needs carriers (an army's convoy
+fleets; a coast-running fleet's protecting armies) succeeds only along an unbroken chain of
+carriers. Rule modules subclass :class:`MovementResolver` and override the hooks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Support
+from judge.engine.position import Dislodged, Position, Unit
+from judge.variant import Map, province_of
+
+HOLD, MOVE, SUPPORT, CONVOY, OTHER = 0, 1, 2, 3, 4
+UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
+
+
+class Illegal(Exception):
+    """An order that could never be valid (DATC 4.E.1): it is ignored, the unit holds."""
+
+
+@dataclass
+class MovementOutcome:
+    results: list[OrderResult]
+    units: dict[str, Unit]  # after the moves (dislodged units removed)
+    dislodged: dict[str, Dislodged]
+    contested: frozenset[str]  # provinces left empty by a stand-off
+    moved: dict[str, str] = field(default_factory=dict)  # from province -> to location (successful moves)
+
+
+class MovementResolver:
+    """Adjudicates one movement phase. Build it, then call :meth:`run`."""
+
+    def __init__(self, position: Position, orders: Iterable[Order], rules: dict | None = None):
+        self.pos = position
+        self.m: Map = position.map
+        self.rules = rules if rules is not None else position.variant.rules
+        self.paradox_rule = self.rules.get("convoy_paradox", "szykman")
+        self.input_orders = list(orders)
+
+    # ------------------------------------------------------------------ legality (4.E.1)
+    def check(self, order: Order, unit: Unit | None) -> Order:
+        """Return the order as it will be executed, or raise :class:`Illegal` with a reason."""
+        m = self.m
+        if unit is None:
+            raise Illegal(f"there is no unit in {m.name(order.loc)}")
+        if unit.power != order.power:
+            raise Illegal(f"the unit in {m.name(unit.prov)} belongs to {unit.power}")
+        if order.kind and order.kind != unit.kind:
+            raise Illegal(f"the unit in {m.name(unit.prov)} is {_a(unit.kind)}, not {_a(order.kind)}")
+        if isinstance(order, Hold):
+            return Hold(order.power, unit.kind, unit.loc)
+        if isinstance(order, Move):
+            dest = self.check_move(unit, order.dest, order.via_convoy)
+            return Move(order.power, unit.kind, unit.loc, dest, order.via_convoy and unit.kind == "A")
+        if isinstance(order, Support):
+            return self.check_support(order, unit)
+        if isinstance(order, Convoy):
+            return self.check_convoy(order, unit)
+        return self.check_other(order, unit)
+
+    def check_other(self, order: Order, unit: Unit) -> Order:
+        raise Illegal(f"{type(order).__name__.lower()} orders are not allowed in a movement phase")
+
+    def check_move(self, unit: Unit, dest: str, via_convoy: bool) -> str:
+        m = self.m
+        dp = province_of(dest)
+        src = unit.prov
+        t = m.terrain.get(dp)
+        if dp == src:
+            raise Illegal(f"the {_w(unit.kind)} in {m.name(src)} cannot move to its own province")
+        if t is None or t == "impassable":
+            raise Illegal(f"{m.name(dp)} cannot be entered")
+        if unit.kind == "A":
+            if t == "sea":
+                raise Illegal(f"an army cannot move to {m.name(dp)}, a sea")
+            if dp in m.army_adj.get(src, ()) and not via_convoy:
+                return dp  # a coast given for an army is ignored (DATC 4.B.6)
+            if t == "coast" and m.terrain[src] == "coast" and self.convoy_possible(src, dp):
+                return dp
+            if dp in m.army_adj.get(src, ()):
+                return dp
+            raise Illegal(f"the army in {m.name(src)} can't reach {m.name(dp)}")
+        # fleet
+        if t == "land":
+            raise Illegal(f"a fleet cannot move to {m.name(dp)}, an inland province")
+        reach = m.fleet_adj.get(unit.loc, frozenset())
+        coasts = m.provinces[dp].coasts
+        if not coasts:
+            if dp in reach:
+                return dp
+            raise Illegal(f"the fleet in {m.name(unit.loc)} can't reach {m.name(dp)}")
+        possible = [loc for loc in m.fleet_locs[dp] if loc in reach]
+        if "/" in dest:
+            if dest in reach:
+                return dest
+            if possible:  # DATC 4.B.3: a move to an impossible coast is illegal
+                raise Illegal(f"the fleet in {m.name(unit.loc)} can't reach {m.name(dest)}")
+            raise Illegal(f"the fleet in {m.name(unit.loc)} can't reach {m.name(dp)}")
+        if len(possible) == 1:  # DATC 4.B.2: the only coast it can reach
+            return possible[0]
+        if not possible:
+            raise Illegal(f"the fleet in {m.name(unit.loc)} can't reach {m.name(dp)}")
+        names = " or ".join(m.display(p) for p in possible)
+        raise Illegal(f"the coast of {m.name(dp)} must be given ({names})")  # DATC 4.B.1
+
+    def convoy_possible(self, src: str, dest: str, exclude: str | None = None) -> bool:
+        """Could some convoy route of fleets now on the board carry an army src → dest?"""
+        m = self.m
+        seas = self._fleet_seas()
+        start = [p for p in m.fleet_reach_prov.get(src, ()) if p in seas and p != exclude]
+        seen = set(start)
+        stack = list(start)
+        while stack:
+            p = stack.pop()
+            if dest in m.fleet_reach_prov.get(p, ()):
+                return True
+            for q in m.fleet_reach_prov.get(p, ()):
+                if q in seas and q not in seen and q != exclude:
+                    seen.add(q)
+                    stack.append(q)
+        return False
+
+    def _fleet_seas(self) -> frozenset[str]:
+        seas = getattr(self, "_seas_cache", None)
+        if seas is None:
+            m = self.m
+            seas = frozenset(p for p, u in self.pos.units.items()
+                             if u.kind in self.carrier_kinds() and m.terrain[p] == "sea")
+            self._seas_cache = seas
+        return seas
+
+    def carrier_kinds(self) -> tuple[str, ...]:
+        return ("F",)
+
+    def check_support(self, order: Support, unit: Unit) -> Support:
+        m = self.m
+        tp = province_of(order.target)
+        target = self.pos.units.get(tp)
+        if target is None:
+            raise Illegal(f"there is no unit in {m.name(tp)} to support")
+        if tp == unit.prov:
+            raise Illegal("a unit cannot support itself")
+        if order.target_kind and order.target_kind != target.kind:
+            raise Illegal(f"the unit in {m.name(tp)} is {_a(target.kind)}, not {_a(order.target_kind)}")
+        goal = province_of(order.dest) if order.dest else tp
+        if not self.can_reach_for_support(unit, goal):
+            raise Illegal(f"the {_w(unit.kind)} in {m.name(unit.loc)} can't reach {m.name(goal)} to support")
+        dest = None
+        if order.dest:
+            dp = province_of(order.dest)
+            if dp == unit.prov:
+                raise Illegal("a unit cannot support a move into its own province")
+            if dp == tp:
+                raise Illegal("a unit cannot move to its own province")
+            if not self.target_can_reach(target, order.dest, exclude=unit.prov):
+                raise Illegal(f"the {_w(target.kind)} in {m.name(target.loc)} can't reach {m.name(dp)}")
+            dest = order.dest if "/" in order.dest and target.kind == "F" else dp
+        return Support(order.power, unit.kind, unit.loc, target.kind, target.loc, dest)
+
+    def can_reach_for_support(self, unit: Unit, goal: str) -> bool:
+        m = self.m
+        if unit.kind == "A":
+            return goal in m.army_adj.get(unit.prov, ())
+        return goal in m.fleet_reach.get(unit.loc, ())
+
+    def target_can_reach(self, target: Unit, dest: str, exclude: str) -> bool:
+        m = self.m
+        dp = province_of(dest)
+        if target.kind == "A":
+            if dp in m.army_adj.get(target.prov, ()):
+                return True
+            return (m.terrain.get(dp) == "coast" and m.terrain[target.prov] == "coast"
+                    and self.convoy_possible(target.prov, dp, exclude=exclude))
+        reach = m.fleet_adj.get(target.loc, frozenset())
+        if "/" in dest:  # DATC 4.B.4: a coast in a support must be possible
+            return dest in reach
+        return dp in m.fleet_reach.get(target.loc, ())
+
+    def check_convoy(self, order: Convoy, unit: Unit) -> Convoy:
+        m = self.m
+        if unit.kind != "F" or m.terrain[unit.prov] != "sea":
+            raise Illegal(f"only a fleet at sea can convoy; the {_w(unit.kind)} in {m.name(unit.loc)} cannot")
+        tp = province_of(order.target)
+        army = self.pos.units.get(tp)
+        if army is None:
+            raise Illegal(f"there is no unit in {m.name(tp)} to convoy")
+        if army.kind != "A":
+            raise Illegal(f"only armies can be convoyed; the unit in {m.name(tp)} is {_a(army.kind)}")
+        dp = province_of(order.dest)
+        if m.terrain.get(dp) != "coast" or m.terrain[tp] != "coast" or dp == tp:
+            raise Illegal(f"no army can be convoyed from {m.name(tp)} to {m.name(dp)}")
+        if not self.fleet_on_some_route(tp, dp, unit.prov):
+            raise Illegal(f"the fleet in {m.name(unit.prov)} is not on any convoy route from "
+                          f"{m.name(tp)} to {m.name(dp)}")
+        return Convoy(order.power, "F", unit.loc, "A", tp, dp)
+
+    def fleet_on_some_route(self, src: str, dest: str, fleet: str) -> bool:
+        """Is ``fleet`` on a minimal (chordless) convoy route src → dest? (DATC 6.G.19)"""
+        m = self.m
+        seas = self._fleet_seas()
+        adj = m.fleet_reach_prov
+
+        def extend(path: list[str]) -> bool:
+            last = path[-1]
+            if dest in adj.get(last, ()):
+                return fleet in path
+            for q in adj.get(last, ()):
+                if q not in seas or q in path:
+                    continue
+                # chordless: q may touch only the last node of the path and not the source
+                if src in adj.get(q, ()) or any(q in adj.get(p, ()) for p in path[:-1]):
+                    continue
+                path.append(q)
+                if extend(path):
+                    return True
+                path.pop()
+            return False
+
+        for first in adj.get(src, ()):
+            if first in seas and extend([first]):
+                return True
+        return False
+
+    # ------------------------------------------------------------------ set-up
+    def prepare(self) -> list[OrderResult | None]:
+        """Check every order; choose each unit's order (the last legal one wins)."""
+        m = self.m
+        units = self.pos.units
+        self.order_of: dict[str, Order] = {}  # province -> executed order
+        self.result_slot: dict[str, int] = {}  # province -> index of its result
+        results: list[OrderResult | None] = []
+        for order in self.input_orders:
+            unit = units.get(province_of(order.loc))
+            try:
+                executed = self.check(order, unit)
+            except Illegal as exc:
+                results.append(OrderResult(order, order.power, order.text(m), "invalid", str(exc)))
+                continue
+            prov = province_of(executed.loc)
+            if prov in self.result_slot:
+                old = results[self.result_slot[prov]]
+                assert old is not None
+                old.result, old.reason = "invalid", "replaced by a later order for the same unit"
+            self.order_of[prov] = executed
+            self.result_slot[prov] = len(results)
+            results.append(OrderResult(executed, order.power, executed.text(m), ""))
+        for prov, unit in units.items():
+            if prov not in self.order_of:
+                self.order_of[prov] = Hold(unit.power, unit.kind, unit.loc)
+                self.result_slot[prov] = len(results)
+                results.append(OrderResult(self.order_of[prov], unit.power, self.order_of[prov].text(m), "",
+                                           "no order", default=True))
+        return results
+
+    def build(self) -> None:
+        """Index the executed orders for the resolver."""
+        m = self.m
+        units = self.pos.units
+        provs = list(self.order_of)
+        self.provs = provs
+        n = len(provs)
+        self.idx_of = {p: i for i, p in enumerate(provs)}
+        self.order = [self.order_of[p] for p in provs]
+        self.power = [units[p].power for p in provs]
+        self.code = [OTHER] * n
+        self.src = provs
+        self.dst: list[str | None] = [None] * n
+        self.carried = [False] * n  # a move that needs carriers (convoy)
+        self.carriers: list[list[int]] = [[] for _ in range(n)]  # carry orders matching a carried move
+        self.h2h = [-1] * n
+        self.supports: list[list[int]] = [[] for _ in range(n)]  # support orders given to order i
+        self.into: dict[str, list[int]] = {}
+        self.forced_fail: set[int] = set()  # carried moves broken by a paradox rule
+        moves_by_route: dict[tuple[str, str], int] = {}
+        for i, o in enumerate(self.order):
+            if isinstance(o, Move):
+                self.code[i] = MOVE
+                d = province_of(o.dest)
+                self.dst[i] = d
+                self.into.setdefault(d, []).append(i)
+                moves_by_route[(provs[i], d)] = i
+            elif isinstance(o, Hold):
+                self.code[i] = HOLD
+            elif isinstance(o, Support):
+                self.code[i] = SUPPORT
+            elif isinstance(o, Convoy):
+                self.code[i] = CONVOY
+        self.void: set[int] = set()
+        self.build_carriers(moves_by_route)
+        for i, o in enumerate(self.order):
+            c = self.code[i]
+            if c == SUPPORT:
+                assert isinstance(o, Support)
+                tp = province_of(o.target)
+                j = self.idx_of.get(tp)
+                if j is None:
+                    self.void.add(i)
+                    continue
+                if o.dest is None:
+                    if self.code[j] == MOVE:
+                        self.void.add(i)  # support to hold a unit that moves
+                        continue
+                else:
+                    if self.code[j] != MOVE or self.dst[j] != province_of(o.dest):
+                        self.void.add(i)
+                        continue
+                    if "/" in o.dest and self.order[j].dest != o.dest:  # type: ignore[attr-defined]
+                        self.void.add(i)  # DATC 6.B.9: a coast in a support must match
+                        continue
+                self.supports[j].append(i)
+        for i in range(n):
+            if self.code[i] == MOVE and not self.carried[i]:
+                d = self.dst[i]
+                j = self.idx_of.get(d)  # type: ignore[arg-type]
+                if j is not None and self.code[j] == MOVE and self.dst[j] == provs[i] and not self.carried[j]:
+                    self.h2h[i] = j
+
+    def build_carriers(self, moves_by_route: dict[tuple[str, str], int]) -> None:
+        """Decide which moves go by convoy and which convoy orders carry them (DATC 4.A.3)."""
+        m = self.m
+        convoys_for: dict[tuple[str, str], list[int]] = {}
+        for i, o in enumerate(self.order):
+            if self.code[i] == CONVOY:
+                assert isinstance(o, Convoy)
+                key = (o.target, o.dest)
+                if key in moves_by_route:
+                    convoys_for.setdefault(key, []).append(i)
+                else:
+                    self.void.add(i)  # the army is not ordered to go there
+        for key, i in moves_by_route.items():
+            o = self.order[i]
+            if o.kind != "A":
+                continue
+            src, d = key
+            cs = convoys_for.get(key, [])
+            if d not in m.army_adj.get(src, ()):
+                self.carried[i] = True
+            elif o.via_convoy or any(self.power[c] == self.power[i] for c in cs):  # type: ignore[attr-defined]
+                self.carried[i] = True
+            if self.carried[i]:
+                self.carriers[i] = cs
+            else:
+                for c in cs:
+                    self.void.add(c)  # an adjacent move by land does not use the convoy
+
+    # ------------------------------------------------------------------ resolution
+    def run(self) -> MovementOutcome:
+        results = self.prepare()
+        self.build()
+        n = len(self.order)
+        self.state = [UNRESOLVED] * n
+        self.res = [False] * n
+        self.deps: list[int] = []
+        for i in range(n):
+            self.resolve(i)
+        if self.paradox_rule == "convoyed_attack_yields":
+            self.apply_convoyed_attack_yields()
+        return self.outcome(results)
+
+    def resolve(self, i: int) -> bool:
+        st = self.state[i]
+        if st == RESOLVED:
+            return self.res[i]
+        deps = self.deps
+        if st == GUESSING:
+            if i not in deps:
+                deps.append(i)
+            return self.res[i]
+        mark = len(deps)
+        self.res[i] = False
+        self.state[i] = GUESSING
+        first = self.adjudicate(i)
+        if len(deps) == mark:
+            if self.state[i] != RESOLVED:
+                self.res[i] = first
+                self.state[i] = RESOLVED
+            return first
+        if deps[mark] != i:
+            # part of a cycle found higher up: keep the guess for now
+            deps.append(i)
+            self.res[i] = first
+            return first
+        # i heads a cycle: try the other guess
+        for d in deps[mark:]:
+            self.state[d] = UNRESOLVED
+        del deps[mark:]
+        self.res[i] = True
+        self.state[i] = GUESSING
+        second = self.adjudicate(i)
+        if first == second:
+            for d in deps[mark:]:
+                self.state[d] = UNRESOLVED
+            del deps[mark:]
+            self.res[i] = first
+            self.state[i] = RESOLVED
+            return first
+        cycle = deps[mark:] if i in deps[mark:] else [i, *deps[mark:]]
+        for d in deps[mark:]:
+            self.state[d] = UNRESOLVED
+        del deps[mark:]
+        self.backup_rule(cycle)
+        return self.resolve(i)
+
+    def backup_rule(self, cycle: list[int]) -> None:
+        """Two consistent outcomes (or none) for a cycle: circular movement or a paradox."""
+        code = self.code
+        if all(code[d] == MOVE for d in cycle) and not any(self.carried[d] and self.carriers_in(d, cycle)
+                                                          for d in cycle):
+            for d in cycle:  # circular movement: everyone moves
+                self.res[d] = True
+                self.state[d] = RESOLVED
+            return
+        self.break_paradox(cycle)
+
+    def carriers_in(self, move: int, cycle: list[int]) -> bool:
+        return any(c in cycle for c in self.carriers[move])
+
+    def break_paradox(self, cycle: list[int]) -> None:
+        """Szykman: the convoys that are part of the paradox fail (their armies do not move)."""
+        broken = set()
+        for d in cycle:
+            if self.code[d] == CONVOY:
+                for j in range(len(self.order)):
+                    if self.carried[j] and d in self.carriers[j]:
+                        broken.add(j)
+        if not broken:
+            broken = {d for d in cycle if self.code[d] == MOVE and self.carried[d]}
+        if not broken:  # defensive: should not happen with the standard order kinds
+            broken = {d for d in cycle if self.code[d] == MOVE}
+        self.forced_fail |= broken
+        for d in cycle:
+            if self.state[d] != RESOLVED:
+                self.state[d] = UNRESOLVED
+
+    # -- decisions ------------------------------------------------------------------------
+    def adjudicate(self, i: int) -> bool:
+        c = self.code[i]
+        if c == MOVE:
+            return self.move_succeeds(i)
+        if c == SUPPORT:
+            return self.support_given(i)
+        if c == CONVOY:
+            return self.stays(i)
+        return True
+
+    def path_ok(self, i: int) -> bool:
+        """Does the carried move ``i`` have an unbroken chain of carriers?"""
+        if not self.carried[i]:
+            return True
+        if i in self.forced_fail:
+            return False
+        cs = self.carriers[i]
+        if not cs:
+            return False
+        m = self.m
+        src, dest = self.src[i], self.dst[i]
+        open_ = {self.src[c] for c in cs if self.resolve(c)}
+        if not open_:
+            return False
+        adj = m.fleet_reach_prov
+        frontier = [p for p in adj.get(src, ()) if p in open_]
+        seen = set(frontier)
+        while frontier:
+            p = frontier.pop()
+            if dest in adj.get(p, ()):
+                return True
+            for q in adj.get(p, ()):
+                if q in open_ and q not in seen:
+                    seen.add(q)
+                    frontier.append(q)
+        return False
+
+    def count_supports(self, i: int, exclude_power: str | None = None) -> int:
+        n = 1
+        for s in self.supports[i]:
+            if exclude_power is not None and self.power[s] == exclude_power:
+                continue
+            if self.resolve(s):
+                n += 1
+        return n
+
+    def hold_strength(self, prov: str) -> int:
+        j = self.idx_of.get(prov)
+        if j is None:
+            return 0
+        if self.code[j] == MOVE:
+            return 0 if self.resolve(j) else 1
+        return self.count_supports(j)
+
+    def attack_strength(self, i: int) -> int:
+        if not self.path_ok(i):
+            return 0
+        j = self.idx_of.get(self.dst[i])  # type: ignore[arg-type]
+        if j is None or (self.code[j] == MOVE and self.h2h[i] != j and self.resolve(j)):
+            return self.count_supports(i)
+        if self.power[j] == self.power[i]:
+            return 0  # no self-dislodgement (DATC 6.D.10)
+        return self.count_supports(i, exclude_power=self.power[j])
+
+    def prevent_strength(self, i: int) -> int:
+        if not self.path_ok(i):
+            return 0
+        j = self.h2h[i]
+        if j >= 0 and self.resolve(j):
+            return 0
+        return self.count_supports(i)
+
+    def move_succeeds(self, i: int) -> bool:
+        attack = self.attack_strength(i)
+        if attack == 0:
+            return False
+        d = self.dst[i]
+        j = self.h2h[i]
+        if j >= 0:
+            if attack <= self.count_supports(j):  # defend strength
+                return False
+        elif attack <= self.hold_strength(d):  # type: ignore[arg-type]
+            return False
+        for k in self.into[d]:  # type: ignore[index]
+            if k != i and attack <= self.prevent_strength(k):
+                return False
+        return True
+
+    def support_given(self, i: int) -> bool:
+        if i in self.void:
+            return False
+        o = self.order[i]
+        assert isinstance(o, Support)
+        here = self.src[i]
+        into = self.into.get(here)
+        if not into:
+            return True
+        target = province_of(o.dest) if o.dest else None
+        me = self.power[i]
+        rest = []
+        for k in into:
+            if self.power[k] == me:
+                continue  # a unit cannot cut the support of its own power
+            if self.src[k] == target:
+                rest.append(k)  # an attack from the target province cuts only by dislodging
+                continue
+            if self.carried[k]:
+                if self.paradox_rule == "1971" and self.attacks_own_convoy(k, o):
+                    rest.append(k)
+                    continue
+                if not self.path_ok(k):
+                    continue
+            return False
+        for k in rest:
+            if self.resolve(k):
+                return False  # dislodged
+        return True
+
+    def attacks_own_convoy(self, k: int, support: Support) -> bool:
+        """1971 rule XII.5: is ``support`` for an attack on a fleet convoying army move ``k``?"""
+        if support.dest is None:
+            return False
+        d = province_of(support.dest)
+        return any(self.src[c] == d for c in self.carriers[k])
+
+    def stays(self, i: int) -> bool:
+        """A unit that does not move stays unless some move into its province succeeds."""
+        for k in self.into.get(self.src[i], ()):
+            if self.resolve(k):
+                return False
+        return True
+
+    # -- Coast-Running's convoy rule --------------------------------------------------------
+    def apply_convoyed_attack_yields(self) -> None:
+        """A carried attack that would affect an attack on any of its carriers does not take place."""
+        changed = True
+        while changed:
+            changed = False
+            for i in range(len(self.order)):
+                if not self.carried[i] or i in self.forced_fail or not self.path_ok(i):
+                    continue
+                carrier_provs = {self.src[c] for c in self.carriers[i]}
+                watched = [k for p in carrier_provs for k in self.into.get(p, ())]
+                if not watched:
+                    continue
+                with_move = [self.res[k] for k in watched]
+                alt = self.counterfactual(without={i})
+                if [alt[k] for k in watched] != with_move:
+                    self.forced_fail.add(i)
+                    self.resolve_all()
+                    changed = True
+
+    def counterfactual(self, without: set[int]) -> list[bool]:
+        saved = (self.state, self.res, set(self.forced_fail))
+        self.forced_fail |= without
+        self.resolve_all()
+        out = list(self.res)
+        self.state, self.res, self.forced_fail = saved
+        return out
+
+    def resolve_all(self) -> None:
+        n = len(self.order)
+        self.state = [UNRESOLVED] * n
+        self.res = [False] * n
+        self.deps = []
+        for i in range(n):
+            self.resolve(i)
+
+    def after_movement(self, after: Position, out: MovementOutcome, events: list[str]) -> None:
+        """Hook for rule modules: adjust the board after the moves (e.g. transformations)."""
+
+    # ------------------------------------------------------------------ outcome
+    def outcome(self, results: list[OrderResult | None]) -> MovementOutcome:
+        m = self.m
+        provs = self.provs
+        units = self.pos.units
+        new_units: dict[str, Unit] = {}
+        moved: dict[str, str] = {}
+        dislodged_by: dict[str, int] = {}
+        for i, p in enumerate(provs):
+            if self.code[i] == MOVE and self.res[i]:
+                moved[p] = self.order[i].dest  # type: ignore[attr-defined]
+                dislodged_by[self.dst[i]] = i  # type: ignore[index]
+        for p, u in units.items():
+            if p in moved:
+                loc = moved[p]
+                new_units[province_of(loc)] = Unit(u.power, u.kind, loc)
+        dislodged_units: list[tuple[Unit, int]] = []
+        for p, u in units.items():
+            if p in moved:
+                continue
+            if p in dislodged_by:
+                dislodged_units.append((u, dislodged_by[p]))
+            else:
+                new_units[p] = u
+        contested = set()
+        for d, movers in self.into.items():
+            if d in new_units or d in dislodged_by:
+                continue
+            if any(self.prevent_strength(k) > 0 for k in movers):
+                contested.add(d)
+        from judge.engine.retreat import retreat_options
+        after = Position(self.pos.variant, self.pos.phase, new_units, self.pos.centres)
+        dislodged: dict[str, Dislodged] = {}
+        for u, k in dislodged_units:
+            attacker_from = None if self.carried[k] else self.src[k]
+            dislodged[u.prov] = Dislodged(u, attacker_from, retreat_options(after, u, attacker_from,
+                                                                             frozenset(contested)))
+        self.fill_results(results, dislodged)
+        return MovementOutcome([r for r in results if r is not None], new_units, dislodged,
+                               frozenset(contested), moved)
+
+    def fill_results(self, results: list[OrderResult | None], dislodged: dict[str, Dislodged]) -> None:
+        for p, slot in self.result_slot.items():
+            r = results[slot]
+            if r is None or r.result == "invalid":
+                continue
+            i = self.idx_of[p]
+            c = self.code[i]
+            was_dislodged = p in dislodged
+            if c == MOVE:
+                if self.res[i]:
+                    r.result = "succeeds"
+                else:
+                    r.result = "fails"
+                    if self.carried[i] and not self.path_ok(i):
+                        r.reason = "no convoy" if i not in self.forced_fail else "convoy paradox: no convoy"
+                    else:
+                        r.reason = "bounced"
+                    if was_dislodged:
+                        r.reason += ", dislodged"
+            elif c == SUPPORT:
+                if i in self.void:
+                    r.result, r.reason = "fails", "void: the supported unit was not ordered so"
+                elif self.res[i]:
+                    r.result = "succeeds"
+                else:
+                    r.result, r.reason = "fails", ("dislodged" if was_dislodged else "cut")
+            elif c == CONVOY:
+                if i in self.void:
+                    r.result, r.reason = "fails", "void: the army was not ordered so"
+                elif not self.res[i]:
+                    r.result, r.reason = "fails", "dislodged"
+                elif any(i in self.carriers[j] and j in self.forced_fail for j in range(len(self.order))):
+                    r.result, r.reason = "fails", "convoy paradox: the fleet holds"
+                else:
+                    r.result = "succeeds"
+            else:
+                r.result = "fails" if was_dislodged else "succeeds"
+                if was_dislodged:
+                    r.reason = (r.reason + ", " if r.reason else "") + "dislodged"
+
+
+def _w(kind: str) -> str:
+    return {"A": "army", "F": "fleet", "A/F": "army/fleet"}.get(kind, kind)
+
+
+def _a(kind: str) -> str:
+    w = _w(kind)
+    return f"an {w}" if w[0] in "aeiou" else f"a {w}"

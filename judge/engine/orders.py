@@ -1,0 +1,162 @@
+"""Order kinds, one small type each.
+
+Locations are internal ids (``"lon"``, ``"stp/nc"``). ``kind`` is the unit kind the player
+wrote (``"A"``, ``"F"``, ``"A/F"``) or ``None`` when it was left out; the adjudicator checks it
+against the board. ``power`` is the power that gave the order. Variant modules add kinds
+beside these (embark, disembark, fast ferry, protect, transform) by subclassing :class:`Order`
+and registering with :data:`ORDER_KINDS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from judge.variant import Map
+
+
+def _u(kind: str | None, loc: str, m: Map) -> str:
+    return f"{kind} {m.display(loc)}" if kind else m.display(loc)
+
+
+@dataclass(slots=True)
+class Order:
+    power: str
+    kind: str | None
+    loc: str
+
+    keyword: ClassVar[str] = ""
+    phases: ClassVar[tuple[str, ...]] = ("movement",)
+    module: ClassVar[str | None] = None  # rule module that provides it (None: standard)
+
+    def text(self, m: Map) -> str:
+        raise NotImplementedError
+
+    @property
+    def is_unit_order(self) -> bool:
+        return True
+
+
+@dataclass(slots=True)
+class Hold(Order):
+    keyword: ClassVar[str] = "hold"
+
+    def text(self, m: Map) -> str:
+        return f"{_u(self.kind, self.loc, m)} H"
+
+
+@dataclass(slots=True)
+class Move(Order):
+    dest: str = ""
+    via_convoy: bool = False
+
+    keyword: ClassVar[str] = "move"
+
+    def text(self, m: Map) -> str:
+        via = " via convoy" if self.via_convoy else ""
+        return f"{_u(self.kind, self.loc, m)} - {m.display(self.dest)}{via}"
+
+
+@dataclass(slots=True)
+class Support(Order):
+    target_kind: str | None = None
+    target: str = ""  # location of the supported unit
+    dest: str | None = None  # None: support to hold
+
+    keyword: ClassVar[str] = "support"
+
+    def text(self, m: Map) -> str:
+        tail = f" - {m.display(self.dest)}" if self.dest else ""
+        return f"{_u(self.kind, self.loc, m)} S {_u(self.target_kind, self.target, m)}{tail}"
+
+
+@dataclass(slots=True)
+class Convoy(Order):
+    target_kind: str | None = "A"
+    target: str = ""
+    dest: str = ""
+
+    keyword: ClassVar[str] = "convoy"
+
+    def text(self, m: Map) -> str:
+        return f"{_u(self.kind, self.loc, m)} C {_u(self.target_kind or 'A', self.target, m)} - {m.display(self.dest)}"
+
+
+@dataclass(slots=True)
+class Retreat(Order):
+    dest: str = ""
+
+    keyword: ClassVar[str] = "retreat"
+    phases: ClassVar[tuple[str, ...]] = ("retreat",)
+
+    def text(self, m: Map) -> str:
+        return f"{_u(self.kind, self.loc, m)} - {m.display(self.dest)}"
+
+
+@dataclass(slots=True)
+class Disband(Order):
+    keyword: ClassVar[str] = "disband"
+    phases: ClassVar[tuple[str, ...]] = ("retreat",)
+
+    def text(self, m: Map) -> str:
+        return f"{_u(self.kind, self.loc, m)} D"
+
+
+@dataclass(slots=True)
+class Build(Order):
+    keyword: ClassVar[str] = "build"
+    phases: ClassVar[tuple[str, ...]] = ("adjustment",)
+
+    def text(self, m: Map) -> str:
+        return f"Build {_u(self.kind, self.loc, m)}"
+
+
+@dataclass(slots=True)
+class Remove(Order):
+    keyword: ClassVar[str] = "remove"
+    phases: ClassVar[tuple[str, ...]] = ("adjustment",)
+
+    def text(self, m: Map) -> str:
+        return f"Remove {_u(self.kind, self.loc, m)}"
+
+
+@dataclass(slots=True)
+class Waive(Order):
+    keyword: ClassVar[str] = "waive"
+    phases: ClassVar[tuple[str, ...]] = ("adjustment",)
+
+    def text(self, m: Map) -> str:
+        return "Waive"
+
+    @property
+    def is_unit_order(self) -> bool:
+        return False
+
+
+#: keyword -> order type; variant modules add theirs here.
+ORDER_KINDS: dict[str, type[Order]] = {
+    cls.keyword: cls for cls in (Hold, Move, Support, Convoy, Retreat, Disband, Build, Remove, Waive)
+}
+
+
+def register_order_kind(cls: type[Order]) -> type[Order]:
+    ORDER_KINDS[cls.keyword] = cls
+    return cls
+
+
+@dataclass(slots=True)
+class OrderResult:
+    """What became of one order: ``succeeds`` | ``fails`` | ``invalid``, and why."""
+
+    order: Order | None
+    power: str
+    text: str  # canonical text of the order
+    result: str
+    reason: str = ""
+    default: bool = False  # given by the judge (unordered unit, civil disorder)
+
+    def as_json(self) -> dict[str, str]:
+        out = {"power": self.power, "order": self.text, "result": self.result, "reason": self.reason}
+        if self.default:
+            out["default"] = True  # type: ignore[assignment]
+        return out

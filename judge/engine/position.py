@@ -1,0 +1,187 @@
+"""The board between phases: units, supply-centre owners, dislodged units.
+
+Positions are read from and written to the documented position JSON::
+
+    {"variant": "standard", "phase": "Spring 1901 Movement",
+     "units": {"England": ["F Lon", "A Lvp", "F StP/sc"]},
+     "centers": {"England": ["Lon", "Edi", "Lvp"]},
+     "dislodged": {"Germany": [{"unit": "A Mun", "from": "Boh", "retreats": ["Sil", "Tyr"]}]}}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from judge.variant import Map, Phase, Variant, province_of
+
+UNIT_KINDS = ("A", "F", "A/F")
+KIND_WORD = {"A": "army", "F": "fleet", "A/F": "army/fleet"}
+
+
+class PositionError(ValueError):
+    """A position that cannot be read (names the bad entry)."""
+
+
+@dataclass(slots=True)
+class Unit:
+    power: str
+    kind: str  # "A", "F" or "A/F"
+    loc: str  # internal location id ("stp/nc")
+
+    @property
+    def prov(self) -> str:
+        return province_of(self.loc)
+
+    def text(self, m: Map) -> str:
+        return f"{self.kind} {m.display(self.loc)}"
+
+
+@dataclass(slots=True)
+class Dislodged:
+    unit: Unit
+    attacker_from: str | None  # province the dislodging attack came from (None: by convoy)
+    retreats: tuple[str, ...]  # locations the unit may retreat to
+
+
+@dataclass
+class Position:
+    variant: Variant
+    phase: Phase
+    units: dict[str, Unit]  # province id -> unit
+    centres: dict[str, str]  # province id -> owning power
+    dislodged: dict[str, Dislodged] = field(default_factory=dict)  # province id -> dislodged unit
+    extra: dict[str, Any] = field(default_factory=dict)  # variant module state (e.g. A/F rations)
+
+    @property
+    def map(self) -> Map:
+        return self.variant.map_at(self.phase)
+
+    def copy(self) -> "Position":
+        return Position(self.variant, self.phase, dict(self.units), dict(self.centres), dict(self.dislodged),
+                        {k: (v.copy() if hasattr(v, "copy") else v) for k, v in self.extra.items()})
+
+    def units_of(self, power: str) -> list[Unit]:
+        return [u for u in self.units.values() if u.power == power]
+
+    def centres_of(self, power: str) -> list[str]:
+        return [c for c, p in self.centres.items() if p == power]
+
+    # -- JSON --------------------------------------------------------------------------------
+    @classmethod
+    def from_json(cls, data: dict[str, Any], variant: Variant) -> "Position":
+        if not isinstance(data, dict):
+            raise PositionError("position must be a JSON object")
+        try:
+            phase = variant.calendar.parse(str(data.get("phase", variant.calendar.start)))
+        except ValueError as exc:
+            raise PositionError(f"phase: {exc}") from None
+        m = variant.map_at(phase)
+        units: dict[str, Unit] = {}
+        for pname, ulist in (data.get("units") or {}).items():
+            power = _power(variant, pname, "units")
+            for text in ulist or ():
+                u = parse_unit(text, m, power, f"units.{pname}")
+                if u.prov in units:
+                    raise PositionError(f"units.{pname}: two units in {m.provinces[u.prov].key}")
+                units[u.prov] = u
+        centres: dict[str, str] = {}
+        raw_centres = data.get("centers", data.get("centres"))
+        if raw_centres is None:
+            for p in variant.powers.values():
+                for c in p.centres:
+                    centres[c] = p.name
+        else:
+            for pname, clist in raw_centres.items():
+                power = _power(variant, pname, "centers")
+                for c in clist or ():
+                    pid = m.lookup(c)
+                    if pid is None:
+                        raise PositionError(f"centers.{pname}: unknown province {c!r}")
+                    if pid not in m.centres:
+                        raise PositionError(f"centers.{pname}: {m.provinces[pid].key} is not a supply centre")
+                    centres[pid] = power
+        dislodged: dict[str, Dislodged] = {}
+        unknown_options: list[str] = []
+        for pname, dlist in (data.get("dislodged") or {}).items():
+            power = _power(variant, pname, "dislodged")
+            for d in dlist or ():
+                if isinstance(d, str):
+                    d = {"unit": d}
+                u = parse_unit(str(d.get("unit", "")), m, power, f"dislodged.{pname}")
+                src = d.get("from")
+                src_id = None
+                if src:
+                    src_id = m.lookup(src)
+                    if src_id is None:
+                        raise PositionError(f"dislodged.{pname}: unknown province {src!r}")
+                if "retreats" in d:
+                    retreats = tuple(parse_loc(r, m, f"dislodged.{pname}.retreats") for r in d["retreats"])
+                    dislodged[u.prov] = Dislodged(u, src_id, retreats)
+                else:
+                    dislodged[u.prov] = Dislodged(u, src_id, ())
+                    unknown_options.append(u.prov)
+        extra = dict(data.get("extra") or {})
+        pos = cls(variant, phase, units, centres, dislodged, extra)
+        if unknown_options:  # retreat options not given: work them out from the board
+            from judge.engine.retreat import retreat_options
+            for prov in unknown_options:
+                d = pos.dislodged[prov]
+                pos.dislodged[prov] = Dislodged(d.unit, d.attacker_from,
+                                                retreat_options(pos, d.unit, d.attacker_from, frozenset()))
+        return pos
+
+    def to_json(self) -> dict[str, Any]:
+        m = self.map
+        units: dict[str, list[str]] = {p: [] for p in self.variant.powers}
+        for u in sorted(self.units.values(), key=lambda u: u.loc):
+            units.setdefault(u.power, []).append(u.text(m))
+        centres: dict[str, list[str]] = {p: [] for p in self.variant.powers}
+        for c, p in sorted(self.centres.items()):
+            centres.setdefault(p, []).append(m.display(c))
+        dislodged: dict[str, list[dict[str, Any]]] = {}
+        for d in sorted(self.dislodged.values(), key=lambda d: d.unit.loc):
+            dislodged.setdefault(d.unit.power, []).append({
+                "unit": d.unit.text(m),
+                "from": m.display(d.attacker_from) if d.attacker_from else None,
+                "retreats": [m.display(r) for r in d.retreats],
+            })
+        out: dict[str, Any] = {"variant": self.variant.name, "phase": str(self.phase), "units": units,
+                               "centers": centres, "dislodged": dislodged}
+        if self.extra:
+            out["extra"] = self.extra
+        return out
+
+
+def _power(variant: Variant, name: str, entry: str) -> str:
+    p = variant.power(name)
+    if p is None:
+        raise PositionError(f"{entry}: unknown power {name!r} (powers: {', '.join(variant.powers)})")
+    return p.name
+
+
+def parse_loc(text: str, m: Map, entry: str) -> str:
+    p, _, coast = str(text).strip().partition("/")
+    pid = m.lookup(p)
+    if pid is None:
+        raise PositionError(f"{entry}: unknown province {text!r}")
+    coast = coast.strip().lower()
+    if coast:
+        if coast not in m.provinces[pid].coasts:
+            raise PositionError(f"{entry}: {m.provinces[pid].key} has no coast {coast!r}")
+        return f"{pid}/{coast}"
+    return pid
+
+
+def parse_unit(text: str, m: Map, power: str, entry: str) -> Unit:
+    parts = str(text).split()
+    if len(parts) != 2 or parts[0].upper() not in UNIT_KINDS:
+        raise PositionError(f"{entry}: bad unit {text!r} (write e.g. 'A Lvp', 'F StP/sc')")
+    kind = parts[0].upper()
+    loc = parse_loc(parts[1], m, entry)
+    check_kind = "F" if kind == "A/F" else kind
+    if not m.can_hold(check_kind, loc):
+        if check_kind == "F" and "/" not in loc and m.provinces[loc].coasts:
+            raise PositionError(f"{entry}: fleet in {m.provinces[loc].key} must name its coast")
+        raise PositionError(f"{entry}: {KIND_WORD[kind]} cannot stand in {m.display(loc)}")
+    return Unit(power, kind, loc)

@@ -1,0 +1,117 @@
+"""Retreat phase: where dislodged units may go, and what becomes of them."""
+
+from __future__ import annotations
+
+from judge.engine.orders import Disband, Order, OrderResult, Retreat
+from judge.engine.position import Position, Unit
+from judge.variant import province_of
+
+
+def retreat_options(after: Position, unit: Unit, attacker_from: str | None,
+                    contested: frozenset[str]) -> tuple[str, ...]:
+    """Locations a dislodged unit may retreat to, given the board after the moves.
+
+    Not into an occupied province, the province the attack came from (unless the attack was by
+    convoy: DATC 4.A.5 b), or a province left empty by a stand-off.
+    """
+    m = after.map
+    if unit.kind == "A":
+        cands = sorted(m.army_adj.get(unit.prov, ()))
+    else:
+        cands = sorted(m.fleet_adj.get(unit.loc, ()))
+    out = []
+    for loc in cands:
+        p = province_of(loc)
+        if p in after.units or p == attacker_from or p in contested:
+            continue
+        if m.terrain.get(p) == "impassable":
+            continue
+        out.append(loc)
+    return tuple(out)
+
+
+def adjudicate_retreats(pos: Position, orders: list[Order]) -> tuple[list[OrderResult], dict[str, Unit]]:
+    """Resolve retreat orders; returns the results and the units after the retreats."""
+    m = pos.map
+    results: list[OrderResult] = []
+    chosen: dict[str, tuple[Order, int]] = {}  # dislodged province -> (order, result index)
+    for o in orders:
+        p = province_of(o.loc)
+        d = pos.dislodged.get(p)
+        reason = ""
+        executed: Order | None = None
+        if d is None:
+            reason = f"there is no dislodged unit in {m.name(p)}"
+        elif d.unit.power != o.power:
+            reason = f"the dislodged unit in {m.name(p)} belongs to {d.unit.power}"
+        elif o.kind and o.kind != d.unit.kind:
+            reason = f"the dislodged unit in {m.name(p)} is {'an army' if d.unit.kind == 'A' else 'a fleet'}"
+        elif isinstance(o, Disband):
+            executed = Disband(o.power, d.unit.kind, d.unit.loc)
+        elif isinstance(o, Retreat):
+            dest = _match_option(o.dest, d.retreats)
+            if dest is None:
+                opts = ", ".join(m.display(r) for r in d.retreats) or "none: it can only disband"
+                reason = f"the {'army' if d.unit.kind == 'A' else 'fleet'} in {m.name(p)} can't retreat to {m.name(o.dest)} (retreats: {opts})"
+            else:
+                executed = Retreat(o.power, d.unit.kind, d.unit.loc, dest)
+        else:
+            reason = f"{type(o).__name__.lower()} orders are not allowed in a retreat phase"
+        if executed is None:
+            results.append(OrderResult(o, o.power, o.text(m), "invalid", reason))
+            continue
+        if p in chosen:
+            old = results[chosen[p][1]]
+            old.result, old.reason = "invalid", "replaced by a later order for the same unit"
+        chosen[p] = (executed, len(results))
+        results.append(OrderResult(executed, o.power, executed.text(m), ""))
+    for p, d in pos.dislodged.items():
+        if p not in chosen:
+            o = default_retreat(pos, d)
+            chosen[p] = (o, len(results))
+            results.append(OrderResult(o, d.unit.power, o.text(m), "", "no order", default=True))
+    targets: dict[str, list[str]] = {}
+    for p, (o, _) in chosen.items():
+        if isinstance(o, Retreat):
+            targets.setdefault(province_of(o.dest), []).append(p)
+    units = dict(pos.units)
+    for p, (o, slot) in chosen.items():
+        r = results[slot]
+        if isinstance(o, Retreat):
+            if len(targets[province_of(o.dest)]) > 1:
+                r.result, r.reason = "fails", _join(r.reason, "bounced, disbanded")
+            else:
+                r.result = "succeeds"
+                units[province_of(o.dest)] = Unit(o.power, pos.dislodged[p].unit.kind, o.dest)
+        else:
+            r.result = "succeeds"
+            if r.default:
+                r.reason = "no order: disbanded"
+    return results, units
+
+
+def default_retreat(pos: Position, d) -> Order:
+    """The order given for a dislodged unit whose owner sent none."""
+    rule = pos.variant.rules.get("default_retreat", "disband")
+    if rule == "right_hand" and d.retreats:
+        from judge.engine.right_hand import right_hand_retreat
+        dest = right_hand_retreat(pos, d)
+        if dest is not None:
+            return Retreat(d.unit.power, d.unit.kind, d.unit.loc, dest)
+    return Disband(d.unit.power, d.unit.kind, d.unit.loc)
+
+
+def _match_option(dest: str, options: tuple[str, ...]) -> str | None:
+    if dest in options:
+        return dest
+    p = province_of(dest)
+    same = [o for o in options if province_of(o) == p]
+    if "/" not in dest and len(same) == 1:
+        return same[0]
+    if "/" in dest and len(same) == 1 and "/" not in same[0]:
+        return same[0]  # a coast given where the province has none: ignored
+    return None
+
+
+def _join(a: str, b: str) -> str:
+    return f"{a}, {b}" if a else b

@@ -1,0 +1,59 @@
+"""Named rule switches: their defaults and the values each may take.
+
+A variant sets its own values in ``[rules]`` of its seed file; a game may override them
+(``SET`` before the start, or ``--option`` on the command line).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: switch -> (default, allowed values or None for free-form)
+RULE_SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | None]] = {
+    # DATC 4.A.2: how a convoy paradox is broken.
+    "convoy_paradox": ("szykman", ("szykman", "1971", "convoyed_attack_yields")),
+    # DATC 4.A.3 (v3.0 preference): an adjacent move goes by convoy only when the order says
+    # "via convoy" or a fleet of the army's own power is ordered to convoy it.
+    "adjacent_convoy": ("explicit", ("explicit",)),
+    # DATC 4.D.8: which units go when a power in civil disorder must remove units.
+    "civil_disorder": ("distance_2023", ("distance_2023", "least_effect")),
+    # Where builds may be placed: own home centres, or any vacant owned centre (Deluge II).
+    "build_sites": ("home", ("home", "any_owned")),
+    # Extra rule modules (order kinds and their semantics).
+    "modules": ((), None),
+    # Army/Fleet module: which text rules where the two differ.
+    "af_rules": ("davis1984", ("davis1984", "agar")),
+    # A dislodged unit with no retreat order: disbanded, or retreated by Just's Right-Hand Rule.
+    "default_retreat": ("disband", ("disband", "right_hand")),
+}
+
+
+class RuleError(ValueError):
+    """An unknown rule switch or a value it does not take."""
+
+
+def check_rule(name: str, value: Any) -> Any:
+    """Return ``value`` normalised for switch ``name``, or raise :class:`RuleError`."""
+    if name not in RULE_SWITCHES:
+        known = ", ".join(sorted(RULE_SWITCHES))
+        raise RuleError(f"unknown rule {name!r} (known rules: {known})")
+    default, allowed = RULE_SWITCHES[name]
+    if name == "modules":
+        if isinstance(value, str):
+            value = [v for v in value.replace(",", " ").split() if v]
+        if not isinstance(value, (list, tuple)):
+            raise RuleError("rule 'modules' takes a list of module names")
+        return tuple(str(v).lower() for v in value)
+    value = str(value).lower()
+    if allowed is not None and value not in allowed:
+        raise RuleError(f"rule {name!r} takes one of {', '.join(allowed)}, not {value!r}")
+    return value
+
+
+def merge_rules(*layers: dict[str, Any] | None) -> dict[str, Any]:
+    """Defaults, then each layer in turn (variant, then game options)."""
+    rules = {name: default for name, (default, _) in RULE_SWITCHES.items()}
+    for layer in layers:
+        for name, value in (layer or {}).items():
+            rules[name] = check_rule(name, value)
+    return rules
