@@ -47,13 +47,17 @@ def adjudicate_adjustments(pos: Position, orders: list[Order]) -> tuple[list[Ord
         need = due.get(power, 0)
         text = o.text(m)
         reason = ""
+        result = "invalid"
         if isinstance(o, (Build, Waive)):
             if need <= 0:
                 reason = f"{power} has no builds due"
             elif used[power] >= need:
                 reason = f"{power} has only {need} build{'s' if need > 1 else ''} due"
+                result = "fails"  # a legal order beyond the count: the first ones are used (4.D.4)
             elif isinstance(o, Build):
                 reason = _build_problem(pos, units, o)
+                if not reason and province_of(o.loc) in units:
+                    reason, result = f"a unit is already built in {m.name(o.loc)}", "fails"  # 6.I.7
             if not reason:
                 used[power] += 1
                 if isinstance(o, Build):
@@ -67,6 +71,9 @@ def adjudicate_adjustments(pos: Position, orders: list[Order]) -> tuple[list[Ord
                 reason = f"{power} has no removals due"
             elif used[power] >= -need:
                 reason = f"{power} has only {-need} removal{'s' if need < -1 else ''} due"
+                result = "fails"  # 4.D.6: removals are taken in order
+            elif u is None and p in pos.units and pos.units[p].power == power:
+                reason, result = f"the unit in {m.name(p)} is already removed", "fails"  # 6.J.2
             elif u is None or p not in pos.units:
                 reason = f"there is no unit in {m.name(p)}"
             elif u.power != power:
@@ -80,7 +87,7 @@ def adjudicate_adjustments(pos: Position, orders: list[Order]) -> tuple[list[Ord
                 continue
         else:
             reason = f"{type(o).__name__.lower()} orders are not allowed in an adjustment phase"
-        results.append(OrderResult(o, power, text, "invalid", reason))
+        results.append(OrderResult(o, power, text, result, reason))
     for power, need in due.items():
         if need > 0 and used[power] < need:
             left = need - used[power]
@@ -108,8 +115,8 @@ def _build_problem(pos: Position, units: dict[str, Unit], o: Build) -> str:
         pw = pos.variant.powers[o.power]
         if p not in pw.home and p not in pw.build_sites:
             return f"{m.name(p)} is not a home centre of {o.power}"
-    if p in units:
-        return f"{m.name(p)} is occupied" if p in pos.units else f"a unit is already built in {m.name(p)}"
+    if p in units and p in pos.units:
+        return f"{m.name(p)} is occupied"
     if kind == "A" and m.terrain[p] not in ("land", "coast"):
         return f"an army cannot be built in {m.name(p)}"
     if kind == "F":

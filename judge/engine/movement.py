@@ -253,13 +253,12 @@ class MovementResolver:
                 old.result, old.reason = "invalid", "replaced by a later order for the same unit"
             self.order_of[prov] = executed
             self.result_slot[prov] = len(results)
-            results.append(OrderResult(executed, order.power, executed.text(m), ""))
+            results.append(OrderResult(executed, order.power, None, "", map=m))
         for prov, unit in units.items():
             if prov not in self.order_of:
                 self.order_of[prov] = Hold(unit.power, unit.kind, unit.loc)
                 self.result_slot[prov] = len(results)
-                results.append(OrderResult(self.order_of[prov], unit.power, self.order_of[prov].text(m), "",
-                                           "no order", default=True))
+                results.append(OrderResult(self.order_of[prov], unit.power, None, "", "no order", default=True, map=m))
         return results
 
     def build(self) -> None:
@@ -373,8 +372,9 @@ class MovementResolver:
             return self.res[i]
         deps = self.deps
         if st == GUESSING:
-            if i not in deps:
-                deps.append(i)
+            # Always record the dependency, even if ``i`` is listed already: the caller's result
+            # rests on a guess and must not be marked resolved.
+            deps.append(i)
             return self.res[i]
         mark = len(deps)
         self.res[i] = False
@@ -404,7 +404,7 @@ class MovementResolver:
             self.res[i] = first
             self.state[i] = RESOLVED
             return first
-        cycle = deps[mark:] if i in deps[mark:] else [i, *deps[mark:]]
+        cycle = list(dict.fromkeys([i, *deps[mark:]]))
         for d in deps[mark:]:
             self.state[d] = UNRESOLVED
         del deps[mark:]
@@ -551,7 +551,8 @@ class MovementResolver:
                 continue
             if self.carried[k]:
                 if self.paradox_rule == "1971" and self.attacks_own_convoy(k, o):
-                    rest.append(k)
+                    # XII.5 takes precedence over the dislodge rule (DATC 6.F.17): this attack
+                    # neither cuts the support nor, by dislodging, removes it.
                     continue
                 if not self.path_ok(k):
                     continue

@@ -146,14 +146,26 @@ def register_order_kind(cls: type[Order]) -> type[Order]:
 
 @dataclass(slots=True)
 class OrderResult:
-    """What became of one order: ``succeeds`` | ``fails`` | ``invalid``, and why."""
+    """What became of one order: ``succeeds`` | ``fails`` | ``invalid``, and why.
+
+    The canonical text is made on first use (from ``order`` and ``map``) so that adjudication
+    itself does not pay for formatting every order.
+    """
 
     order: Order | None
     power: str
-    text: str  # canonical text of the order
+    _text: str | None  # canonical text of the order, or None to derive it
     result: str
     reason: str = ""
     default: bool = False  # given by the judge (unordered unit, civil disorder)
+    map: Map | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            assert self.order is not None and self.map is not None
+            self._text = self.order.text(self.map)
+        return self._text
 
     def as_json(self) -> dict[str, str]:
         out = {"power": self.power, "order": self.text, "result": self.result, "reason": self.reason}

@@ -23,15 +23,33 @@ class PositionError(ValueError):
     """A position that cannot be read (names the bad entry)."""
 
 
-@dataclass(slots=True)
 class Unit:
-    power: str
-    kind: str  # "A", "F" or "A/F"
-    loc: str  # internal location id ("stp/nc")
+    """A unit on the board. ``prov`` (the province without coast) is kept beside ``loc``."""
+
+    __slots__ = ("power", "kind", "_loc", "prov")
+
+    def __init__(self, power: str, kind: str, loc: str):
+        self.power = power
+        self.kind = kind  # "A", "F" or "A/F"
+        self.loc = loc  # internal location id ("stp/nc")
 
     @property
-    def prov(self) -> str:
-        return province_of(self.loc)
+    def loc(self) -> str:
+        return self._loc
+
+    @loc.setter
+    def loc(self, value: str) -> None:
+        self._loc = value
+        self.prov = province_of(value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unit) and (self.power, self.kind, self._loc) == (other.power, other.kind, other._loc)
+
+    def __hash__(self) -> int:
+        return hash((self.power, self.kind, self._loc))
+
+    def __repr__(self) -> str:
+        return f"Unit({self.power!r}, {self.kind!r}, {self._loc!r})"
 
     def text(self, m: Map) -> str:
         return f"{self.kind} {m.display(self.loc)}"

@@ -1,0 +1,92 @@
+"""`judge adjudicate`: the documented command-line contract, run as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+POSITION = {
+    "variant": "standard", "phase": "Spring 1901 Movement",
+    "units": {"England": ["F Lon", "A Lvp", "F Edi"], "France": ["A Par", "A Mar", "F Bre"],
+              "Russia": ["F StP/sc", "A Mos"]},
+    "centers": {"England": ["Lon", "Edi", "Lvp"]},
+}
+ORDERS = """# Spring 1901
+England: F Lon - Nth
+England: A Lvp - Yor
+F Edi - Nwg
+France: A Par S A Mar - Bur
+France: A Mar - Bur
+Russia: A Mos - StP
+England: A Lvp - Lonodn
+"""
+
+
+def judge(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "judge.cli", *args], input=stdin, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_readme_example(tmp_path: Path):
+    pos = tmp_path / "pos.json"
+    pos.write_text(json.dumps(POSITION))
+    orders = tmp_path / "orders.txt"
+    orders.write_text(ORDERS)
+    r = judge("adjudicate", "--variant", "standard", "--position", str(pos), "--orders", str(orders))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["phase"] == "Spring 1901 Movement"
+    by_order = {o["order"]: o for o in out["orders"]}
+    assert by_order["F Lon - Nth"]["result"] == "succeeds"
+    assert by_order["A Mar - Bur"]["result"] == "succeeds"
+    assert by_order["A Par S A Mar - Bur"]["power"] == "France"
+    assert by_order["F Edi - Nwg"]["power"] == "England"  # no prefix: the unit's owner
+    bad = [o for o in out["orders"] if o["result"] == "invalid"]
+    assert len(bad) == 1 and "Lonodn" in bad[0]["order"] and bad[0]["reason"]
+    # the bad last line did not drop the earlier good order for the same unit
+    assert by_order["A Lvp - Yor"]["result"] == "succeeds"
+    defaults = [o for o in out["orders"] if o.get("default")]
+    assert {o["order"] for o in defaults} == {"F Bre H", "F StP/sc H"}
+    nxt = out["next"]
+    assert nxt["phase"] == "Fall 1901 Movement"
+    assert sorted(nxt["units"]["England"]) == ["A Yor", "F Nth", "F Nwg"]
+    assert "A Bur" in nxt["units"]["France"]
+    # round trip: the next position is valid input again
+    pos.write_text(json.dumps(nxt))
+    r2 = judge("adjudicate", "--position", str(pos), "--orders", str(orders))
+    assert r2.returncode == 0, r2.stderr
+
+
+def test_unreadable_input_exits_2(tmp_path: Path):
+    pos = tmp_path / "pos.json"
+    pos.write_text("{not json")
+    r = judge("adjudicate", "--variant", "standard", "--position", str(pos))
+    assert r.returncode == 2 and "judge adjudicate:" in r.stderr
+    pos.write_text(json.dumps({**POSITION, "units": {"England": ["F Mun"]}}))
+    r = judge("adjudicate", "--variant", "standard", "--position", str(pos))
+    assert r.returncode == 2 and "Mun" in r.stderr
+    pos.write_text(json.dumps(POSITION))
+    r = judge("adjudicate", "--variant", "nonesuch", "--position", str(pos))
+    assert r.returncode == 2 and "unknown variant" in r.stderr
+
+
+def test_rule_option_is_checked(tmp_path: Path):
+    pos = tmp_path / "pos.json"
+    pos.write_text(json.dumps(POSITION))
+    r = judge("adjudicate", "--position", str(pos), "--option", "convoy_paradox=bogus")
+    assert r.returncode == 2 and "convoy_paradox" in r.stderr
+
+
+def test_batch_goes_on_after_a_bad_case(tmp_path: Path):
+    cases = tmp_path / "cases.jsonl"
+    good = {"id": "a", "position": POSITION, "orders": "England: F Lon - Nth"}
+    cases.write_text("\n".join([json.dumps(good), "{oops", json.dumps({"id": "c", "position": {"units": {"Narnia": []}}}),
+                                json.dumps({**good, "id": "d"})]) + "\n")
+    r = judge("adjudicate", "--batch", str(cases))
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [x.get("id") for x in lines] == ["a", 2, "c", "d"]
+    assert "error" in lines[1] and "error" in lines[2] and "Narnia" in lines[2]["error"]
+    assert lines[3]["orders"][0]["result"] == "succeeds"
