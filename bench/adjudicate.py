@@ -103,6 +103,21 @@ def adjustment_orders(pos: Position, rng: random.Random) -> list:
     return out
 
 
+def full_board(v, rng: random.Random) -> Position:
+    """A 34-unit position: a unit on every supply centre, owners and kinds drawn at random."""
+    m = v.map
+    powers = list(v.powers)
+    units: dict[str, list[str]] = {p: [] for p in powers}
+    for c in sorted(m.centres):
+        owner = rng.choice(powers)
+        locs = m.fleet_locs.get(c, ())
+        if locs and rng.random() < 0.4:
+            units[owner].append(f"F {m.display(rng.choice(locs))}")
+        else:
+            units[owner].append(f"A {m.display(c)}")
+    return Position.from_json({"variant": "standard", "phase": "Spring 1905 Movement", "units": units}, v)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200)
@@ -137,6 +152,14 @@ def main() -> None:
                 break
             pos = res.next
 
+    full: list[float] = []
+    for _ in range(args.games * 5):
+        pos = full_board(v, rng)
+        orders = movement_orders(pos, rng)
+        t0 = clock()
+        adjudicate(pos, orders)
+        full.append((clock() - t0) * 1000)
+
     def line(name: str, xs: list[float]) -> str:
         if not xs:
             return f"{name:<28} (none)"
@@ -150,6 +173,7 @@ def main() -> None:
     for k in ("movement", "retreat", "adjustment"):
         print(line(f"{k} phase", times[k]))
     print(line("movement, 30+ units", big))
+    print(line("movement, 34 units (full)", full))
     print(f"{'units per movement phase':<28} mean {statistics.fmean(units_seen):.1f}, max {max(units_seen)}")
     print(f"{'phases per second':<28} {total / (total_ms / 1000):,.0f}")
 

@@ -131,6 +131,17 @@ def province_of(loc: str) -> str:
     return loc if i < 0 else loc[:i]
 
 
+class _ProvinceCache(dict):
+    """``PROV[loc]``: the province of a location, as a dict look-up (the resolver's hot path)."""
+
+    def __missing__(self, loc: str) -> str:
+        p = self[loc] = province_of(loc)
+        return p
+
+
+PROV: dict[str, str] = _ProvinceCache()
+
+
 # -- calendar ----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Phase:

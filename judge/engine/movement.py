@@ -18,10 +18,11 @@ from typing import Iterable
 
 from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Support
 from judge.engine.position import Dislodged, Position, Unit
-from judge.variant import Map, province_of
+from judge.variant import PROV, Map, province_of
 
 HOLD, MOVE, SUPPORT, CONVOY, OTHER = 0, 1, 2, 3, 4
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
+_CODE: dict[type, int] = {Move: MOVE, Hold: HOLD, Support: SUPPORT, Convoy: CONVOY}
 
 
 class Illegal(Exception):
@@ -57,11 +58,16 @@ class MovementResolver:
             raise Illegal(f"the unit in {m.name(unit.prov)} belongs to {unit.power}")
         if order.kind and order.kind != unit.kind:
             raise Illegal(f"the unit in {m.name(unit.prov)} is {_a(unit.kind)}, not {_a(order.kind)}")
-        if isinstance(order, Hold):
-            return Hold(order.power, unit.kind, unit.loc)
-        if isinstance(order, Move):
+        t = type(order)
+        same_unit = order.kind == unit.kind and order.loc == unit.loc
+        if t is Hold:
+            return order if same_unit else Hold(order.power, unit.kind, unit.loc)
+        if t is Move:
             dest = self.check_move(unit, order.dest, order.via_convoy)
-            return Move(order.power, unit.kind, unit.loc, dest, order.via_convoy and unit.kind == "A")
+            via = order.via_convoy and unit.kind == "A"
+            if same_unit and dest == order.dest and via == order.via_convoy:
+                return order
+            return Move(order.power, unit.kind, unit.loc, dest, via)
         if isinstance(order, Support):
             return self.check_support(order, unit)
         if isinstance(order, Convoy):
@@ -239,14 +245,15 @@ class MovementResolver:
         self.order_of: dict[str, Order] = {}  # province -> executed order
         self.result_slot: dict[str, int] = {}  # province -> index of its result
         results: list[OrderResult | None] = []
+        prov_of = PROV
         for order in self.input_orders:
-            unit = units.get(province_of(order.loc))
+            unit = units.get(prov_of[order.loc])
             try:
                 executed = self.check(order, unit)
             except Illegal as exc:
                 results.append(OrderResult(order, order.power, order.text(m), "invalid", str(exc)))
                 continue
-            prov = province_of(executed.loc)
+            prov = prov_of[executed.loc]
             if prov in self.result_slot:
                 old = results[self.result_slot[prov]]
                 assert old is not None
@@ -262,67 +269,81 @@ class MovementResolver:
         return results
 
     def build(self) -> None:
-        """Index the executed orders for the resolver."""
-        m = self.m
+        """Index the executed orders for the resolver (one pass, then supports and head-to-heads)."""
         units = self.pos.units
+        prov = PROV
         provs = list(self.order_of)
         self.provs = provs
         n = len(provs)
-        self.idx_of = {p: i for i, p in enumerate(provs)}
-        self.order = [self.order_of[p] for p in provs]
+        idx_of = self.idx_of = {p: i for i, p in enumerate(provs)}
+        order = self.order = [self.order_of[p] for p in provs]
         self.power = [units[p].power for p in provs]
-        self.code = [OTHER] * n
+        code = self.code = [OTHER] * n
         self.src = provs
-        self.dst: list[str | None] = [None] * n
+        dst: list[str | None] = [None] * n
+        self.dst = dst
         self.carried = [False] * n  # a move that needs carriers (convoy)
         self.carriers: list[list[int]] = [[] for _ in range(n)]  # carry orders matching a carried move
         self.h2h = [-1] * n
-        self.supports: list[list[int]] = [[] for _ in range(n)]  # support orders given to order i
-        self.into: dict[str, list[int]] = {}
+        supports: list[list[int]] = [[] for _ in range(n)]  # support orders given to order i
+        self.supports = supports
+        into: dict[str, list[int]] = {}
+        self.into = into
         self.forced_fail: set[int] = set()  # carried moves broken by a paradox rule
-        moves_by_route: dict[tuple[str, str], int] = {}
-        for i, o in enumerate(self.order):
-            if isinstance(o, Move):
-                self.code[i] = MOVE
-                d = province_of(o.dest)
-                self.dst[i] = d
-                self.into.setdefault(d, []).append(i)
-                moves_by_route[(provs[i], d)] = i
-            elif isinstance(o, Hold):
-                self.code[i] = HOLD
-            elif isinstance(o, Support):
-                self.code[i] = SUPPORT
-            elif isinstance(o, Convoy):
-                self.code[i] = CONVOY
         self.void: set[int] = set()
-        self.build_carriers(moves_by_route)
-        for i, o in enumerate(self.order):
-            c = self.code[i]
-            if c == SUPPORT:
-                assert isinstance(o, Support)
-                tp = province_of(o.target)
-                j = self.idx_of.get(tp)
-                if j is None:
-                    self.void.add(i)
-                    continue
-                if o.dest is None:
-                    if self.code[j] == MOVE:
-                        self.void.add(i)  # support to hold a unit that moves
-                        continue
+        moves_by_route: dict[tuple[str, str], int] = {}
+        support_idx: list[int] = []
+        moves: list[int] = []
+        for i, o in enumerate(order):
+            c = _CODE.get(type(o))
+            if c is None:
+                c = self.code_of(o)
+            code[i] = c
+            if c == MOVE:
+                d = prov[o.dest]  # type: ignore[attr-defined]
+                dst[i] = d
+                if d in into:
+                    into[d].append(i)
                 else:
-                    if self.code[j] != MOVE or self.dst[j] != province_of(o.dest):
-                        self.void.add(i)
-                        continue
-                    if "/" in o.dest and self.order[j].dest != o.dest:  # type: ignore[attr-defined]
-                        self.void.add(i)  # DATC 6.B.9: a coast in a support must match
-                        continue
-                self.supports[j].append(i)
-        for i in range(n):
-            if self.code[i] == MOVE and not self.carried[i]:
-                d = self.dst[i]
-                j = self.idx_of.get(d)  # type: ignore[arg-type]
-                if j is not None and self.code[j] == MOVE and self.dst[j] == provs[i] and not self.carried[j]:
-                    self.h2h[i] = j
+                    into[d] = [i]
+                moves_by_route[(provs[i], d)] = i
+                moves.append(i)
+            elif c == SUPPORT:
+                support_idx.append(i)
+        self.build_carriers(moves_by_route)
+        void = self.void
+        for i in support_idx:
+            o = order[i]
+            j = idx_of.get(prov[o.target])  # type: ignore[attr-defined]
+            if j is None:
+                void.add(i)
+                continue
+            dest = o.dest  # type: ignore[attr-defined]
+            if dest is None:
+                if code[j] == MOVE:
+                    void.add(i)  # support to hold a unit that moves
+                    continue
+            elif code[j] != MOVE or dst[j] != prov[dest]:
+                void.add(i)
+                continue
+            elif "/" in dest and order[j].dest != dest:  # type: ignore[attr-defined]
+                void.add(i)  # DATC 6.B.9: a coast in a support must match
+                continue
+            supports[j].append(i)
+        carried = self.carried
+        h2h = self.h2h
+        for i in moves:
+            if not carried[i]:
+                j = idx_of.get(dst[i])  # type: ignore[arg-type]
+                if j is not None and code[j] == MOVE and dst[j] == provs[i] and not carried[j]:
+                    h2h[i] = j
+
+    def code_of(self, order: Order) -> int:
+        """Decision kind of an order type the core does not know (rule modules' subclasses)."""
+        for cls, c in _CODE.items():
+            if isinstance(order, cls):
+                return c
+        return OTHER
 
     def build_carriers(self, moves_by_route: dict[tuple[str, str], int]) -> None:
         """Decide which moves go by convoy and which convoy orders carry them (DATC 4.A.3)."""
@@ -623,14 +644,15 @@ class MovementResolver:
         new_units: dict[str, Unit] = {}
         moved: dict[str, str] = {}
         dislodged_by: dict[str, int] = {}
+        code, res, order, dst = self.code, self.res, self.order, self.dst
         for i, p in enumerate(provs):
-            if self.code[i] == MOVE and self.res[i]:
-                moved[p] = self.order[i].dest  # type: ignore[attr-defined]
-                dislodged_by[self.dst[i]] = i  # type: ignore[index]
+            if code[i] == MOVE and res[i]:
+                moved[p] = order[i].dest  # type: ignore[attr-defined]
+                dislodged_by[dst[i]] = i  # type: ignore[index]
         for p, u in units.items():
             if p in moved:
                 loc = moved[p]
-                new_units[province_of(loc)] = Unit(u.power, u.kind, loc)
+                new_units[PROV[loc]] = Unit(u.power, u.kind, loc)
         dislodged_units: list[tuple[Unit, int]] = []
         for p, u in units.items():
             if p in moved:
@@ -645,9 +667,10 @@ class MovementResolver:
                 continue
             if any(self.prevent_strength(k) > 0 for k in movers):
                 contested.add(d)
-        from judge.engine.retreat import retreat_options
-        after = Position(self.pos.variant, self.pos.phase, new_units, self.pos.centres)
         dislodged: dict[str, Dislodged] = {}
+        if dislodged_units:
+            from judge.engine.retreat import retreat_options
+            after = Position(self.pos.variant, self.pos.phase, new_units, self.pos.centres)
         for u, k in dislodged_units:
             attacker_from = None if self.carried[k] else self.src[k]
             dislodged[u.prov] = Dislodged(u, attacker_from, retreat_options(after, u, attacker_from,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from judge.variant import Map, Phase, Variant, province_of
+from judge.variant import PROV, Map, Phase, Variant, province_of
 
 UNIT_KINDS = ("A", "F", "A/F")
 KIND_WORD = {"A": "army", "F": "fleet", "A/F": "army/fleet"}
@@ -40,7 +40,7 @@ class Unit:
     @loc.setter
     def loc(self, value: str) -> None:
         self._loc = value
-        self.prov = province_of(value)
+        self.prov = PROV[value]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Unit) and (self.power, self.kind, self._loc) == (other.power, other.kind, other._loc)
