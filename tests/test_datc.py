@@ -25,11 +25,7 @@ import pytest
 DATA_FILE = Path(__file__).parent / "datc" / "datc_v3.json"
 DATA = json.loads(DATA_FILE.read_text(encoding="utf-8"))
 
-adjudicate = pytest.importorskip(
-    "judge.adjudicate",
-    reason="judge.adjudicate is not importable yet (the adjudicator is written in parallel); "
-           "the DATC cases in tests/datc/datc_v3.json cannot be run",
-)
+import judge.adjudicate as adjudicate
 
 
 def _runs():
