@@ -1,0 +1,201 @@
+"""Daemon configuration: one TOML file, secrets kept out of it.
+
+Each password may be given as ``password_env`` (name of an environment variable, the systemd
+``EnvironmentFile=`` / ``LoadCredential=`` way), ``password_file`` (a file whose first line is the
+secret; relative paths are taken from ``$CREDENTIALS_DIRECTORY`` when systemd provides one) or, for
+tests only, ``password`` inline.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """The configuration file is unusable; the message says which key and why."""
+
+
+@dataclass(frozen=True)
+class JudgeSection:
+    address: str
+    name: str = "Judge"
+    db_path: str = "judge.sqlite"
+    #: the daemon's own state (send journal, IMAP contact); default: beside db_path
+    state_path: str = ""
+    timezone: str = "UTC"
+    loop_header: str = "X-Judge-Loop"
+    #: "module:callable" building the service from a JudgeConfig-like object; tests swap it
+    service: str = "judge.service:Judge"
+    #: further JudgeConfig keyword arguments, passed through untouched
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def domain(self) -> str:
+        return self.address.rpartition("@")[2] or "localhost"
+
+    @property
+    def resolved_state_path(self) -> str:
+        return self.state_path or str(Path(self.db_path).with_suffix(".daemon.sqlite"))
+
+
+@dataclass(frozen=True)
+class ImapSection:
+    host: str
+    user: str
+    password: str = field(repr=False)
+    port: int = 993
+    #: "tls" (implicit TLS, port 993) or "none" (loopback only); aioimaplib has no STARTTLS
+    tls: str = "tls"
+    verify: bool = True
+    mailbox: str = "INBOX"
+    #: empty: mark handled mail \Seen; otherwise move it into this folder (created if missing)
+    processed_folder: str = ""
+    idle: bool = True
+    #: re-issue IDLE before servers drop it (RFC 2177 says 29 min; providers cut sooner)
+    idle_restart: float = 1500.0
+    #: check the mailbox at least this often, even while IDLE (a missed push costs at most this)
+    poll_interval: float = 60.0
+    timeout: float = 30.0
+    #: messages per UID FETCH; aioimaplib's parser recurses per response line (~1000 lines fail)
+    batch_size: int = 25
+    #: bytes per UID FETCH; bounds memory when several 20 MB messages arrive together
+    batch_bytes: int = 40 * 1024 * 1024
+    #: larger messages are handed over as their header only
+    max_message_bytes: int = 30 * 1024 * 1024
+    reconnect_min: float = 1.0
+    reconnect_max: float = 300.0
+
+
+@dataclass(frozen=True)
+class SmtpSection:
+    host: str
+    port: int = 587
+    #: "starttls", "tls" (implicit, port 465) or "none" (loopback only)
+    tls: str = "starttls"
+    verify: bool = True
+    user: str = ""
+    password: str = field(default="", repr=False)
+    timeout: float = 30.0
+    batch_size: int = 50
+    #: look for new outbox items at least this often (the CLI may queue mail behind our back)
+    poll_interval: float = 60.0
+    #: per-message retry delay after a transient failure: base * 2**attempts, capped
+    retry_base: float = 60.0
+    retry_max: float = 3600.0
+    reconnect_min: float = 1.0
+    reconnect_max: float = 300.0
+    #: extra envelope recipient whose copy lands in the judge's IMAP mailbox: proof of acceptance
+    #: that settles sends interrupted by a crash (see deploy/README.md); empty disables it
+    receipt_to: str = ""
+    #: how long an interrupted send waits for its receipt before it is sent again
+    receipt_wait: float = 300.0
+
+
+@dataclass(frozen=True)
+class LogSection:
+    level: str = "INFO"
+    #: "json" (one object per line, for journald/log shippers) or "text"
+    format: str = "json"
+    file: str = ""
+
+
+@dataclass(frozen=True)
+class DaemonConfig:
+    judge: JudgeSection
+    imap: ImapSection
+    smtp: SmtpSection
+    log: LogSection = field(default_factory=LogSection)
+    path: str = ""
+
+
+def _secret(table: dict[str, Any], where: str, required: bool) -> str:
+    given = [k for k in ("password", "password_env", "password_file") if k in table]
+    if len(given) > 1:
+        raise ConfigError(f"[{where}] give only one of password, password_env, password_file")
+    if "password_env" in table:
+        name = table.pop("password_env")
+        value = os.environ.get(name)
+        if value is None:
+            raise ConfigError(f"[{where}] password_env: environment variable {name} is not set")
+        return value
+    if "password_file" in table:
+        p = Path(table.pop("password_file")).expanduser()
+        creds = os.environ.get("CREDENTIALS_DIRECTORY")
+        if not p.is_absolute() and creds:
+            p = Path(creds) / p
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"[{where}] password_file: {exc}") from exc
+        lines = text.splitlines()
+        return lines[0] if lines else ""
+    if "password" in table:
+        return str(table.pop("password"))
+    if required:
+        raise ConfigError(f"[{where}] needs password_env, password_file or password")
+    return ""
+
+
+def _build(cls: type, table: dict[str, Any], where: str) -> Any:
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(f"[{where}] unknown key(s): {', '.join(unknown)}")
+    try:
+        return cls(**table)
+    except TypeError as exc:  # a missing required key
+        raise ConfigError(f"[{where}] {exc}") from exc
+
+
+def _check_choice(value: str, allowed: tuple[str, ...], key: str) -> None:
+    if value not in allowed:
+        raise ConfigError(f"{key} = {value!r}: expected one of {', '.join(allowed)}")
+
+
+def parse_config(data: dict[str, Any], path: str = "", base_dir: Path | None = None) -> DaemonConfig:
+    """Build a DaemonConfig from parsed TOML; relative paths are taken from ``base_dir``."""
+    for section in ("judge", "imap", "smtp"):
+        if not isinstance(data.get(section), dict):
+            raise ConfigError(f"missing [{section}] table")
+    unknown = sorted(set(data) - {"judge", "imap", "smtp", "log"})
+    if unknown:
+        raise ConfigError(f"unknown table(s): {', '.join(unknown)}")
+    judge_t = dict(data["judge"])
+    if base_dir is not None:
+        for key in ("db_path", "state_path"):
+            if judge_t.get(key) and not Path(judge_t[key]).is_absolute():
+                judge_t[key] = str(base_dir / judge_t[key])
+    imap_t, smtp_t = dict(data["imap"]), dict(data["smtp"])
+    imap_t["password"] = _secret(imap_t, "imap", required=True)
+    smtp_t["password"] = _secret(smtp_t, "smtp", required=bool(smtp_t.get("user")))
+    cfg = DaemonConfig(
+        judge=_build(JudgeSection, judge_t, "judge"),
+        imap=_build(ImapSection, imap_t, "imap"),
+        smtp=_build(SmtpSection, smtp_t, "smtp"),
+        log=_build(LogSection, dict(data.get("log", {})), "log"),
+        path=path,
+    )
+    _check_choice(cfg.imap.tls, ("tls", "none"), "imap.tls")
+    _check_choice(cfg.smtp.tls, ("starttls", "tls", "none"), "smtp.tls")
+    _check_choice(cfg.log.format, ("json", "text"), "log.format")
+    if "@" not in cfg.judge.address:
+        raise ConfigError(f"judge.address = {cfg.judge.address!r} is not an email address")
+    if cfg.imap.batch_size < 1 or cfg.imap.batch_size > 200:
+        raise ConfigError("imap.batch_size must be 1..200 (aioimaplib fails on ~1000-line responses)")
+    return cfg
+
+
+def load_config(path: str | os.PathLike[str]) -> DaemonConfig:
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"{p}: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: {exc}") from exc
+    return parse_config(data, str(p), p.resolve().parent)

@@ -1,0 +1,353 @@
+"""The IMAP runner: mail in the judge's mailbox -> the service -> flagged (or moved) afterwards.
+
+The order of events is the whole point: a message is FETCHed with BODY.PEEK (which leaves it
+unseen), handed to ``receive()`` (one committed transaction), and only then flagged \\Seen or
+moved. Killed anywhere in between, the message is still unseen on restart; the service answers
+"duplicate" for it and it is flagged then. Nothing is lost and nothing is applied twice.
+
+aioimaplib traps handled here (see shared/reference/email-stack.md): the client is built inside
+the running loop; every call is raced against a clock and the lost-connection callback (IDLE can
+hang forever after BYE); SEARCH results come from ``lines[:-1]``; FETCH asks for a bounded number
+of messages (its parser recurses once per response line); literals are ``bytearray``; implicit TLS
+uses ``IMAP4(ssl_context=...)`` because ``IMAP4_SSL`` has no conn_lost_cb; pushes are not relied
+upon: the mailbox is searched after every IDLE round and every poll interval.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import ssl
+import time
+from dataclasses import dataclass, field
+from email.parser import BytesHeaderParser
+from email.policy import compat32
+from email.utils import getaddresses
+from typing import Any, Callable
+
+import aioimaplib
+
+from judge.daemon.aio import Backoff, ConnectionLost, guarded, wait_event
+from judge.daemon.config import ImapSection, JudgeSection
+from judge.daemon.logs import log
+from judge.daemon.service import ServiceProxy
+from judge.daemon.state import DaemonState
+
+logger = logging.getLogger("judge.daemon.imap")
+
+_UID = re.compile(rb"\bUID (\d+)")
+_SIZE = re.compile(rb"\bRFC822\.SIZE (\d+)")
+_UIDVALIDITY = re.compile(rb"UIDVALIDITY (\d+)")
+_SEEN = r"(\Seen)"
+
+
+class ImapError(Exception):
+    """The server said NO/BAD to something we need."""
+
+
+def parse_search(lines: list[Any]) -> list[int]:
+    """UIDs from a (UID) SEARCH response. The last line is the tagged status; servers differ
+    in whether an empty result has an untagged line at all, and unrelated untagged lines
+    (EXISTS, EXPUNGE, FETCH) may be mixed in: only all-digit lines count."""
+    out: list[int] = []
+    for line in lines[:-1]:
+        if not isinstance(line, (bytes, bytearray)):
+            continue
+        parts = bytes(line).split()
+        if parts[:1] == [b"SEARCH"]:
+            parts = parts[1:]
+        if parts and all(p.isdigit() for p in parts):
+            out.extend(int(p) for p in parts)
+    return out
+
+
+def parse_fetch_literals(lines: list[Any]) -> dict[int, bytes]:
+    """UID -> literal from a UID FETCH response (one literal per message asked for).
+
+    aioimaplib returns a flat list: header line ``n FETCH (UID u BODY[] {size}``, the literal
+    as a bytearray, then the rest, e.g. ``)`` or `` UID u)`` when the server puts UID last."""
+    out: dict[int, bytes] = {}
+    for i, line in enumerate(lines):
+        if not isinstance(line, bytearray):
+            continue
+        head = lines[i - 1] if i > 0 and isinstance(lines[i - 1], bytes) else b""
+        tail = lines[i + 1] if i + 1 < len(lines) and isinstance(lines[i + 1], bytes) else b""
+        m = _UID.search(head) or _UID.search(tail)
+        if m:
+            out[int(m.group(1))] = bytes(line)
+    return out
+
+
+def parse_sizes(lines: list[Any]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for line in lines[:-1]:
+        if isinstance(line, (bytes, bytearray)):
+            u, s = _UID.search(line), _SIZE.search(line)
+            if u and s:
+                out[int(u.group(1))] = int(s.group(1))
+    return out
+
+
+def receipt_message_id(raw: bytes, judge: JudgeSection) -> str | None:
+    """The Message-ID if ``raw`` is a copy of our own outgoing mail (From us, with our loop
+    header), which the SMTP runner asked for as proof that a send was accepted."""
+    end = raw.find(b"\r\n\r\n")
+    end = raw.find(b"\n\n") if end < 0 else end
+    try:
+        hdr = BytesHeaderParser(policy=compat32).parsebytes(raw[: end if end >= 0 else 65536])
+        if hdr.get(judge.loop_header) is None:
+            return None
+        senders = [a.lower() for _, a in getaddresses([str(v) for v in hdr.get_all("From", [])])]
+        mid = hdr.get("Message-ID")
+    except Exception:  # a header the parser chokes on is not one of ours
+        return None
+    if senders != [judge.address.lower()] or not mid:
+        return None
+    return str(mid).strip()
+
+
+def _ok(resp: Any, what: str) -> Any:
+    if resp.result != "OK":
+        raise ImapError(f"{what}: {resp.result} {resp.lines[-1:]!r}")
+    return resp
+
+
+def _quote(mailbox: str) -> str:
+    return '"' + mailbox.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@dataclass
+class ImapStats:
+    handled: int = 0
+    duplicate: int = 0
+    ignored: int = 0
+    receipts: int = 0
+    errors: int = 0
+    sessions: int = 0
+    last_contact: float = 0.0
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+class ImapIngest:
+    """One IMAP connection at a time; on any trouble it is dropped and a fresh one made."""
+
+    def __init__(self, cfg: ImapSection, judge: JudgeSection, service: ServiceProxy, state: DaemonState,
+                 stop: asyncio.Event, on_handled: Callable[[], None] = lambda: None) -> None:
+        self.cfg, self.judge, self.service, self.state = cfg, judge, service, state
+        self.stop, self.on_handled = stop, on_handled
+        self.stats = ImapStats()
+        # UIDs whose receive() raised in this session: retried after a reconnect or restart, not
+        # in a hot loop (the service promises never to raise, but a bug must not spin the daemon)
+        self._failed: set[int] = set()
+        self.connected = asyncio.Event()  # for tests and status: a session is up
+        self.uidvalidity = "?"
+        self.use_move = False
+
+    # --- connection lifecycle ---------------------------------------------------------------
+    async def run(self) -> None:
+        backoff = Backoff(self.cfg.reconnect_min, self.cfg.reconnect_max)
+        while not self.stop.is_set():
+            try:
+                await self._session(backoff)
+            except (OSError, asyncio.TimeoutError, ImapError, aioimaplib.Abort,
+                    aioimaplib.CommandTimeout, ConnectionLost) as exc:
+                delay = backoff.next()
+                log(logger, "imap.disconnected", logging.WARNING, error=f"{type(exc).__name__}: {exc}",
+                    retry_in=round(delay, 2))
+                self.state.put("imap_last_error", f"{type(exc).__name__}: {exc}")
+                await wait_event(self.stop, delay)
+            finally:
+                self.connected.clear()
+                self._failed.clear()
+
+    async def _session(self, backoff: Backoff) -> None:
+        cfg = self.cfg
+        lost = asyncio.Event()
+        ctx = None
+        if cfg.tls == "tls":
+            ctx = ssl.create_default_context()
+            if not cfg.verify:
+                ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+        # built here, inside the running loop: the constructor schedules the connection
+        client = aioimaplib.IMAP4(host=cfg.host, port=cfg.port, timeout=cfg.timeout,
+                                  conn_lost_cb=lambda _exc: lost.set(), ssl_context=ctx)
+        self.stats.sessions += 1
+        try:
+            await guarded(client.wait_hello_from_server(), cfg.timeout, lost)
+            _ok(await guarded(client.login(cfg.user, cfg.password), cfg.timeout, lost), "LOGIN")
+            caps = await self._capabilities(client, lost)
+            if cfg.processed_folder:
+                resp = await guarded(client.create(_quote(cfg.processed_folder)), cfg.timeout, lost)
+                if resp.result != "OK" and b"ALREADYEXISTS" not in b" ".join(
+                        l for l in resp.lines if isinstance(l, bytes)).upper():
+                    log(logger, "imap.create_failed", logging.ERROR, folder=cfg.processed_folder,
+                        answer=repr(resp.lines[-1:]))
+            sel = _ok(await guarded(client.select(_quote(cfg.mailbox)), cfg.timeout, lost), "SELECT")
+            uidvalidity = next((m.group(1).decode() for l in sel.lines if isinstance(l, bytes)
+                                for m in [_UIDVALIDITY.search(l)] if m), "?")
+            use_idle = cfg.idle and "IDLE" in caps
+            self.use_move = "MOVE" in caps
+            log(logger, "imap.connected", host=cfg.host, mailbox=cfg.mailbox, uidvalidity=uidvalidity,
+                idle=use_idle)
+            self.uidvalidity = uidvalidity
+            self.connected.set()
+            while not self.stop.is_set():
+                await self._drain(client, lost)
+                backoff.reset()  # only once work went through: a persistent error keeps backing off
+                if self.stop.is_set():
+                    break
+                if use_idle:
+                    await self._idle(client, lost)
+                else:
+                    await wait_event(self.stop, cfg.poll_interval)
+                    if not self.stop.is_set():
+                        # NOOP keeps the session alive and surfaces a dead connection
+                        _ok(await guarded(client.noop(), cfg.timeout, lost), "NOOP")
+        finally:
+            if not lost.is_set():
+                try:
+                    await guarded(client.logout(), 5.0, lost)
+                except Exception:  # leaving anyway; the server will time the session out
+                    pass
+
+    async def _capabilities(self, client: aioimaplib.IMAP4, lost: asyncio.Event) -> set[str]:
+        # aioimaplib parses capabilities from the LOGIN answer naively (junk tokens with some
+        # servers); ask the server again after login, which refreshes the protocol's set
+        await guarded(client.protocol.capability(), self.cfg.timeout, lost)
+        return {str(c).upper() for c in client.protocol.capabilities}
+
+    async def _idle(self, client: aioimaplib.IMAP4, lost: asyncio.Event) -> None:
+        cfg = self.cfg
+        window = min(cfg.idle_restart, cfg.poll_interval)
+        idle = await guarded(client.idle_start(timeout=window + cfg.timeout), cfg.timeout, lost)
+        push = asyncio.ensure_future(client.wait_server_push(timeout=window))
+        waiters = {push, asyncio.ensure_future(lost.wait()), asyncio.ensure_future(self.stop.wait())}
+        try:
+            await asyncio.wait(waiters, timeout=window + 1, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waiters:
+                w.cancel()
+        if lost.is_set():
+            raise ConnectionLost("connection lost during IDLE")
+        client.idle_done()
+        await guarded(idle, cfg.timeout, lost)
+        self.state.put("imap_last_contact", time.time(), every=5.0)
+
+    # --- the work ---------------------------------------------------------------------------
+    async def _drain(self, client: aioimaplib.IMAP4, lost: asyncio.Event) -> None:
+        """Hand every waiting message to the service, bounded batch by bounded batch."""
+        cfg = self.cfg
+        while not self.stop.is_set():
+            # In move mode every message left in the mailbox is unprocessed, read or not.
+            criterion = "ALL" if cfg.processed_folder else "UNSEEN"
+            resp = _ok(await guarded(client.uid_search(criterion, charset=None), cfg.timeout, lost), "UID SEARCH")
+            self.stats.last_contact = time.time()
+            self.state.put("imap_last_contact", self.stats.last_contact, every=5.0)
+            uids = [u for u in parse_search(resp.lines) if u not in self._failed]
+            if not uids:
+                return
+            for start in range(0, len(uids), cfg.batch_size):
+                if self.stop.is_set():
+                    return
+                await self._batch(client, lost, uids[start:start + cfg.batch_size])
+
+    async def _batch(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uids: list[int]) -> None:
+        cfg = self.cfg
+        resp = _ok(await guarded(client.uid("fetch", ",".join(map(str, uids)), "(UID RFC822.SIZE)"),
+                                 cfg.timeout, lost), "UID FETCH sizes")
+        sizes = parse_sizes(resp.lines)
+        group: list[int] = []
+        budget = 0
+        for uid in uids:
+            size = sizes.get(uid)
+            if size is None:  # expunged meanwhile by another client
+                continue
+            if group and budget + size > cfg.batch_bytes:
+                await self._fetch_and_handle(client, lost, group, sizes)
+                group, budget = [], 0
+                if self.stop.is_set():
+                    return
+            group.append(uid)
+            budget += min(size, cfg.max_message_bytes)
+        if group:
+            await self._fetch_and_handle(client, lost, group, sizes)
+
+    async def _fetch_and_handle(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uids: list[int],
+                                sizes: dict[int, int]) -> None:
+        cfg = self.cfg
+        whole = [u for u in uids if sizes[u] <= cfg.max_message_bytes]
+        huge = [u for u in uids if sizes[u] > cfg.max_message_bytes]
+        bodies: dict[int, bytes] = {}
+        for subset, item in ((whole, "BODY.PEEK[]"), (huge, "BODY.PEEK[HEADER]")):
+            if subset:
+                resp = _ok(await guarded(client.uid("fetch", ",".join(map(str, subset)), f"(UID {item})"),
+                                         cfg.timeout, lost), "UID FETCH")
+                bodies.update(parse_fetch_literals(resp.lines))
+        done: list[int] = []
+        try:
+            for uid in uids:
+                raw = bodies.get(uid)
+                if raw is None:
+                    # asked for but not returned: gone meanwhile, or a server we do not understand
+                    log(logger, "imap.fetch_missing", logging.WARNING, uid=uid)
+                    continue
+                if uid in huge:
+                    log(logger, "imap.too_large", logging.WARNING, uid=uid, size=sizes[uid],
+                        limit=cfg.max_message_bytes)
+                if await self._handle(uid, raw, sizes[uid]):
+                    done.append(uid)
+                if self.stop.is_set():
+                    break  # finish the message in hand, flag what is done, leave the rest unseen
+        finally:
+            if done and not lost.is_set():
+                await self._mark_done(client, lost, done)
+
+    async def _handle(self, uid: int, raw: bytes, size: int) -> bool:
+        """Give one message to the service; True once its outcome is committed."""
+        mid = receipt_message_id(raw, self.judge)
+        if mid is not None:
+            # our own send coming back: proof of SMTP acceptance, never mail for the game
+            self.stats.receipts += 1
+            if self.state.record_receipt(mid):
+                log(logger, "imap.receipt", uid=uid, message_id=mid)
+                self.on_handled()
+            return True
+        source = f"imap:{self.cfg.user}/{self.cfg.mailbox}/{self.uidvalidity}/{uid}"
+        try:
+            status = await self.service.receive(raw, source)
+        except Exception as exc:
+            self.stats.errors += 1
+            self._failed.add(uid)
+            log(logger, "imap.receive_failed", logging.ERROR, uid=uid, size=size,
+                error=f"{type(exc).__name__}: {exc}", exc_info=True)
+            return False
+        kind = str(status).split(":", 1)[0]
+        self.stats.statuses[kind] = self.stats.statuses.get(kind, 0) + 1
+        if kind == "handled":
+            self.stats.handled += 1
+            self.on_handled()
+        elif kind == "duplicate":
+            self.stats.duplicate += 1
+        else:
+            self.stats.ignored += 1
+        log(logger, "imap.received", uid=uid, size=size, status=str(status))
+        return True
+
+    async def _mark_done(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uids: list[int]) -> None:
+        cfg = self.cfg
+        uid_set = ",".join(map(str, uids))
+        if not cfg.processed_folder:
+            _ok(await guarded(client.uid("store", uid_set, "+FLAGS.SILENT", _SEEN), cfg.timeout, lost),
+                "UID STORE")
+        elif self.use_move:
+            _ok(await guarded(client.uid("move", uid_set, _quote(cfg.processed_folder)), cfg.timeout, lost),
+                "UID MOVE")
+        else:
+            # without MOVE: a crash between the steps leaves a copy in both folders; the service
+            # answers "duplicate" for the one still in the mailbox and it is moved again
+            _ok(await guarded(client.uid("copy", uid_set, _quote(cfg.processed_folder)), cfg.timeout, lost),
+                "UID COPY")
+            _ok(await guarded(client.uid("store", uid_set, "+FLAGS.SILENT", r"(\Seen \Deleted)"),
+                              cfg.timeout, lost), "UID STORE")
+            _ok(await guarded(client.uid("expunge", uid_set), cfg.timeout, lost), "UID EXPUNGE")

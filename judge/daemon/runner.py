@@ -1,0 +1,109 @@
+"""The daemon: the IMAP, SMTP and deadline runners in one event loop, and a clean shutdown.
+
+SIGTERM/SIGINT set one stop event. Each runner notices it between messages: the message in
+hand is finished (received and flagged, or sent and marked), then the runner returns. Whatever
+is still waiting stays in the mailbox or the outbox for the next start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import time
+from typing import Any, Callable, Coroutine
+
+from judge.daemon.aio import Backoff, wait_any
+from judge.daemon.config import DaemonConfig
+from judge.daemon.imap_in import ImapIngest
+from judge.daemon.logs import log
+from judge.daemon.scheduler import Scheduler
+from judge.daemon.service import Factory, ServiceProxy
+from judge.daemon.smtp_out import SmtpSender
+from judge.daemon.state import DaemonState
+
+logger = logging.getLogger("judge.daemon")
+
+#: after a stop request, how long the runners get to finish what they hold
+SHUTDOWN_GRACE = 30.0
+
+
+class Daemon:
+    def __init__(self, cfg: DaemonConfig, factory: Callable[[], Any] | None = None) -> None:
+        self.cfg = cfg
+        self.factory = factory or Factory(cfg.judge)
+        self.stop = asyncio.Event()
+        self.outbox = asyncio.Event()
+        self.poke = asyncio.Event()
+        self.started = asyncio.Event()
+        self.imap: ImapIngest | None = None
+        self.smtp: SmtpSender | None = None
+        self.scheduler: Scheduler | None = None
+
+    def request_stop(self, why: str = "request") -> None:
+        if not self.stop.is_set():
+            log(logger, "daemon.stopping", reason=why)
+            self.stop.set()
+
+    def _mail_handled(self) -> None:
+        self.outbox.set()
+        self.poke.set()
+
+    async def _supervise(self, name: str, run: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Each runner handles its expected failures itself; anything else is a bug, which is
+        logged and the runner restarted, so the daemon as a whole never stops on its own."""
+        backoff = Backoff(1.0, 60.0)
+        while not self.stop.is_set():
+            try:
+                await run()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                delay = backoff.next()
+                log(logger, "daemon.runner_crashed", logging.ERROR, runner=name,
+                    error=f"{type(exc).__name__}: {exc}", restart_in=round(delay, 2), exc_info=True)
+                await wait_any([self.stop], delay)
+
+    async def run(self, install_signals: bool = True) -> None:
+        cfg = self.cfg
+        loop = asyncio.get_running_loop()
+        if install_signals:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, self.request_stop, sig.name)
+        state = DaemonState(cfg.judge.resolved_state_path)
+        state.prune(older_than=30 * 86400)
+        service = ServiceProxy(self.factory)
+        try:
+            await service.open()
+            state.put("pid", os.getpid())
+            state.put("started", time.time())
+            self.imap = ImapIngest(cfg.imap, cfg.judge, service, state, self.stop, self._mail_handled)
+            self.smtp = SmtpSender(cfg.smtp, cfg.judge, service, state, self.stop, self.outbox)
+            self.scheduler = Scheduler(service, state, self.stop, self.poke, self.outbox.set)
+            log(logger, "daemon.started", pid=os.getpid(), imap=f"{cfg.imap.host}:{cfg.imap.port}",
+                smtp=f"{cfg.smtp.host}:{cfg.smtp.port}", db=cfg.judge.db_path)
+            tasks = [asyncio.create_task(self._supervise(name, run), name=name)
+                     for name, run in (("imap", self.imap.run), ("smtp", self.smtp.run),
+                                       ("scheduler", self.scheduler.run))]
+            self.started.set()
+            await self.stop.wait()
+            _, pending = await asyncio.wait(tasks, timeout=SHUTDOWN_GRACE)
+            for t in pending:
+                log(logger, "daemon.runner_cancelled", logging.WARNING, runner=t.get_name())
+                t.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        finally:
+            # waits for a service call still running on its thread: its transaction completes
+            await asyncio.to_thread(service.close)
+            state.put("stopped", time.time())
+            state.close()
+            if install_signals:
+                for sig in (signal.SIGTERM, signal.SIGINT):
+                    loop.remove_signal_handler(sig)
+            log(logger, "daemon.stopped")
+
+
+def serve(cfg: DaemonConfig) -> None:
+    """Run until SIGTERM/SIGINT (the systemd entry point)."""
+    asyncio.run(Daemon(cfg).run())

@@ -1,0 +1,95 @@
+"""The game service, driven from the event loop through one dedicated worker thread.
+
+Why a thread and not direct calls: a receive() or run_due() may adjudicate a turn and render
+reports, which can take longer than an IMAP keep-alive or an SMTP reply; on its own thread the
+loop keeps serving IDLE and SMTP meanwhile. Why exactly one thread: the service's SQLite
+connection belongs to the thread that opened it, and one thread also serialises the calls, so
+IMAP, SMTP and the scheduler never interleave inside the service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any, Callable, Protocol, TypeVar
+
+from judge.daemon.config import JudgeSection
+
+T = TypeVar("T")
+
+
+class OutboxItemLike(Protocol):
+    id: int
+    sender: str
+    recipients: list[str]
+    message: bytes
+    attempts: int
+
+
+@dataclass(frozen=True)
+class Factory:
+    """How to build the service: ``judge.service:Judge`` unless the config names another."""
+
+    section: JudgeSection
+
+    def __call__(self) -> Any:
+        modname, _, attr = self.section.service.partition(":")
+        mod = importlib.import_module(modname)
+        cls = getattr(mod, attr or "Judge")
+        config_cls = getattr(mod, "JudgeConfig", SimpleNamespace)
+        s = self.section
+        cfg = config_cls(address=s.address, name=s.name, db_path=s.db_path, loop_header=s.loop_header,
+                         timezone=s.timezone, **s.options)
+        return cls(cfg)
+
+
+class ServiceProxy:
+    """Async face of the synchronous service; every call runs on the one service thread."""
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        self._factory = factory
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge-service")
+        self._judge: Any = None
+
+    async def _call(self, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+        # If the awaiting task is cancelled, the call still runs to its end on the thread:
+        # a transaction is never cut in half by our own shutdown.
+        return await asyncio.get_running_loop().run_in_executor(self._pool, functools.partial(fn, *args, **kw))
+
+    async def open(self) -> None:
+        self._judge = await self._call(self._factory)
+
+    async def receive(self, raw: bytes, source: str) -> str:
+        return await self._call(self._judge.receive, raw, source)
+
+    async def pending_outbox(self, limit: int) -> list[OutboxItemLike]:
+        return await self._call(self._judge.pending_outbox, limit=limit)
+
+    async def mark_sent(self, item_id: int) -> None:
+        await self._call(self._judge.mark_sent, item_id)
+
+    async def mark_failed(self, item_id: int, error: str, permanent: bool) -> None:
+        await self._call(self._judge.mark_failed, item_id, error, permanent)
+
+    async def run_due(self) -> int:
+        return await self._call(self._judge.run_due)
+
+    async def next_wakeup(self) -> Any:
+        return await self._call(self._judge.next_wakeup)
+
+    async def status(self) -> dict[str, Any]:
+        return await self._call(self._judge.status)
+
+    def close(self) -> None:
+        """Wait for the call in hand, then close the service if it knows how."""
+        judge = self._judge
+        if judge is not None and hasattr(judge, "close"):
+            try:
+                self._pool.submit(judge.close).result()
+            except Exception:  # closing is best effort; the data is already committed
+                pass
+        self._pool.shutdown(wait=True)

@@ -1,0 +1,251 @@
+"""The SMTP runner: drain the service's outbox, one fresh connection per batch.
+
+Delivery protocol for one outbox item (the guarantee is spelled out in deploy/README.md):
+
+1. MAIL FROM and RCPT TO. A failure here means the server has not taken the message.
+2. Journal ``(item id, digest, Message-ID)`` in the daemon's state file, committed.
+3. DATA. From the last byte written until step 4 commits, the outcome is unknown to us.
+4. On 250: ``mark_sent`` in the service, then clear the journal entry.
+
+On restart, an outbox item with a journal entry was interrupted inside step 3/4. If a receipt
+copy (``smtp.receipt_to``) of that Message-ID has come back through IMAP, the server had accepted
+it: it is marked sent, not sent again. Otherwise it is held up to ``smtp.receipt_wait`` for the
+receipt, then sent again with the same Message-ID. Without receipts it is sent again at once.
+
+Why a fresh connection per batch: long-lived aiosmtplib clients have hung after server-side
+timeouts (cole/aiosmtplib#243); a batch is short, and connecting costs about a millisecond on a LAN.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import re
+import time
+from dataclasses import dataclass
+from email.parser import BytesHeaderParser
+from email.policy import compat32
+from email.utils import formatdate, make_msgid
+
+import aiosmtplib
+
+from judge.daemon.aio import Backoff, wait_any
+from judge.daemon.config import JudgeSection, SmtpSection
+from judge.daemon.logs import log
+from judge.daemon.service import OutboxItemLike, ServiceProxy
+from judge.daemon.state import DaemonState, InDoubt
+
+logger = logging.getLogger("judge.daemon.smtp")
+
+# a bare address for the envelope: no whitespace, no control characters, no angle brackets,
+# so nothing a player wrote can smuggle an SMTP command or a header through us
+_ADDRESS = re.compile(r"[^\s<>()\[\],;:\"\\@\x00-\x1f\x7f]+@[A-Za-z0-9.\-\[\]:]+")
+
+
+class ServerUnavailable(Exception):
+    """The server cannot be used right now (connect, TLS, auth, 421, a dropped connection)."""
+
+
+@dataclass
+class SmtpStats:
+    sent: int = 0
+    transient: int = 0
+    permanent: int = 0
+    resent_in_doubt: int = 0
+    settled_by_receipt: int = 0
+    batches: int = 0
+
+
+def valid_address(addr: str) -> bool:
+    return bool(_ADDRESS.fullmatch(addr)) and len(addr) <= 254
+
+
+def digest_of(message: bytes) -> str:
+    return hashlib.sha256(message).hexdigest()[:32]
+
+
+def with_date_and_id(message: bytes, message_id: str) -> bytes:
+    """Prepend Date and Message-ID when the service left them out (aiosmtplib adds neither).
+
+    Headers are prepended as bytes rather than by re-serialising the message, so the service's
+    MIME structure and encodings reach the server exactly as it wrote them."""
+    hdr = BytesHeaderParser(policy=compat32).parsebytes(message)
+    nl = b"\r\n" if b"\r\n" in message[:2000] else b"\n"
+    extra = b""
+    if hdr.get("Date") is None:
+        extra += b"Date: " + formatdate(localtime=False, usegmt=True).encode() + nl
+    if hdr.get("Message-ID") is None:
+        extra += b"Message-ID: " + message_id.encode("ascii") + nl
+    return extra + message
+
+
+def existing_message_id(message: bytes) -> str | None:
+    mid = BytesHeaderParser(policy=compat32).parsebytes(message).get("Message-ID")
+    return str(mid).strip() if mid else None
+
+
+class SmtpSender:
+    def __init__(self, cfg: SmtpSection, judge: JudgeSection, service: ServiceProxy, state: DaemonState,
+                 stop: asyncio.Event, wake: asyncio.Event) -> None:
+        self.cfg, self.judge, self.service, self.state = cfg, judge, service, state
+        self.stop, self.wake = stop, wake
+        self.stats = SmtpStats()
+        self._not_before: dict[int, float] = {}  # item id -> time.monotonic() of its next try
+        self.idle = asyncio.Event()  # set while the outbox is empty (tests, benchmarks)
+
+    async def run(self) -> None:
+        backoff = Backoff(self.cfg.reconnect_min, self.cfg.reconnect_max)
+        while not self.stop.is_set():
+            self.wake.clear()
+            try:
+                next_due = await self._drain()
+                backoff.reset()
+            except ServerUnavailable as exc:
+                delay = backoff.next()
+                log(logger, "smtp.unavailable", logging.WARNING, error=str(exc), retry_in=round(delay, 2))
+                self.state.put("smtp_last_error", str(exc))
+                await wait_any([self.stop], delay)
+                continue
+            timeout = self.cfg.poll_interval if next_due is None else max(0.05, min(self.cfg.poll_interval, next_due))
+            await wait_any([self.stop, self.wake], timeout)
+
+    async def _drain(self) -> float | None:
+        """Send until the outbox has nothing due. Returns seconds until a held item is due."""
+        while not self.stop.is_set():
+            items = await self.service.pending_outbox(limit=self.cfg.batch_size)
+            self.idle.clear()
+            now = time.monotonic()
+            ready: list[tuple[OutboxItemLike, str, InDoubt | None]] = []
+            waits: list[float] = []
+            for item in items:
+                due = self._not_before.get(item.id, 0.0)
+                if due > now:
+                    waits.append(due - now)
+                    continue
+                digest = digest_of(item.message)
+                doubt = self.state.in_doubt(item.id, digest)
+                if doubt is not None:
+                    hold = await self._settle_in_doubt(item, doubt)
+                    if hold is None:
+                        continue  # settled: it had been delivered
+                    if hold > 0:
+                        self._not_before[item.id] = now + hold
+                        waits.append(hold)
+                        continue
+                ready.append((item, digest, doubt))
+            if not ready:
+                if not items:
+                    self.idle.set()
+                return min(waits) if waits else None
+            await self._send_batch(ready)
+        return None
+
+    async def _settle_in_doubt(self, item: OutboxItemLike, doubt: InDoubt) -> float | None:
+        """None: it was delivered (marked sent now). 0: send it again now. >0: wait that long."""
+        if doubt.receipt is not None:
+            await self.service.mark_sent(item.id)
+            self.state.forget(item.id)
+            self.stats.settled_by_receipt += 1
+            log(logger, "smtp.settled_by_receipt", item=item.id, message_id=doubt.message_id)
+            return None
+        if self.cfg.receipt_to:
+            left = doubt.started + self.cfg.receipt_wait - time.time()
+            if left > 0:
+                return left
+        self.stats.resent_in_doubt += 1
+        log(logger, "smtp.resend_in_doubt", logging.WARNING, item=item.id, message_id=doubt.message_id)
+        return 0.0
+
+    async def _send_batch(self, batch: list[tuple[OutboxItemLike, str, InDoubt | None]]) -> None:
+        cfg = self.cfg
+        smtp = aiosmtplib.SMTP(hostname=cfg.host, port=cfg.port, timeout=cfg.timeout,
+                               use_tls=cfg.tls == "tls", start_tls=True if cfg.tls == "starttls" else False,
+                               validate_certs=cfg.verify, local_hostname=self.judge.domain)
+        try:
+            await asyncio.wait_for(smtp.connect(), cfg.timeout * 2)
+            if cfg.user:
+                await smtp.login(cfg.user, cfg.password)
+        except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
+            smtp.close()
+            raise ServerUnavailable(f"connect {cfg.host}:{cfg.port}: {type(exc).__name__}: {exc}") from exc
+        self.stats.batches += 1
+        try:
+            for item, digest, doubt in batch:
+                if self.stop.is_set():
+                    break  # shutdown: the message in hand was finished, the rest stays queued
+                await self._send_one(smtp, item, digest, doubt)
+            self.state.put("smtp_last_ok", time.time(), every=5.0)
+        finally:
+            try:
+                await asyncio.wait_for(smtp.quit(), 5)
+            except Exception:  # the server may already be gone; nothing is pending on this connection
+                smtp.close()
+
+    async def _send_one(self, smtp: aiosmtplib.SMTP, item: OutboxItemLike, digest: str,
+                        doubt: InDoubt | None) -> None:
+        cfg = self.cfg
+        sender = item.sender or self.judge.address
+        rcpts = list(dict.fromkeys(item.recipients))
+        bad = [r for r in [sender, *rcpts] if not valid_address(r)]
+        if bad or not rcpts:
+            await self._failed(item, f"invalid address(es) {bad!r}" if bad else "no recipients", permanent=True)
+            return
+        if cfg.receipt_to and cfg.receipt_to not in rcpts:
+            rcpts.append(cfg.receipt_to)
+        message_id = doubt.message_id if doubt else (existing_message_id(item.message)
+                                                     or make_msgid(idstring=f"j{item.id}", domain=self.judge.domain))
+        data = with_date_and_id(item.message, message_id)
+        started = False
+        try:
+            await smtp.mail(sender)
+            refused: dict[str, str] = {}
+            for r in rcpts:
+                try:
+                    await smtp.rcpt(r)
+                except aiosmtplib.SMTPRecipientRefused as exc:
+                    if exc.code == 421:
+                        raise
+                    refused[r] = f"{exc.code} {exc.message}"
+            if all(r in refused or r == cfg.receipt_to for r in rcpts):
+                await smtp.rset()
+                permanent = all(v.startswith("5") for v in refused.values())
+                await self._failed(item, f"all recipients refused: {refused}", permanent=permanent)
+                return
+            self.state.begin_data(item.id, digest, message_id)
+            started = True
+            await smtp.data(data)
+        except aiosmtplib.SMTPResponseException as exc:
+            if exc.code == 421 or exc.code < 400:  # the server is closing: not this message's fault
+                raise ServerUnavailable(f"{exc.code} {exc.message}") from exc
+            if started:
+                self.state.forget(item.id)  # the server answered DATA with an error: it has not taken it
+            try:
+                await smtp.rset()
+            except aiosmtplib.SMTPException as rexc:
+                raise ServerUnavailable(f"RSET after error: {rexc}") from rexc
+            await self._failed(item, f"{exc.code} {exc.message}", permanent=500 <= exc.code < 600)
+            return
+        except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
+            # connection trouble; if DATA had begun, the journal entry stays: in doubt
+            raise ServerUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        await self.service.mark_sent(item.id)
+        self.state.forget(item.id)
+        self._not_before.pop(item.id, None)
+        self.stats.sent += 1
+        if refused:
+            # never silent: the master sees this in the log; the others did get the message
+            log(logger, "smtp.partly_refused", logging.WARNING, item=item.id, refused=refused)
+        log(logger, "smtp.sent", item=item.id, message_id=message_id, rcpts=len(rcpts) - len(refused))
+
+    async def _failed(self, item: OutboxItemLike, error: str, permanent: bool) -> None:
+        await self.service.mark_failed(item.id, error, permanent)
+        if permanent:
+            self.stats.permanent += 1
+            self._not_before.pop(item.id, None)
+        else:
+            self.stats.transient += 1
+            delay = min(self.cfg.retry_max, self.cfg.retry_base * 2 ** max(0, item.attempts))
+            self._not_before[item.id] = time.monotonic() + delay
+        log(logger, "smtp.failed", logging.ERROR if permanent else logging.WARNING, item=item.id,
+            error=error, permanent=permanent)

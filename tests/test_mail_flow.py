@@ -1,0 +1,48 @@
+"""Mail flows IMAP -> service -> SMTP through the daemon, against a real Dovecot and aiosmtpd."""
+
+from __future__ import annotations
+
+import email
+import sqlite3
+from email import policy
+
+import pytest
+
+from mailservers import (Dovecot, SmtpSink, dovecot, mail, order_mail, running_daemon, smtp_sink,  # noqa: F401
+                         daemon_config, until, workdir)
+
+pytestmark = pytest.mark.mail
+
+
+def tokens(db_path: str) -> list[str]:
+    with sqlite3.connect(db_path) as db:
+        return [t for (t,) in db.execute("SELECT token FROM orders ORDER BY token")]
+
+
+async def test_orders_answered_and_flagged(mail: Dovecot, smtp_sink: SmtpSink, workdir) -> None:
+    sent = [f"t{i:03d}" for i in range(40)]
+    mail.append([order_mail(t) for t in sent])
+    cfg = daemon_config(mail, smtp_sink, workdir)
+    async with running_daemon(cfg) as d:
+        await until(lambda: len(smtp_sink.to("player@example.test")) == 40, what="40 replies")
+        await until(lambda: mail.count("UNSEEN") == 0, what="all flagged")
+        assert d.imap.stats.handled == 40
+    assert tokens(cfg["judge"]["db_path"]) == sorted(sent)
+    replies = smtp_sink.to("player@example.test")
+    ids = [r.message_id for r in replies]
+    assert len(set(ids)) == 40 and all(ids)
+    for r in replies:
+        assert r.msg["Date"] and r.msg["In-Reply-To"]
+    # delivered into the player's real mailbox too
+    assert mail.count(user="player") == 40
+
+
+async def test_processed_folder_mode(mail: Dovecot, smtp_sink: SmtpSink, workdir) -> None:
+    mail.append([order_mail(f"m{i}") for i in range(5)])
+    cfg = daemon_config(mail, smtp_sink, workdir, imap={"processed_folder": "Processed"})
+    async with running_daemon(cfg):
+        await until(lambda: mail.count(mailbox="Processed") == 5, what="moved")
+        assert mail.count() == 0
+        mail.append(order_mail("late"))  # arrives while the daemon idles
+        await until(lambda: mail.count(mailbox="Processed") == 6, what="late one moved")
+    assert tokens(cfg["judge"]["db_path"]) == sorted([f"m{i}" for i in range(5)] + ["late"])
