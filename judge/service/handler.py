@@ -1,0 +1,920 @@
+"""One incoming message: run its commands in order and queue the answers (inside the caller's transaction).
+
+mail in (:mod:`mailparse`) → commands (:mod:`commands`) → this module → game (:mod:`game`) →
+adjudicator → report (:mod:`report`) → mail out (:mod:`outbox`).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from judge.service import deadlines, game as games, orderbook, report
+from judge.service.commands import Command, parse_commands
+from judge.service.game import Ctx, Game, GameError, PhaseRow
+from judge.service.mailparse import IncomingMail
+from judge.service.passwords import PasswordError, check_new_password, hash_password, verify_password
+from judge.service.render import render, render_part
+from judge.service.store import dumps, iso, loads
+from judge.variant import available_variants
+
+log = logging.getLogger(__name__)
+
+BAD_SIGNON = "Invalid password or power ID specified."
+SECRET_ARGS = {"SIGNON": 1, "CREATE": 1, "OBSERVE": 1}  # index of the password among the arguments
+
+
+class CommandError(Exception):
+    """This command is refused (nothing it would have done was done)."""
+
+
+class Stop(Exception):
+    """Read no further in this message."""
+
+
+@dataclass
+class Session:
+    game: Game | None = None
+    seat: Any = None  # the seat signed on (a player or an observer)
+    master: bool = False
+    power: str | None = None  # the power whose orders are read (the seat's, or BECOME)
+    became: bool = False
+    future: Any = None  # Phase for PHASE orders
+    signons: int = 0
+
+
+@dataclass
+class Handler:
+    ctx: Ctx
+    mail: IncomingMail
+    session: Session = field(default_factory=Session)
+    sections: list[str] = field(default_factory=list)
+    errors: int = 0
+    order_lines: list[Command] = field(default_factory=list)
+    touched: bool = False  # orders or WAIT changed: try early processing afterwards
+    copy_to: list[str] = field(default_factory=list)  # also send the reply here (the seat's own address)
+    stray_orders: int = 0
+
+    # -- running -------------------------------------------------------------------------------
+    def run(self) -> None:
+        if self.mail.error:
+            self.error(f"Your message could not be read: {self.mail.error}.")
+            self.send_reply()
+            return
+        for note in self.mail.notes:
+            self.say(note)
+        cmds = parse_commands(self.mail.text)
+        try:
+            for cmd in cmds:
+                if cmd.name != "ORDER":
+                    self.flush_orders()
+                self.dispatch(cmd)
+            self.flush_orders()
+        except Stop:
+            self.order_lines.clear()
+        if not cmds:
+            self.error("No commands found in your message. Send HELP for help.")
+        elif self.stray_orders:
+            self.error("Signon command not encountered: order lines are only read after a SIGNON line. "
+                       "Use 'help' for info.")
+        self.order_status()
+        self.send_reply()
+        g = self.session.game
+        if self.touched and g is not None and g.state == "active":
+            games.maybe_process(self.ctx, g)
+
+    def dispatch(self, cmd: Command) -> None:
+        if cmd.name == "ORDER":
+            if self.session.power is None:
+                if self.session.game is not None:
+                    self.echo(cmd)
+                    self.error("You are not signed on as a power, so this line cannot be an order.")
+                else:
+                    self.stray_orders += 1
+                return
+            self.order_lines.append(cmd)
+            return
+        fn: Callable[[Command], None] = getattr(self, "do_" + cmd.name.lower())
+        self.echo(cmd)
+        try:
+            fn(cmd)
+        except (CommandError, GameError, deadlines.TimeError, PasswordError) as exc:
+            self.error(str(exc))
+        except Stop:
+            raise
+
+    # -- output --------------------------------------------------------------------------------
+    def echo(self, cmd: Command) -> None:
+        words = cmd.line.split()
+        i = SECRET_ARGS.get(cmd.name)
+        if cmd.name == "SET" and cmd.args and cmd.args[0].upper() == "PASSWORD":
+            words = words[:2] + ["****"] * (len(words) > 2)
+        elif i is not None:
+            head = len(words) - len(cmd.args)
+            if len(cmd.args) > i:
+                words[head + i] = "****"
+        self.sections.append("> " + " ".join(words))
+
+    def say(self, text: str) -> None:
+        self.sections.append(text)
+
+    def error(self, text: str) -> None:
+        self.errors += 1
+        self.sections.append(f"*** Error: {text}")
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def need_game(self) -> Game:
+        if self.session.game is None:
+            raise CommandError("sign on to a game first (SIGNON)")
+        return self.session.game
+
+    def need_master(self) -> Game:
+        g = self.need_game()
+        if not self.session.master:
+            raise CommandError("only the game master may do that")
+        return g
+
+    def need_power(self) -> tuple[Game, str]:
+        g = self.need_game()
+        if self.session.power is None:
+            raise CommandError("only a player signed on as a power may do that")
+        return g, self.session.power
+
+    def need_phase(self, g: Game) -> PhaseRow:
+        if g.state == "forming":
+            raise CommandError(f"game '{g.name}' has not started yet")
+        if g.state in ("finished", "terminated"):
+            raise CommandError(f"game '{g.name}' is over")
+        ph = games.current_phase(self.ctx.store, g)
+        if ph is None:
+            raise CommandError(f"game '{g.name}' has no open phase")
+        return ph
+
+    def lookup_game(self, name: str) -> Game:
+        g = games.get_game(self.ctx.store, name.lstrip("?"))
+        if g is None:
+            raise CommandError(f"no game named '{name.lstrip('?').lower()}'. Send LIST for the games on this judge")
+        return g
+
+    def arg_game(self, cmd: Command) -> Game:
+        if cmd.args:
+            return self.lookup_game(cmd.args[0])
+        if self.session.game is not None:
+            return self.session.game
+        raise CommandError(f"{cmd.name} needs a game name")
+
+    # -- anyone ----------------------------------------------------------------------------------
+    def do_help(self, cmd: Command) -> None:
+        self.say(render_part("help.txt", code=self.ctx.cfg.code, address=self.ctx.cfg.address,
+                             variants=available_variants()))
+
+    def do_version(self, cmd: Command) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            v = version("judge")
+        except PackageNotFoundError:
+            v = "unknown"
+        self.say(f"judge {v}")
+
+    def do_list(self, cmd: Command) -> None:
+        if not cmd.args and self.session.game is None:
+            rows = []
+            for r in self.ctx.store.all("SELECT * FROM games ORDER BY name"):
+                g = games._game(r)
+                ph = games.current_phase(self.ctx.store, g)
+                filled = sum(1 for s in games.seats(self.ctx.store, g.id) if s["player_id"] is not None)
+                rows.append({"name": g.name, "variant": g.variant_name, "state": g.state,
+                             "phase": ph.short if ph else "-", "players": filled,
+                             "powers": len(g.variant.powers)})
+            self.say(render_part("list.txt", games=rows))
+            return
+        self.say(self.describe_game(self.arg_game(cmd)))
+
+    def describe_game(self, g: Game) -> str:
+        ph = games.current_phase(self.ctx.store, g)
+        st = self.ctx.store
+        seats = []
+        late = set()
+        if ph is not None and self.session.master and self.session.game is g:
+            late = set(games.late_powers(st, g, ph))
+        for s in games.seats(st, g.id):
+            status = {"active": "", "cd": "civil disorder", "vacant": "vacant"}.get(s["status"], s["status"])
+            if s["power"] in late:
+                status = (status + ", " if status else "") + "orders missing"
+            seats.append({"power": s["power"] or "(to be assigned)", "status": status})
+        observers = len(games.seats(st, g.id, "observer"))
+        rules = {k: v for k, v in (g.options.get("rules") or {}).items()}
+        return render_part("list_game.txt", name=g.name, variant=g.variant.title, state=g.state,
+                           phase=ph.name if ph else None, short=ph.short if ph else None,
+                           deadline=self.ctx.when(ph.deadline) if ph else None,
+                           grace_end=self.ctx.when(ph.grace_end) if ph else None,
+                           seats=seats, observers=observers, press=g.press, centres=g.options.get("centres")
+                           or g.variant.victory.get("centres"),
+                           movement=deadlines.format_hours(g.hours("movement")),
+                           retreat=deadlines.format_hours(g.hours("retreat")),
+                           adjustment=deadlines.format_hours(g.hours("adjustment")),
+                           grace=deadlines.format_hours(g.grace_hours), rules=rules, outcome=g.outcome,
+                           npowers=len(g.variant.powers))
+
+    def do_whogame(self, cmd: Command) -> None:
+        g = self.arg_game(cmd)
+        st = self.ctx.store
+        rows = [{"power": s["power"] or "(to be assigned)", "address": games.address_of(st, s["player_id"]) or "(vacant)",
+                 "status": s["status"]} for s in games.seats(st, g.id)]
+        obs = [games.address_of(st, s["player_id"]) for s in games.seats(st, g.id, "observer")]
+        self.say(render_part("whogame.txt", name=g.name, rows=rows, observers=obs,
+                             master=games.master_address(st, g)))
+
+    def do_history(self, cmd: Command) -> None:
+        g = self.arg_game(cmd)
+        done = games.processed_phases(self.ctx.store, g)
+        shorts = [r["short"].lower() for r in done]
+        lo, hi = 0, len(done)
+        rest = [a.lower() for a in cmd.args[1:] if a.lower() not in ("from", "to")]
+        if rest:
+            if rest[0] not in shorts:
+                raise CommandError(f"no processed phase {rest[0].upper()} in '{g.name}' (processed: "
+                                   f"{', '.join(r['short'] for r in done) or 'none'})")
+            lo = shorts.index(rest[0])
+        if len(rest) > 1:
+            if rest[1] not in shorts:
+                raise CommandError(f"no processed phase {rest[1].upper()} in '{g.name}'")
+            hi = len(shorts) - shorts[::-1].index(rest[1])
+        reports = [r["report"] or "" for r in done[lo:hi]]
+        self.say(render_part("history.txt", name=g.name, reports=reports))
+
+    def do_summary(self, cmd: Command) -> None:
+        g = self.arg_game(cmd)
+        st = self.ctx.store
+        v = g.variant
+        years: list[dict[str, Any]] = []
+        seen: set[int] = set()
+        rows = st.all("SELECT * FROM phases WHERE game_id = ? AND state IN ('open', 'processed') ORDER BY seq", (g.id,))
+        for r in rows:
+            ph = games._phase(r, v)
+            pos = ph.position
+            if pos.phase.year in seen:
+                continue
+            seen.add(pos.phase.year)
+            years.append({"year": pos.phase.year, "counts": report.centre_counts(pos)})
+        players = []
+        for s in games.seats(st, g.id):
+            players.append({"power": s["power"] or "?", "address": games.address_of(st, s["player_id"]) or "(vacant)",
+                            "status": s["status"]})
+        ph = games.current_phase(st, g)
+        self.say(render_part("summary.txt", name=g.name, variant=v.title, state=g.state, outcome=g.outcome,
+                             through=ph.short if ph else (rows[-1]["short"] if rows else "-"),
+                             master=games.master_address(st, g), players=players, powers=list(v.powers),
+                             letters={p.name: p.letter for p in v.powers.values()}, years=years))
+
+    def do_create(self, cmd: Command) -> None:
+        if self.session.signons:
+            raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
+        if len(cmd.args) < 2:
+            raise CommandError("write CREATE ?name password [variant] [option=value ...]")
+        name, password = cmd.args[0], cmd.args[1]
+        variant = "standard"
+        rest = cmd.args[2:]
+        if rest and "=" not in rest[0]:
+            variant, rest = rest[0], rest[1:]
+        g = games.create_game(self.ctx, name, password, variant, rest, self.mail.sender)
+        self.session = Session(game=g, master=True, signons=1)
+        self.say(f"Game '{g.name}' ({g.variant.title}) created; you are its master.\n"
+                 f"Players join with:  SIGNON ?{g.name} <password of their choice>\n"
+                 f"You sign on as master with:  SIGNON M{g.name} <your password>\n"
+                 f"The game starts when all {len(g.variant.powers)} powers have players "
+                 f"(or when you send START).")
+
+    def do_signon(self, cmd: Command) -> None:
+        if self.session.signons:
+            raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
+        self.session.signons += 1
+        args = cmd.args
+        if len(args) == 3:
+            power_name, name, password = args
+            g = self.lookup_or_stop(name)
+            p = g.variant.power(power_name)
+            if p is None:
+                self.fail_signon()
+            self.signon_power(g, p.name, password)  # type: ignore[union-attr]
+            return
+        if len(args) != 2 or len(args[0]) < 2:
+            self.error("write SIGNON <power letter><game> <password>, e.g. SIGNON Fmygame secret "
+                       "(or SIGNON ?game password to join a game)")
+            raise Stop
+        ident, password = args
+        letter, name = ident[0].upper(), ident[1:]
+        g = self.lookup_or_stop(name)
+        if letter == "?":
+            self.signon_join(g, password)
+            return
+        powers = {p.letter.upper(): p.name for p in g.variant.powers.values()}
+        if letter in powers:
+            self.signon_power(g, powers[letter], password)
+        elif letter == "M":
+            if not verify_password(password, g.master_hash):
+                self.fail_signon()
+            self.session = Session(game=g, master=True, signons=1)
+            self.say(f"Signed on as master of '{g.name}'.")
+        elif letter == "O":
+            self.signon_observer(g, password)
+        else:
+            self.fail_signon()
+
+    def lookup_or_stop(self, name: str) -> Game:
+        g = games.get_game(self.ctx.store, name.lstrip("?"))
+        if g is None:
+            self.error(f"No such game '{name.lstrip('?').lower()}'. Send LIST for the games on this judge.")
+            raise Stop
+        return g
+
+    def fail_signon(self) -> None:
+        self.error(BAD_SIGNON)
+        raise Stop
+
+    def signon_power(self, g: Game, power: str, password: str) -> None:
+        st = self.ctx.store
+        if g.state == "forming":
+            self.error(f"Game '{g.name}' has not started: powers are assigned at the start. "
+                       f"Use SIGNON ?{g.name} <password> to join it.")
+            raise Stop
+        seat = games.seat_of_power(st, g.id, power)
+        if seat is None:
+            self.fail_signon()
+        if seat["status"] == "vacant":
+            if g.state not in ("active", "paused"):
+                self.fail_signon()
+            self.take_over(g, seat, password)
+            return
+        if not verify_password(password, seat["password_hash"]):
+            self.fail_signon()
+        self.enter_seat(g, seat)
+
+    def take_over(self, g: Game, seat: Any, password: str) -> None:
+        st = self.ctx.store
+        check_new_password(password)
+        pid = games.player_id(self.ctx, self.mail.sender)
+        st.update("seats", seat["id"], player_id=pid, password_hash=hash_password(password, self.ctx.cfg.password_cost),
+                  status="active", wait=1, draw=0, addresses=None, joined=iso(self.ctx.now))
+        seat = st.one("SELECT * FROM seats WHERE id = ?", (seat["id"],))
+        letter = g.variant.powers[seat["power"]].letter
+        self.say(f"You have taken over {seat['power']} in '{g.name}'. Sign on from now on with:  "
+                 f"SIGNON {letter}{g.name} <your password>\n(WAIT is set for you this phase: send SET NOWAIT "
+                 f"when your orders are complete.)")
+        games.notice(self.ctx, g, f"New Player Signon: {letter}",
+                     f"{seat['power']} in game '{g.name}' has been taken over by a new player.")
+        self.enter_seat(g, seat, quiet=True)
+
+    def enter_seat(self, g: Game, seat: Any, quiet: bool = False) -> None:
+        st = self.ctx.store
+        if seat["status"] == "cd":
+            st.update("seats", seat["id"], status="active")
+            seat = st.one("SELECT * FROM seats WHERE id = ?", (seat["id"],))
+            games.notice(self.ctx, g, f"{seat['power']} returns", f"{seat['power']} is no longer in civil disorder.")
+        self.session = Session(game=g, seat=seat, power=seat["power"] if seat["role"] == "player" else None,
+                               signons=1)
+        own = games.seat_addresses(st, seat)
+        if self.mail.sender not in own:
+            self.copy_to = own
+        if not quiet:
+            what = seat["power"] or ("observer" if seat["role"] == "observer" else "player (power not yet assigned)")
+            self.say(f"Signed on as {what} in '{g.name}'.")
+
+    def signon_join(self, g: Game, password: str) -> None:
+        st = self.ctx.store
+        pid = st.scalar("SELECT id FROM players WHERE address = ?", (self.mail.sender,))
+        mine = [s for s in games.seats(st, g.id) if pid is not None and s["player_id"] == pid]
+        if mine:
+            for s in mine:
+                if verify_password(password, s["password_hash"]):
+                    self.enter_seat(g, s)
+                    return
+            self.fail_signon()
+        if g.state == "forming":
+            check_new_password(password)
+            seat = games.join(self.ctx, g, self.mail.sender, password)
+            filled = len(games.seats(st, g.id))
+            need = len(g.variant.powers)
+            self.session = Session(game=g, seat=seat, signons=1)
+            self.say(f"You have joined '{g.name}' ({filled} of {need} players). Your power is assigned when "
+                     f"the game starts; keep your password.")
+            master = games.master_address(st, g)
+            if master:
+                games.notice(self.ctx, g, "New Player Signon", f"A player has joined '{g.name}' "
+                             f"({filled} of {need}).", to=[master])
+            if filled >= need:
+                games.start(self.ctx, g)
+                self.session.seat = st.one("SELECT * FROM seats WHERE id = ?", (seat["id"],))
+                self.session.power = self.session.seat["power"]
+            return
+        if g.state not in ("active", "paused"):
+            self.error(f"Game '{g.name}' is over.")
+            raise Stop
+        vacant = [s for s in games.seats(st, g.id) if s["status"] == "vacant"]
+        if not vacant:
+            self.error(f"Game '{g.name}' has no vacant power to take over.")
+            raise Stop
+        order = list(g.variant.powers)
+        vacant.sort(key=lambda s: order.index(s["power"]))
+        self.take_over(g, vacant[0], password)
+
+    def signon_observer(self, g: Game, password: str) -> None:
+        st = self.ctx.store
+        pid = games.player_id(self.ctx, self.mail.sender)
+        seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?", (g.id, pid))
+        if seat is None or not verify_password(password, seat["password_hash"]):
+            self.fail_signon()
+        self.enter_seat(g, seat)
+
+    def do_observe(self, cmd: Command) -> None:
+        if self.session.signons:
+            raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
+        if len(cmd.args) != 2:
+            raise CommandError("write OBSERVE game password")
+        self.session.signons += 1
+        g = self.lookup_or_stop(cmd.args[0])
+        st = self.ctx.store
+        pid = games.player_id(self.ctx, self.mail.sender)
+        seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?", (g.id, pid))
+        if seat is not None:
+            if not verify_password(cmd.args[1], seat["password_hash"]):
+                self.fail_signon()
+        else:
+            check_new_password(cmd.args[1])
+            sid = st.insert("seats", game_id=g.id, power=None, role="observer", player_id=pid,
+                            password_hash=hash_password(cmd.args[1], self.ctx.cfg.password_cost), status="active",
+                            wait=0, draw=0, joined=iso(self.ctx.now))
+            seat = st.one("SELECT * FROM seats WHERE id = ?", (sid,))
+        self.enter_seat(g, seat, quiet=True)
+        self.say(f"You are observing '{g.name}': you will receive its results and broadcasts.")
+
+    def do_signoff(self, cmd: Command) -> None:
+        raise Stop
+
+    # -- orders ------------------------------------------------------------------------------------
+    def flush_orders(self) -> None:
+        if not self.order_lines:
+            return
+        lines, self.order_lines = self.order_lines, []
+        text = "\n".join(c.line for c in lines)
+        try:
+            g, power = self.need_power()
+            ph = self.need_phase(g)
+        except CommandError as exc:
+            for c in lines:
+                self.sections.append("> " + c.line)
+            self.error(str(exc))
+            return
+        if self.session.future is not None:
+            self.ctx.store.insert("future_orders", game_id=g.id, power=power, phase_name=str(self.session.future),
+                                  raw=text, message_id=self.mail.message_id, created=iso(self.ctx.now), state="pending")
+            for c in lines:
+                self.sections.append("> " + c.line)
+            self.say(f"Queued for {self.session.future}: these orders are read when that phase begins.")
+            return
+        sub = orderbook.submit(self.ctx.store, ph.id, ph.position, power, text, g.rules, self.mail.message_id,
+                               self.ctx.now)
+        for rep in sub.lines:
+            self.sections.append("> " + rep.line)
+            if rep.error:
+                self.error(rep.error + (f" (did you mean: {', '.join(rep.suggestions)}?)" if rep.suggestions else ""))
+            else:
+                for w in rep.warnings:
+                    self.say(f"  Warning: {w}")
+        if sub.accepted:
+            self.touched = True
+
+    def do_phase(self, cmd: Command) -> None:
+        g, power = self.need_power()
+        ph = self.need_phase(g)
+        text = " ".join(cmd.args)
+        if not text:
+            raise CommandError("write PHASE <season> <year> <phase>, e.g. PHASE Fall 1901 Movement")
+        try:
+            target = g.variant.calendar.parse(text)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        cal = g.variant.calendar
+        if cal.order_key(target) < cal.order_key(ph.phase):
+            raise CommandError(f"{target} has already passed")
+        if target == ph.phase:
+            self.session.future = None
+            self.say(f"Orders below are for the current phase, {target}.")
+            return
+        if target.year > ph.phase.year + 5:
+            raise CommandError("orders may be queued at most five years ahead")
+        self.session.future = target
+        self.say(f"Orders below are for {target}.")
+
+    def do_clear(self, cmd: Command) -> None:
+        g, power = self.need_power()
+        ph = self.need_phase(g)
+        n = orderbook.clear(self.ctx.store, ph.id, power)
+        f = self.ctx.store.conn.execute("UPDATE future_orders SET state = 'cleared' WHERE game_id = ? AND power = ? "
+                                        "AND state = 'pending'", (g.id, power)).rowcount
+        self.say(f"Orders cleared for {ph.name}" + (f" and {f} queued future order set(s) dropped." if f else "."))
+        if n:
+            self.touched = True
+
+    # -- press ---------------------------------------------------------------------------------------
+    def do_press(self, cmd: Command) -> None:
+        self.send_press(cmd, broadcast=False)
+
+    def do_broadcast(self, cmd: Command) -> None:
+        self.send_press(cmd, broadcast=True)
+
+    def do_endpress(self, cmd: Command) -> None:
+        raise CommandError("ENDPRESS without PRESS or BROADCAST")
+
+    def send_press(self, cmd: Command, broadcast: bool) -> None:
+        g = self.need_game()
+        st = self.ctx.store
+        v = g.variant
+        if self.session.master:
+            sender = "Master"
+        elif self.session.power:
+            sender = self.session.power
+        else:
+            raise CommandError("observers cannot send press")
+        if not cmd.body.strip():
+            raise CommandError("the press message is empty")
+        grey = False
+        to_tokens: list[str] = []
+        words = [w.upper() for w in cmd.args]
+        i = 0
+        while i < len(words):
+            w = words[i].strip(",")
+            if w in ("GREY", "GRAY", "ANONYMOUS"):
+                grey = True
+            elif w in ("WHITE", "UNANONYMOUS"):
+                grey = False
+            elif w == "TO":
+                pass
+            else:
+                to_tokens.append(w)
+            i += 1
+        all_powers = [p for p in v.powers]
+        if broadcast and not to_tokens:
+            targets = set(all_powers)
+            broadcast_all = True
+        else:
+            if not to_tokens:
+                raise CommandError("PRESS needs recipients: PRESS TO <powers> (e.g. PRESS TO FG), or use BROADCAST")
+            targets = self.press_targets(g, to_tokens)
+            broadcast_all = targets >= set(all_powers)
+        master_only = targets == {"Master"}
+        mode = g.press
+        if sender != "Master" and not master_only:
+            if mode == "none":
+                raise CommandError(f"game '{g.name}' does not allow press (except to the master)")
+            if mode == "white" and grey:
+                raise CommandError(f"game '{g.name}' allows only white press")
+            if mode == "grey" and not grey:
+                grey = True
+        if g.state in ("finished", "terminated") and not broadcast_all:
+            raise CommandError(f"game '{g.name}' is over")
+        if g.state == "forming" and not broadcast_all and not master_only:
+            raise CommandError("powers are not assigned yet: only BROADCAST is possible")
+        if sender == "Master" or master_only:
+            grey = False
+        targets.discard(sender)
+        ph = games.current_phase(st, g)
+        short = ph.short if ph else "-"
+        recipients: list[list[str]] = []
+        names = sorted(t for t in targets if t in v.powers)
+        if broadcast_all:
+            recipients = [a for a in games.audience(st, g) if not set(a) & set(self.own_addresses())]
+        else:
+            for t in sorted(targets):
+                if t == "Master":
+                    m = games.master_address(st, g)
+                    if m:
+                        recipients.append([m])
+                elif t == "Observers":
+                    recipients += [games.seat_addresses(st, s) for s in games.seats(st, g.id, "observer")]
+                else:
+                    s = games.seat_of_power(st, g.id, t)
+                    if s is not None and s["player_id"] is not None and s["status"] != "vacant":
+                        recipients.append(games.seat_addresses(st, s))
+        to_words = "everyone" if broadcast_all else _join([t for t in sorted(targets)])
+        letters = "".join(v.powers[n].letter for n in names) if not broadcast_all else ""
+        subject, text = render("press.txt", code=self.ctx.cfg.code, game=g.name, short=short, sender=sender,
+                               letter=v.powers[sender].letter if sender in v.powers else "M", grey=grey,
+                               broadcast=broadcast_all, to_words=to_words, to_letters=letters, body=cmd.body)
+        for to in recipients:
+            self.ctx.mail(to, subject, text, game_id=g.id, kind="press")
+        st.insert("press", game_id=g.id, phase_name=ph.name if ph else None, sender=sender,
+                  recipients=dumps(sorted(targets)), grey=int(grey), broadcast=int(broadcast_all), body=cmd.body,
+                  message_id=self.mail.message_id, created=iso(self.ctx.now))
+        note = "" if cmd.closed else " (no ENDPRESS: the message ran to the end of your mail)"
+        self.say(f"Message sent to {to_words}{' (grey: without your name)' if grey else ''}{note}:\n\n"
+                 + "\n".join("  " + l for l in cmd.body.split("\n")))
+
+    def own_addresses(self) -> list[str]:
+        return [self.mail.sender, *self.copy_to]
+
+    def press_targets(self, g: Game, tokens: list[str]) -> set[str]:
+        v = g.variant
+        letters = {p.letter.upper(): p.name for p in v.powers.values()}
+        include: set[str] = set()
+        exclude: set[str] = set()
+        but = False
+        for tok in tokens:
+            if tok in ("BUT", "EXCEPT"):
+                but = True
+                continue
+            neg = tok.startswith("-")
+            tok = tok.lstrip("+-")
+            dest = exclude if (but or neg) else include
+            if tok == "ALL":
+                include.update(v.powers)
+                continue
+            if tok in ("MASTER", "GM"):
+                dest.add("Master")
+                continue
+            if tok in ("OBSERVERS", "OBSERVER"):
+                dest.add("Observers")
+                continue
+            p = v.power(tok)
+            if p is not None and len(tok) > 1:
+                dest.add(p.name)
+                continue
+            for ch in tok:
+                if ch in letters:
+                    dest.add(letters[ch])
+                elif ch == "M":
+                    dest.add("Master")
+                elif ch == "O":
+                    dest.add("Observers")
+                else:
+                    raise CommandError(f"unknown press recipient {tok!r}: use power letters "
+                                       f"({''.join(letters)}), power names, M (master), O (observers), ALL")
+        out = include - exclude
+        if not out:
+            raise CommandError("nobody to send this press to")
+        return out
+
+    # -- SET -------------------------------------------------------------------------------------------
+    def do_set(self, cmd: Command) -> None:
+        if not cmd.args:
+            raise CommandError("SET what? (e.g. SET WAIT, SET PASSWORD new, SET DEADLINE +2d)")
+        key = cmd.args[0].upper()
+        rest = cmd.args[1:]
+        if "=" in cmd.args[0]:
+            k, _, val = cmd.args[0].partition("=")
+            key, rest = k.upper(), [val, *rest]
+        if key == "NO" and rest:
+            key, rest = "NO" + rest[0].upper(), rest[1:]
+        st = self.ctx.store
+        if key in ("WAIT", "NOWAIT"):
+            g, power = self.need_power()
+            self.need_phase(g)
+            st.update("seats", self.session.seat["id"], wait=int(key == "WAIT"))
+            self.say("Wait flag set: the phase will not be processed before the deadline." if key == "WAIT"
+                     else "Wait flag cleared.")
+            self.touched = True
+            return
+        if key in ("DRAW", "NODRAW"):
+            self.vote(key == "DRAW")
+            return
+        if key == "PASSWORD":
+            if len(rest) != 1:
+                raise CommandError("write SET PASSWORD <new password>")
+            pw = check_new_password(rest[0])
+            h = hash_password(pw, self.ctx.cfg.password_cost)
+            g = self.need_game()
+            if self.session.master and self.session.seat is None:
+                st.update("games", g.id, master_hash=h)
+                g.master_hash = h
+            elif self.session.seat is not None and not self.session.became:
+                st.update("seats", self.session.seat["id"], password_hash=h)
+            else:
+                raise CommandError("sign on with your own seat to change its password")
+            self.say("Password changed.")
+            return
+        if key == "ADDRESS":
+            g = self.need_game()
+            if self.session.seat is None or self.session.became:
+                raise CommandError("only a player or observer can set an address")
+            addrs = [a.strip().lower() for a in " ".join(rest).replace(";", ",").split(",") if a.strip()]
+            for a in addrs:
+                if "@" not in a or " " in a or a.startswith("@") or a.endswith("@"):
+                    raise CommandError(f"not an email address: {a!r}")
+            st.update("seats", self.session.seat["id"], addresses=dumps(addrs) if addrs else None)
+            self.say(f"Mail for you in '{g.name}' now goes to {', '.join(addrs)}." if addrs else
+                     "Mail for you now goes to your own address again.")
+            return
+        # the master's settings
+        g = self.need_master()
+        if key == "DEADLINE":
+            ph = self.need_phase(g)
+            when = deadlines.parse_when(" ".join(rest), self.ctx.now, self.ctx.cfg.timezone)
+            games.set_deadline(self.ctx, g, ph, when)
+            self.say(f"Deadline for {ph.short} set to {self.ctx.when(when)}.")
+            games.notice(self.ctx, g, "Deadline changed", f"The master has set the deadline for {ph.name} to "
+                         f"{self.ctx.when(when)}.")
+            return
+        if key == "GRACE":
+            hours = deadlines.parse_duration(" ".join(rest))
+            games.set_grace(self.ctx, g, hours)
+            self.say(f"Grace period set to {deadlines.format_hours(hours)}.")
+            return
+        name = key.lower()
+        if rest and rest[0].upper() in ("NEXT", "CLOCK"):
+            rest = rest[1:]
+        if not rest:
+            raise CommandError(f"SET {key} needs a value")
+        note = games.apply_option(g, name, " ".join(rest), started=g.state != "forming")
+        games.save_options(self.ctx, g)
+        self.say(note)
+
+    def do_draw(self, cmd: Command) -> None:
+        self.vote(True)
+
+    def do_nodraw(self, cmd: Command) -> None:
+        self.vote(False)
+
+    def vote(self, yes: bool) -> None:
+        g, power = self.need_power()
+        self.need_phase(g)
+        self.ctx.store.update("seats", self.session.seat["id"], draw=int(yes))
+        self.say(f"{power} {'votes for' if yes else 'does not vote for'} a draw (votes are reset every phase; "
+                 f"a draw needs every surviving power).")
+        if yes and games.check_draw(self.ctx, g):
+            self.say("Every surviving power has voted for a draw: the game is over.")
+
+    def do_resign(self, cmd: Command) -> None:
+        g, power = self.need_power()
+        if self.session.became:
+            raise CommandError("the master cannot resign for a power; use EJECT")
+        self.need_phase(g)
+        self.ctx.store.update("seats", self.session.seat["id"], status="vacant", password_hash=None, wait=0, draw=0)
+        self.say(f"You have resigned {power} in '{g.name}'.")
+        games.notice(self.ctx, g, f"Resignation: {g.variant.powers[power].letter}",
+                     f"{power} has resigned from '{g.name}' and is open for takeover "
+                     f"(SIGNON ?{g.name} <password>). Its units hold until then.")
+        self.touched = True
+        raise Stop
+
+    # -- the master ------------------------------------------------------------------------------------
+    def do_start(self, cmd: Command) -> None:
+        g = self.need_master()
+        if g.state != "forming":
+            raise CommandError(f"game '{g.name}' has already started")
+        games.start(self.ctx, g)
+        self.say(f"Game '{g.name}' started; powers without a player are vacant and hold.")
+
+    def do_process(self, cmd: Command) -> None:
+        g = self.need_master()
+        if g.state == "forming":
+            self.do_start(cmd)
+            return
+        if g.state != "active":
+            raise CommandError(f"game '{g.name}' is {g.state}")
+        ph = self.need_phase(g)
+        games.process(self.ctx, g, ph, "master")
+        self.say(f"{ph.short} processed.")
+        games.maybe_process(self.ctx, g)
+
+    def do_rollback(self, cmd: Command) -> None:
+        g = self.need_master()
+        if g.state == "forming":
+            raise CommandError(f"game '{g.name}' has not started")
+        ph = games.rollback(self.ctx, g, " ".join(cmd.args) or None)
+        self.say(f"Rolled back to {ph.name}; new deadline {self.ctx.when(ph.deadline)}.")
+        games.notice(self.ctx, g, f"Rollback to {ph.short}",
+                     f"The master has rolled '{g.name}' back to {ph.name}. Orders already given for it stand; "
+                     f"the phase will be processed again.", short=ph.short)
+
+    def do_pause(self, cmd: Command) -> None:
+        g = self.need_master()
+        if g.state != "active":
+            raise CommandError(f"game '{g.name}' is {g.state}, not running")
+        g.state = "paused"
+        self.ctx.store.update("games", g.id, state="paused")
+        deadlines.cancel_events(self.ctx.store, g.id, self.ctx.now)
+        self.say(f"Game '{g.name}' paused.")
+        games.notice(self.ctx, g, "Paused", f"The master has paused '{g.name}'. No deadline runs until it resumes.")
+
+    def do_resume(self, cmd: Command) -> None:
+        g = self.need_master()
+        if g.state != "paused":
+            raise CommandError(f"game '{g.name}' is not paused")
+        g.state = "active"
+        self.ctx.store.update("games", g.id, state="active")
+        ph = games.current_phase(self.ctx.store, g)
+        assert ph is not None
+        from datetime import timedelta
+        new = max(ph.deadline or self.ctx.now, self.ctx.now + timedelta(hours=g.hours(ph.phase.kind)))
+        games.set_deadline(self.ctx, g, ph, new)
+        self.say(f"Game '{g.name}' resumed; deadline {self.ctx.when(new)}.")
+        games.notice(self.ctx, g, "Resumed", f"The master has resumed '{g.name}'. The deadline for {ph.name} is "
+                     f"{self.ctx.when(new)}.")
+        self.touched = True
+
+    def do_terminate(self, cmd: Command) -> None:
+        g = self.need_master()
+        if g.state in ("finished", "terminated"):
+            raise CommandError(f"game '{g.name}' is already over")
+        g.state = "terminated"
+        g.outcome = {"kind": "terminated"}
+        self.ctx.store.update("games", g.id, state="terminated", finished=iso(self.ctx.now), outcome=dumps(g.outcome))
+        deadlines.cancel_events(self.ctx.store, g.id, self.ctx.now)
+        self.say(f"Game '{g.name}' terminated.")
+        games.notice(self.ctx, g, "Terminated", f"The master has ended '{g.name}'.")
+
+    def do_eject(self, cmd: Command) -> None:
+        g = self.need_master()
+        if not cmd.args:
+            raise CommandError("write EJECT <power> or EJECT <address>")
+        who = cmd.args[0]
+        st = self.ctx.store
+        seat = None
+        p = g.variant.power(who)
+        if p is not None:
+            seat = games.seat_of_power(st, g.id, p.name)
+        else:
+            pid = st.scalar("SELECT id FROM players WHERE address = ?", (who.lower(),))
+            if pid is not None:
+                seat = st.one("SELECT * FROM seats WHERE game_id = ? AND player_id = ? AND status != 'vacant'",
+                              (g.id, pid))
+        if seat is None or seat["player_id"] is None or seat["status"] == "vacant":
+            raise CommandError(f"nobody to eject as {who!r} in '{g.name}'")
+        gone = games.seat_addresses(st, seat)
+        if seat["role"] == "observer" or g.state == "forming":
+            st.conn.execute("DELETE FROM seats WHERE id = ?", (seat["id"],))
+        else:
+            st.update("seats", seat["id"], status="vacant", password_hash=None, player_id=None, addresses=None,
+                      wait=0, draw=0)
+        label = seat["power"] or seat["role"]
+        self.say(f"Ejected {label} ({', '.join(gone)}).")
+        games.notice(self.ctx, g, "Ejected", f"The master has removed you ({label}) from '{g.name}'.", to=gone)
+        if seat["power"]:
+            games.notice(self.ctx, g, f"Ejected: {seat['power']}", f"{seat['power']} is open for takeover "
+                         f"(SIGNON ?{g.name} <password>).")
+        self.touched = True
+
+    def do_become(self, cmd: Command) -> None:
+        g = self.need_master()
+        if self.session.became:
+            raise CommandError("only one BECOME per message")
+        if not cmd.args:
+            raise CommandError("write BECOME <power>")
+        p = g.variant.power(cmd.args[0])
+        if p is None:
+            raise CommandError(f"unknown power {cmd.args[0]!r}")
+        seat = games.seat_of_power(self.ctx.store, g.id, p.name)
+        if seat is None:
+            raise CommandError(f"game '{g.name}' has not started")
+        self.session.seat = seat
+        self.session.power = p.name
+        self.session.became = True
+        self.copy_to = games.seat_addresses(self.ctx.store, seat) if seat["player_id"] else []
+        self.say(f"You now act as {p.name} in '{g.name}' (its player gets a copy of this reply).")
+
+    # -- the reply ------------------------------------------------------------------------------------
+    def order_status(self) -> None:
+        s = self.session
+        g = s.game
+        if g is None or s.power is None or g.state not in ("active", "paused"):
+            return
+        ph = games.current_phase(self.ctx.store, g)
+        if ph is None:
+            return
+        pos = ph.position
+        cur = orderbook.current_orders(self.ctx.store, ph.id, s.power)
+        need = orderbook.needed(pos, s.power)
+        miss = orderbook.missing(pos, s.power, cur)
+        seat = self.ctx.store.one("SELECT * FROM seats WHERE id = ?", (s.seat["id"],))
+        pending = [r["phase_name"] for r in self.ctx.store.all(
+            "SELECT phase_name FROM future_orders WHERE game_id = ? AND power = ? AND state = 'pending' ORDER BY id",
+            (g.id, s.power))]
+        self.say("")
+        self.say(render_part("orders_status.txt", game=g.name, power=s.power, kind=report.PHASE_WORD[pos.phase.kind],
+                             title=report.phase_title(pos.phase), seq=f"{ph.seq:03d}",
+                             orders=report.order_list(pos, s.power, cur), need=need, missing=miss,
+                             wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=report.adjustment_note(pos, s.power),
+                             deadline=self.ctx.when(ph.deadline), grace_end=self.ctx.when(ph.grace_end),
+                             left=deadlines.format_left(ph.deadline - self.ctx.now) if ph.deadline else "",
+                             paused=g.state == "paused", pending=sorted(set(pending))))
+
+    def send_reply(self) -> None:
+        s = self.session
+        g = s.game
+        ph = games.current_phase(self.ctx.store, g) if g is not None else None
+        subject, text = render("reply.txt", code=self.ctx.cfg.code, game=g.name if g else None,
+                               variant=g.variant.title if g else None, short=ph.short if ph else None,
+                               deadline=self.ctx.when(ph.deadline) if ph else None,
+                               subject=self.mail.subject, error=self.errors > 0, errors=self.errors,
+                               sections=self.sections)
+        to = list(self.mail.reply_to) + [a for a in self.copy_to if a not in self.mail.reply_to]
+        self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
+                      in_reply_to=self.mail.message_id, references=self.mail.references, auto="auto-replied")
+
+
+def _join(names: list[str]) -> str:
+    names = ["the master" if n == "Master" else "the observers" if n == "Observers" else n for n in names]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]

@@ -1,0 +1,244 @@
+"""The judge as a transport sees it: messages in, due events run, mail out.
+
+Transports (Maildir, pipe, the IMAP/SMTP daemon) drive a :class:`Judge`:
+
+* :meth:`Judge.receive` — one message, one transaction (its effects and the replies it queues);
+* :meth:`Judge.pending_outbox`, :meth:`Judge.mark_sent`, :meth:`Judge.mark_failed` — mail out;
+* :meth:`Judge.run_due`, :meth:`Judge.next_wakeup` — deadlines, reminders, grace, exactly once.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import traceback
+from datetime import datetime
+from typing import Any
+
+from judge.service import deadlines, game as games, outbox
+from judge.service.config import JudgeConfig
+from judge.service.game import Ctx, GameError
+from judge.service.handler import Handler
+from judge.service.mailparse import parse_message
+from judge.service.outbox import OutboxItem
+from judge.service.render import render
+from judge.service.store import Store, from_iso, iso
+
+log = logging.getLogger(__name__)
+
+#: errors of the store itself: the message was not handled and must be offered again later
+TRANSIENT = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError, MemoryError)
+
+
+class Judge:
+    def __init__(self, cfg: JudgeConfig):
+        self.cfg = cfg
+        self.store = Store(cfg.db_path)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Judge":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _now(self, now: datetime | None) -> datetime:
+        if now is None:
+            return self.cfg.now()
+        from datetime import timezone
+        return now if now.tzinfo else now.replace(tzinfo=timezone.utc)
+
+    # -- mail in ----------------------------------------------------------------------------------
+    def receive(self, raw: bytes, source: str = "", now: datetime | None = None) -> str:
+        """Handle one message. Returns ``"handled"``, ``"duplicate"`` or ``"ignored: <reason>"``.
+
+        Never raises on bad mail. Raises only when the store itself fails (disk full, database
+        locked): then nothing was done and the transport must offer the message again.
+        """
+        now = self._now(now)
+        mail = parse_message(raw, self.cfg.address, self.cfg.loop_header)
+        st = self.store
+        try:
+            with st.transaction():
+                row = st.one("SELECT id, status FROM inbox WHERE message_id = ?", (mail.message_id,))
+                if row is not None and row["status"] != "failed":
+                    return "duplicate"
+                status = "ignored" if mail.ignore else "handled"
+                values = dict(sender=mail.sender, subject=mail.subject[:500], received=iso(now), source=source,
+                              status=status, detail=mail.ignore or mail.error or "", raw=None)
+                if row is None:
+                    st.insert("inbox", message_id=mail.message_id, **values)
+                else:
+                    st.update("inbox", row["id"], **values)
+                if mail.ignore:
+                    log.info("ignored %s from %s: %s", mail.message_id, mail.sender, mail.ignore)
+                    return f"ignored: {mail.ignore}"
+                Handler(Ctx(st, self.cfg, now), mail).run()
+            return "handled"
+        except TRANSIENT:
+            raise
+        except Exception as exc:  # a bug met by this message: record it, tell people, carry on
+            log.exception("message %s from %s failed", mail.message_id, mail.sender)
+            self._record_failure(raw, mail, source, now, exc)
+            return f"ignored: internal error ({type(exc).__name__})"
+
+    def _record_failure(self, raw: bytes, mail: Any, source: str, now: datetime, exc: Exception) -> None:
+        st = self.store
+        detail = "".join(traceback.format_exception(exc))[-4000:]
+        with st.transaction():
+            row = st.one("SELECT id FROM inbox WHERE message_id = ?", (mail.message_id,))
+            values = dict(sender=mail.sender, subject=mail.subject[:500], received=iso(now), source=source,
+                          status="failed", detail=detail, raw=raw)
+            if row is None:
+                st.insert("inbox", message_id=mail.message_id, **values)
+            else:
+                st.update("inbox", row["id"], **values)
+            ctx = Ctx(st, self.cfg, now)
+            subject, text = render("internal_error.txt", code=self.cfg.code, subject=mail.subject,
+                                   error=type(exc).__name__)
+            if mail.reply_to and not mail.ignore:
+                ctx.mail(mail.reply_to, subject, text, kind="reply", in_reply_to=mail.message_id,
+                         references=mail.references, auto="auto-replied")
+            if self.cfg.keeper:
+                ctx.mail([self.cfg.keeper], f"{self.cfg.code}: internal error on {mail.message_id}",
+                         f"Message {mail.message_id} from {mail.sender} failed:\n\n{detail}\n", kind="failure-report")
+
+    # -- mail out ---------------------------------------------------------------------------------
+    def pending_outbox(self, limit: int = 50, now: datetime | None = None) -> list[OutboxItem]:
+        return outbox.pending(self.store, self._now(now), limit)
+
+    def mark_sent(self, item_id: int, now: datetime | None = None) -> None:
+        outbox.mark_sent(self.store, item_id, self._now(now))
+
+    def mark_failed(self, item_id: int, error: str, permanent: bool, now: datetime | None = None) -> None:
+        outbox.mark_failed(self.store, self.cfg, item_id, error, permanent, self._now(now))
+
+    # -- time ---------------------------------------------------------------------------------------
+    def run_due(self, now: datetime | None = None) -> int:
+        """Run every pending event due by ``now``, oldest first, each in its own transaction."""
+        now = self._now(now)
+        done = 0
+        st = self.store
+        while True:
+            with st.transaction():
+                ev = st.one("SELECT * FROM events WHERE state = 'pending' AND due <= ? ORDER BY due, id LIMIT 1",
+                            (iso(now),))
+                if ev is None:
+                    return done
+                st.update("events", ev["id"], state="done", done_at=iso(now))
+                try:
+                    with_savepoint(st, lambda: games.run_event(Ctx(st, self.cfg, now), ev))
+                except TRANSIENT:
+                    raise
+                except Exception:
+                    log.exception("event %s (%s) failed; marked done", ev["id"], ev["kind"])
+                    st.update("events", ev["id"], state="failed")
+            done += 1
+
+    def next_wakeup(self) -> datetime | None:
+        return deadlines.next_due(self.store)
+
+    # -- for the console ----------------------------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        st = self.store
+        q = {r["status"]: r["n"] for r in st.all("SELECT status, COUNT(*) AS n FROM outbox GROUP BY status")}
+        inbox = {r["status"]: r["n"] for r in st.all("SELECT status, COUNT(*) AS n FROM inbox GROUP BY status")}
+        games_by_state = {r["state"]: r["n"] for r in st.all("SELECT state, COUNT(*) AS n FROM games GROUP BY state")}
+        upcoming = []
+        for r in st.all("SELECT e.kind, e.due, g.name FROM events e JOIN games g ON g.id = e.game_id "
+                        "WHERE e.state = 'pending' ORDER BY e.due LIMIT 10"):
+            upcoming.append({"game": r["name"], "event": r["kind"], "due": r["due"]})
+        nw = self.next_wakeup()
+        return {"db": str(self.cfg.db_path), "schema": st.version, "outbox": q, "inbox": inbox,
+                "games": games_by_state, "next_events": upcoming, "next_wakeup": iso(nw) if nw else None}
+
+    def console(self, now: datetime | None = None) -> "Console":
+        return Console(self, self._now(now))
+
+
+def with_savepoint(st: Store, fn: Any) -> None:
+    """Run ``fn`` so that if it raises, only its own changes are undone (the caller's stay)."""
+    st.conn.execute("SAVEPOINT ev")
+    try:
+        fn()
+    except BaseException:
+        st.conn.execute("ROLLBACK TO ev")
+        st.conn.execute("RELEASE ev")
+        raise
+    st.conn.execute("RELEASE ev")
+
+
+class Console:
+    """What ``judge game …`` does at the console, each call one transaction."""
+
+    def __init__(self, judge: Judge, now: datetime):
+        self.judge = judge
+        self.now = now
+
+    def _ctx(self) -> Ctx:
+        return Ctx(self.judge.store, self.judge.cfg, self.now)
+
+    def _game(self, name: str) -> games.Game:
+        g = games.get_game(self.judge.store, name)
+        if g is None:
+            raise GameError(f"no game named {name!r}")
+        return g
+
+    def create(self, name: str, password: str, variant: str, options: list[str], master: str) -> games.Game:
+        with self.judge.store.transaction():
+            return games.create_game(self._ctx(), name, password, variant, options, master)
+
+    def process(self, name: str) -> str:
+        with self.judge.store.transaction():
+            g = self._game(name)
+            ctx = self._ctx()
+            if g.state == "forming":
+                games.start(ctx, g)
+                return f"{g.name} started"
+            if g.state != "active":
+                raise GameError(f"game {g.name!r} is {g.state}")
+            ph = games.current_phase(ctx.store, g)
+            assert ph is not None
+            games.process(ctx, g, ph, "master")
+            games.maybe_process(ctx, g)
+            return f"{g.name} {ph.short} processed"
+
+    def rollback(self, name: str, phase: str | None) -> str:
+        with self.judge.store.transaction():
+            g = self._game(name)
+            ctx = self._ctx()
+            ph = games.rollback(ctx, g, phase)
+            games.notice(ctx, g, f"Rollback to {ph.short}", f"The judge keeper has rolled '{g.name}' back to "
+                         f"{ph.name}.", short=ph.short)
+            return f"{g.name} rolled back to {ph.short}"
+
+    def games(self) -> list[dict[str, Any]]:
+        st = self.judge.store
+        out = []
+        for r in st.all("SELECT * FROM games ORDER BY name"):
+            g = games._game(r)
+            ph = games.current_phase(st, g)
+            out.append({"name": g.name, "variant": g.variant_name, "state": g.state,
+                        "phase": ph.short if ph else None, "deadline": iso(ph.deadline) if ph else None,
+                        "master": games.master_address(st, g)})
+        return out
+
+    def show(self, name: str) -> dict[str, Any]:
+        st = self.judge.store
+        g = self._game(name)
+        ph = games.current_phase(st, g)
+        late = set(games.late_powers(st, g, ph)) if ph and g.state == "active" else set()
+        seats = [{"power": s["power"], "role": s["role"], "status": s["status"],
+                  "address": games.address_of(st, s["player_id"]), "wait": bool(s["wait"]),
+                  "orders": None if not s["power"] or not ph else ("missing" if s["power"] in late else "complete")}
+                 for s in games.seats(st, g.id, None)]
+        return {"name": g.name, "variant": g.variant_name, "state": g.state, "options": g.options,
+                "outcome": g.outcome, "master": games.master_address(st, g),
+                "phase": ph.name if ph else None, "deadline": iso(ph.deadline) if ph else None,
+                "grace_end": iso(ph.grace_end) if ph else None, "seats": seats,
+                "processed": [r["short"] for r in games.processed_phases(st, g)]}
+
+
+__all__ = ["Judge", "JudgeConfig", "OutboxItem", "from_iso"]

@@ -1,0 +1,223 @@
+"""Mail in: raw bytes → :class:`IncomingMail` (who, what text, or why we must not answer).
+
+Never raises: a message that cannot be read yields an ``error`` to tell the sender, and a
+message we must not answer (auto-replies, bounces, lists, loops) yields an ``ignore`` reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import getaddresses
+from html.parser import HTMLParser
+
+from email_reply_parser import EmailReplyParser
+
+#: local parts of addresses that are machines, never people (njudge's list, and a few more)
+MACHINE_SENDERS = frozenset({
+    "mailer-daemon", "mailerdaemon", "mail-daemon", "postmaster", "mailer", "noreply", "no-reply",
+    "donotreply", "do-not-reply",
+})
+MAX_BODY_CHARS = 100_000  # anything longer is cut (and the sender told)
+
+_SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|antw)\s*(?:\[\d+\])?\s*:|\[error flag\]|\[you are late!\])\s*",
+                           re.I)
+
+
+@dataclass
+class IncomingMail:
+    message_id: str
+    sender: str = ""  # the From address, lower case
+    reply_to: list[str] = field(default_factory=list)  # where answers go
+    subject: str = ""  # Re:/Fwd:/judge tags stripped
+    text: str = ""  # the new text: quotes and signature stripped
+    references: str = ""  # the message's own References, for threading our answer
+    ignore: str | None = None  # why this message must not be answered at all
+    error: str | None = None  # why its text could not be read (answered with this)
+    notes: list[str] = field(default_factory=list)  # things to tell the sender (e.g. truncated)
+
+
+def parse_message(raw: bytes, our_address: str = "", loop_header: str = "X-Judge-Loop") -> IncomingMail:
+    """Read one message. Never raises."""
+    try:
+        return _parse(raw, our_address.lower(), loop_header)
+    except Exception as exc:  # a malformed mail never stops the judge
+        return IncomingMail(message_id=_synthetic_id(raw), error=f"the message could not be read ({type(exc).__name__})")
+
+
+def _synthetic_id(raw: bytes) -> str:
+    return f"<sha256-{hashlib.sha256(raw).hexdigest()[:40]}@judge.invalid>"
+
+
+def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
+    msg: EmailMessage = BytesParser(policy=policy.default).parsebytes(raw)  # type: ignore[assignment]
+    mid = _header(msg, "Message-ID").strip()
+    mail = IncomingMail(message_id=mid if mid else _synthetic_id(raw))
+    mail.references = " ".join((_header(msg, "References") + " " + mid).split())
+    from_addrs = _addresses(msg, "From")
+    mail.sender = from_addrs[0] if from_addrs else ""
+    mail.reply_to = _addresses(msg, "Reply-To") or from_addrs[:1]
+    mail.subject = clean_subject(_header(msg, "Subject"))
+    mail.ignore = ignore_reason(msg, mail.sender, our_address, loop_header)
+    if mail.ignore:
+        return mail
+    if not mail.reply_to:
+        mail.ignore = "no sender address"
+        return mail
+    text, error = body_text(msg)
+    if error:
+        mail.error = error
+        return mail
+    if len(text) > MAX_BODY_CHARS:
+        text = text[:MAX_BODY_CHARS]
+        mail.notes.append(f"Your message was longer than {MAX_BODY_CHARS} characters; the rest was not read.")
+    mail.text = strip_reply(text)
+    return mail
+
+
+def _header(msg: EmailMessage, name: str) -> str:
+    try:
+        v = msg.get(name)
+    except Exception:
+        v = None
+    if v is None:
+        try:
+            raws = [v for k, v in msg.raw_items() if k.lower() == name.lower()]
+        except Exception:
+            raws = []
+        return str(raws[0]) if raws else ""
+    return str(v)
+
+
+def _addresses(msg: EmailMessage, name: str) -> list[str]:
+    out = []
+    for _, addr in getaddresses([_header(msg, name)]):
+        addr = addr.strip().lower()
+        if "@" in addr and " " not in addr and "<" not in addr and ">" not in addr:
+            out.append(addr)
+    return out
+
+
+def clean_subject(subject: str) -> str:
+    """Drop ``Re:``, ``Fwd:`` and our own tags from the front of a subject."""
+    s = " ".join(subject.split())
+    while True:
+        t = _SUBJECT_JUNK.sub("", s, count=1)
+        if t == s:
+            return s
+        s = t
+
+
+def ignore_reason(msg: EmailMessage, sender: str, our_address: str, loop_header: str) -> str | None:
+    """Why this message must never be answered, or None."""
+    auto = _header(msg, "Auto-Submitted").split(";")[0].strip().lower()
+    if auto and auto != "no":
+        return f"Auto-Submitted: {auto}"
+    prec = _header(msg, "Precedence").strip().lower()
+    if prec in ("bulk", "junk", "list", "auto_reply"):
+        return f"Precedence: {prec}"
+    if loop_header and _header(msg, loop_header):
+        return f"mail from a judge ({loop_header})"
+    for h in ("X-Autoreply", "X-Autorespond", "X-Auto-Reply"):
+        if _header(msg, h):
+            return f"auto-reply ({h})"
+    if _header(msg, "List-Id") or _header(msg, "List-Unsubscribe"):
+        return "mailing-list mail"
+    if msg.get_content_type() == "multipart/report":
+        return "delivery report (bounce)"
+    rp = _header(msg, "Return-Path").strip()
+    if rp == "<>":
+        return "bounce (empty Return-Path)"
+    if not sender:
+        return "no sender address"
+    local = sender.split("@", 1)[0]
+    if local in MACHINE_SENDERS or local.startswith("mailer-daemon"):
+        return f"machine sender {sender}"
+    if our_address and sender == our_address:
+        return "mail from ourselves"
+    return None
+
+
+def body_text(msg: EmailMessage) -> tuple[str, str | None]:
+    """The message's text: its text/plain part, or text from its HTML part. (text, error)."""
+    try:
+        part = msg.get_body(preferencelist=("plain", "html"))
+    except Exception:
+        part = None
+    if part is None:
+        if msg.is_multipart() or msg.get_content_maintype() != "text":
+            return "", "the message has no text part: please send your commands as plain text"
+        part = msg
+    try:
+        content = part.get_content()
+    except LookupError:
+        cs = part.get_content_charset() or "?"
+        return "", (f"the message is in the character set {cs!r}, which the judge cannot read: "
+                    "please send it as UTF-8 plain text")
+    except Exception:
+        payload = part.get_payload(decode=True)
+        if not isinstance(payload, bytes):
+            return "", "the message text could not be decoded: please send it as UTF-8 plain text"
+        content = payload.decode("utf-8", "replace")
+    if not isinstance(content, str):
+        return "", "the message has no text part: please send your commands as plain text"
+    if part.get_content_subtype() == "html":
+        content = html_to_text(content)
+    return content.replace("\r\n", "\n").replace("\r", "\n"), None
+
+
+def strip_reply(text: str) -> str:
+    """Keep only the new text: drop quoted replies and the signature."""
+    lines = text.split("\n")
+    # a "-- " signature line ends the commands (njudge); cut there before anything else
+    for i, line in enumerate(lines):
+        if line.rstrip() == "--":
+            lines = lines[:i]
+            break
+    text = "\n".join(lines)
+    try:
+        return EmailReplyParser.parse_reply(text)
+    except Exception:
+        return "\n".join(l for l in lines if not l.lstrip().startswith(">"))
+
+
+class _TextFromHTML(HTMLParser):
+    BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "table"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0
+        self.quote = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style", "head"):
+            self.skip += 1
+        if tag == "blockquote":
+            self.quote += 1
+        if tag in self.BLOCK:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "head") and self.skip:
+            self.skip -= 1
+        if tag == "blockquote" and self.quote:
+            self.quote -= 1
+        if tag in self.BLOCK:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip and not self.quote:  # quoted text (blockquote) is an old message
+            self.parts.append(data)
+
+
+def html_to_text(html: str) -> str:
+    p = _TextFromHTML()
+    p.feed(html)
+    p.close()
+    text = "".join(p.parts).replace("\xa0", " ")
+    return "\n".join(" ".join(line.split()) for line in text.split("\n"))

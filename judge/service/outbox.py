@@ -1,0 +1,112 @@
+"""Mail out: compose messages and keep them in the ``outbox`` table until a transport sends them.
+
+A message is queued inside the transaction of whatever caused it, so a reply is never lost and
+never sent for something that did not happen. Transports take :class:`OutboxItem` rows and call
+:func:`mark_sent` or :func:`mark_failed`; temporary failures are retried on a back-off schedule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from email import policy
+from email.message import EmailMessage
+from email.utils import format_datetime, formataddr, make_msgid
+
+from judge.service.config import JudgeConfig
+from judge.service.store import Store, dumps, iso, loads
+
+#: wait after the n-th temporary failure (the last value repeats)
+BACKOFF = (timedelta(minutes=5), timedelta(minutes=15), timedelta(hours=1), timedelta(hours=4),
+           timedelta(hours=12), timedelta(hours=24))
+
+
+@dataclass
+class OutboxItem:
+    id: int
+    sender: str
+    recipients: list[str]
+    message: bytes  # the whole RFC 5322 message (CRLF line ends)
+    attempts: int
+
+
+def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datetime, *,
+            in_reply_to: str | None = None, references: str | None = None,
+            auto: str = "auto-generated") -> tuple[bytes, str]:
+    """Build one message; returns (bytes, Message-ID)."""
+    msg = EmailMessage(policy=policy.SMTP)
+    domain = cfg.address.rpartition("@")[2] or "localhost"
+    mid = make_msgid(idstring="judge", domain=domain)
+    msg["From"] = formataddr((cfg.name, cfg.address))
+    msg["To"] = ", ".join(to)
+    msg["Subject"] = subject
+    msg["Date"] = format_datetime(now)
+    msg["Message-ID"] = mid
+    if in_reply_to:
+        msg["In-Reply-To"] = in_reply_to
+        msg["References"] = references or in_reply_to
+    msg["Auto-Submitted"] = auto
+    msg[cfg.loop_header] = cfg.address
+    msg.set_content(text, charset="utf-8")
+    return msg.as_bytes(policy=policy.SMTP), mid
+
+
+def queue(store: Store, cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datetime, *,
+          in_reply_to: str | None = None, references: str | None = None, auto: str = "auto-generated",
+          game_id: int | None = None, kind: str = "notice") -> int | None:
+    """Queue one message to ``to`` (our own address and duplicates dropped). Returns the row id."""
+    rcpts = list(dict.fromkeys(a.strip().lower() for a in to if a and a.strip()))
+    rcpts = [a for a in rcpts if a != cfg.address]
+    if not rcpts:
+        return None
+    data, _ = compose(cfg, rcpts, subject, text, now, in_reply_to=in_reply_to, references=references, auto=auto)
+    return store.insert("outbox", sender=cfg.address, recipients=dumps(rcpts), message=data, status="pending",
+                        attempts=0, next_attempt=iso(now), created=iso(now), game_id=game_id, kind=kind)
+
+
+def pending(store: Store, now: datetime, limit: int = 50) -> list[OutboxItem]:
+    rows = store.all("SELECT id, sender, recipients, message, attempts FROM outbox "
+                     "WHERE status = 'pending' AND next_attempt <= ? ORDER BY id LIMIT ?", (iso(now), int(limit)))
+    return [OutboxItem(r["id"], r["sender"], loads(r["recipients"], []), bytes(r["message"]), r["attempts"])
+            for r in rows]
+
+
+def mark_sent(store: Store, item_id: int, now: datetime) -> None:
+    with store.transaction():
+        store.conn.execute("UPDATE outbox SET status = 'sent', sent_at = ?, attempts = attempts + 1 "
+                           "WHERE id = ? AND status = 'pending'", (iso(now), int(item_id)))
+
+
+def mark_failed(store: Store, cfg: JudgeConfig, item_id: int, error: str, permanent: bool, now: datetime) -> None:
+    """Record a failed delivery: retry later, or give up and tell the game master."""
+    with store.transaction():
+        row = store.one("SELECT * FROM outbox WHERE id = ?", (int(item_id),))
+        if row is None or row["status"] != "pending":
+            return
+        attempts = int(row["attempts"] or 0) + 1
+        if not permanent and attempts < cfg.max_attempts:
+            wait = BACKOFF[min(attempts - 1, len(BACKOFF) - 1)]
+            store.update("outbox", row["id"], attempts=attempts, last_error=error[:1000], next_attempt=iso(now + wait))
+            return
+        store.update("outbox", row["id"], attempts=attempts, last_error=error[:1000], status="failed")
+        if row["kind"] == "failure-report":
+            return  # never report the failure of a failure report (no loops)
+        recipients = loads(row["recipients"], [])
+        tell: list[str] = []
+        game_name = None
+        if row["game_id"] is not None:
+            g = store.one("SELECT g.name, p.address FROM games g LEFT JOIN players p ON p.id = g.master_id "
+                          "WHERE g.id = ?", (row["game_id"],))
+            if g is not None:
+                game_name = g["name"]
+                if g["address"]:
+                    tell.append(g["address"])
+        if cfg.keeper:
+            tell.append(cfg.keeper)
+        tell = [a for a in tell if a not in recipients]
+        if tell:
+            from judge.service.render import render
+
+            subject, text = render("delivery_failure.txt", code=cfg.code, game=game_name, recipients=recipients,
+                                   error=error, attempts=attempts, permanent=permanent)
+            queue(store, cfg, tell, subject, text, now, game_id=row["game_id"], kind="failure-report")

@@ -1,0 +1,190 @@
+"""The judge's one SQLite file: schema, versioned migrations, transactions and small query helpers.
+
+The schema is created and migrated by :func:`open_store` (``PRAGMA user_version`` holds the
+version), never by hand. Tables are made with sqlite-utils; rows are written with plain,
+parameterised SQL inside explicit ``BEGIN IMMEDIATE`` transactions (sqlite-utils' write helpers
+commit on their own, which would break "one message = one transaction").
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import sqlite_utils
+
+SCHEMA_VERSION = 1
+
+
+def iso(t: datetime | None) -> str | None:
+    """A UTC timestamp as stored: ``2025-01-06T23:30:00+00:00`` (sorts as text)."""
+    if t is None:
+        return None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=timezone.utc)
+    return t.astimezone(timezone.utc).isoformat(timespec="seconds")
+
+
+def from_iso(s: str | None) -> datetime | None:
+    if not s:
+        return None
+    return datetime.fromisoformat(s).astimezone(timezone.utc)
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def loads(text: str | None, default: Any = None) -> Any:
+    if text is None or text == "":
+        return default
+    return json.loads(text)
+
+
+# -- migrations ---------------------------------------------------------------------------------
+def _v1(db: sqlite_utils.Database) -> None:
+    db["settings"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+    db["players"].create({"id": int, "address": str, "name": str, "created": str}, pk="id",
+                         not_null={"address"}, if_not_exists=True)
+    db["players"].create_index(["address"], unique=True, if_not_exists=True)
+    db["games"].create({
+        "id": int, "name": str, "variant": str, "state": str,  # forming|active|paused|finished|terminated
+        "master_id": int, "master_hash": str, "options": str,  # JSON: rules and settings
+        "created": str, "started": str, "finished": str, "outcome": str,  # outcome: JSON
+    }, pk="id", not_null={"name", "variant", "state"}, foreign_keys=[("master_id", "players", "id")],
+        if_not_exists=True)
+    db["games"].create_index(["name"], unique=True, if_not_exists=True)
+    db["seats"].create({
+        "id": int, "game_id": int, "power": str, "role": str,  # role: player|observer
+        "player_id": int, "password_hash": str, "status": str,  # active|cd|resigned|ejected|vacant
+        "addresses": str,  # JSON list set by SET ADDRESS (empty: the player's own address)
+        "wait": int, "draw": int, "joined": str,
+    }, pk="id", not_null={"game_id", "role", "status"},
+        foreign_keys=[("game_id", "games", "id"), ("player_id", "players", "id")], if_not_exists=True)
+    db["seats"].create_index(["game_id"], if_not_exists=True)
+    db["phases"].create({
+        "id": int, "game_id": int, "seq": int, "name": str, "short": str,
+        "position": str, "results": str, "report": str,  # JSON, JSON, public report text
+        "state": str,  # open|processed|undone
+        "opened": str, "deadline": str, "grace_end": str, "processed_at": str,
+    }, pk="id", not_null={"game_id", "seq", "name", "position", "state"},
+        foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
+    db["phases"].create_index(["game_id", "seq"], if_not_exists=True)
+    db["orders"].create({
+        "id": int, "phase_id": int, "power": str, "raw": str, "orders": str,  # JSON list of stored orders
+        "message_id": str, "created": str, "state": str,  # active|cleared
+    }, pk="id", not_null={"phase_id", "power", "state"}, foreign_keys=[("phase_id", "phases", "id")],
+        if_not_exists=True)
+    db["orders"].create_index(["phase_id", "power"], if_not_exists=True)
+    db["future_orders"].create({
+        "id": int, "game_id": int, "power": str, "phase_name": str, "raw": str, "message_id": str,
+        "created": str, "state": str,  # pending|applied|cleared|dropped
+    }, pk="id", not_null={"game_id", "power", "phase_name", "state"},
+        foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
+    db["press"].create({
+        "id": int, "game_id": int, "phase_name": str, "sender": str, "recipients": str, "grey": int,
+        "broadcast": int, "body": str, "message_id": str, "created": str,
+    }, pk="id", not_null={"game_id", "sender", "body"}, foreign_keys=[("game_id", "games", "id")],
+        if_not_exists=True)
+    db["inbox"].create({
+        "id": int, "message_id": str, "sender": str, "subject": str, "received": str, "source": str,
+        "status": str, "detail": str, "raw": bytes,  # raw kept only for messages that failed
+    }, pk="id", not_null={"message_id", "status"}, if_not_exists=True)
+    db["inbox"].create_index(["message_id"], unique=True, if_not_exists=True)
+    db["outbox"].create({
+        "id": int, "sender": str, "recipients": str, "message": bytes, "status": str,  # pending|sent|failed
+        "attempts": int, "next_attempt": str, "last_error": str, "created": str, "sent_at": str,
+        "game_id": int, "kind": str,
+    }, pk="id", not_null={"recipients", "message", "status"}, if_not_exists=True)
+    db["outbox"].create_index(["status", "next_attempt"], if_not_exists=True)
+    db["events"].create({
+        "id": int, "game_id": int, "phase_id": int, "kind": str,  # reminder|deadline|grace
+        "due": str, "state": str, "done_at": str,  # pending|done|cancelled
+    }, pk="id", not_null={"game_id", "kind", "due", "state"}, foreign_keys=[("game_id", "games", "id")],
+        if_not_exists=True)
+    db["events"].create_index(["state", "due"], if_not_exists=True)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
+
+
+class Store:
+    """One connection to the judge's SQLite file."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        if self.path.parent and not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: no implicit transactions; we say BEGIN and COMMIT ourselves.
+        self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=FULL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.db = sqlite_utils.Database(self.conn)
+        self.migrate()
+
+    # -- schema ------------------------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def migrate(self) -> None:
+        """Bring the schema up to :data:`SCHEMA_VERSION`; each step is idempotent."""
+        current = self.version
+        if current > SCHEMA_VERSION:
+            raise RuntimeError(f"{self.path}: schema version {current} is newer than this program ({SCHEMA_VERSION})")
+        for v in range(current, SCHEMA_VERSION):
+            with self.transaction():  # SQLite DDL is transactional: a step is all or nothing
+                MIGRATIONS[v](self.db)
+                self.conn.execute(f"PRAGMA user_version = {v + 1:d}")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- transactions --------------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT``; everything is rolled back if the body raises."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+    # -- small helpers (identifiers are ours, values always parameters) -------------------------
+    def insert(self, table: str, **values: Any) -> int:
+        cols = ", ".join(f"[{c}]" for c in values)
+        marks = ", ".join("?" for _ in values)
+        cur = self.conn.execute(f"INSERT INTO [{table}] ({cols}) VALUES ({marks})", tuple(values.values()))
+        return int(cur.lastrowid)  # type: ignore[arg-type]
+
+    def update(self, table: str, row_id: int, **values: Any) -> None:
+        sets = ", ".join(f"[{c}] = ?" for c in values)
+        self.conn.execute(f"UPDATE [{table}] SET {sets} WHERE id = ?", (*values.values(), row_id))
+
+    def one(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Row | None:
+        return self.conn.execute(sql, params).fetchone()
+
+    def all(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def scalar(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        row = self.conn.execute(sql, params).fetchone()
+        return None if row is None else row[0]
+
+    def get_setting(self, key: str, default: str | None = None) -> str | None:
+        v = self.scalar("SELECT value FROM settings WHERE key = ?", (key,))
+        return default if v is None else v
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT INTO settings (key, value) VALUES (?, ?) "
+                          "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
