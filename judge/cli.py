@@ -15,6 +15,11 @@ import click
 
 #: subcommand name -> "module:attribute" of a click command, imported on first use
 LAZY_COMMANDS: dict[str, str] = {
+    "serve": "judge.service.cli:serve",
+    "deliver": "judge.service.cli:deliver",
+    "game": "judge.service.cli:game",
+    "demo": "judge.service.cli:demo",
+    "status": "judge.service.cli:status",
 }
 
 
