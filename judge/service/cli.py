@@ -1,0 +1,228 @@
+"""``judge serve``, ``judge deliver``, ``judge game …``, ``judge status`` and ``judge demo``."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+DB_HELP = "The judge's SQLite file (default: DIR/judge.sqlite with --maildir, else ./judge.sqlite; env JUDGE_DB)."
+
+
+def _config(db: str | None, address: str | None, name: str | None, code: str | None, tz: str | None,
+            default_db: str = "judge.sqlite") -> Any:
+    from judge.service import JudgeConfig
+
+    kw: dict[str, Any] = {"db_path": db or default_db}
+    if address:
+        kw["address"] = address
+    if name:
+        kw["name"] = name
+    if code:
+        kw["code"] = code
+    if tz:
+        kw["timezone"] = tz
+    return JudgeConfig(**kw)
+
+
+def judge_options(fn: Any) -> Any:
+    for opt in reversed([
+        click.option("--db", envvar="JUDGE_DB", default=None, help=DB_HELP),
+        click.option("--address", envvar="JUDGE_ADDRESS", default=None, help="The judge's own mail address."),
+        click.option("--name", "judge_name", envvar="JUDGE_NAME", default=None, help="The judge's display name."),
+        click.option("--code", envvar="JUDGE_CODE", default=None, help="Judge code shown in subjects."),
+        click.option("--timezone", "tz", envvar="JUDGE_TIMEZONE", default=None, help="Zone for deadlines shown."),
+    ]):
+        fn = opt(fn)
+    return fn
+
+
+def _open(db: str | None, address: str | None, judge_name: str | None, code: str | None, tz: str | None,
+          default_db: str = "judge.sqlite") -> Any:
+    from judge.service import Judge
+
+    return Judge(_config(db, address, judge_name, code, tz, default_db))
+
+
+@click.command()
+@click.option("--maildir", "maildir", type=click.Path(file_okay=False), default=None,
+              help="Folder with inbox/ (read), processed/ and outbox/ (written) Maildirs.")
+@click.option("--once", is_flag=True, help="Handle all waiting mail and due deadlines, then exit.")
+@click.option("--poll", default=5.0, show_default=True, help="Seconds between looks at the inbox.")
+@click.option("--sendmail", default=None, help="Send outgoing mail through this command instead of a Maildir.")
+@judge_options
+def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, **kw: Any) -> None:
+    """Run the judge on local Maildir folders (or just its deadlines, with --sendmail)."""
+    from judge.service import maildir as md
+    from judge.service.pipe import send_with
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not maildir and not sendmail:
+        raise click.UsageError("give --maildir DIR (or --sendmail CMD to run deadlines only)")
+    default_db = str(Path(maildir) / "judge.sqlite") if maildir else "judge.sqlite"
+    with _open(default_db=default_db, **kw) as judge:
+        if maildir:
+            folders = md.Folders(Path(maildir))
+            if once:
+                counts = md.run_once(judge, folders)
+                if sendmail:
+                    send_with(judge, sendmail)
+                click.echo(json.dumps(counts))
+                return
+            md.serve(judge, folders, poll=poll)
+        else:
+            import time
+            while True:
+                n = judge.run_due()
+                send_with(judge, sendmail)  # type: ignore[arg-type]
+                if once:
+                    click.echo(json.dumps({"events": n}))
+                    return
+                wake = judge.next_wakeup()
+                delay = poll if wake is None else max(0.0, min(poll, (wake - judge.cfg.now()).total_seconds()))
+                time.sleep(delay)
+
+
+@click.command()
+@click.option("--outbox-maildir", type=click.Path(file_okay=False), default=None,
+              help="Also write outgoing mail to this Maildir now.")
+@click.option("--sendmail", default=None, help="Also send outgoing mail through this command now.")
+@judge_options
+def deliver(outbox_maildir: str | None, sendmail: str | None, **kw: Any) -> None:
+    """Pipe mode: handle the one message on standard input (exit 75 to make the MTA retry)."""
+    from judge.service import maildir as md
+    from judge.service.pipe import EX_TEMPFAIL, deliver as deliver_one, send_with
+
+    raw = sys.stdin.buffer.read()
+    try:
+        judge = _open(**kw)
+    except Exception as exc:  # cannot even open the store: let the MTA keep the message
+        click.echo(f"judge deliver: {exc}", err=True)
+        sys.exit(EX_TEMPFAIL)
+    with judge:
+        code, status = deliver_one(judge, raw)
+        click.echo(status)
+        if code == 0:
+            judge.run_due()
+            if outbox_maildir:
+                md.write_outbox(judge, _single(outbox_maildir))
+            if sendmail:
+                send_with(judge, sendmail)
+    sys.exit(code)
+
+
+def _single(path: str) -> Any:
+    """A Folders whose outbox is ``path`` itself."""
+    from judge.service.maildir import Folders
+
+    class One(Folders):
+        @property
+        def outbox(self) -> Path:
+            return Path(path)
+
+    import mailbox
+    mailbox.Maildir(path, create=True)
+    return One(Path(path))
+
+
+@click.command()
+@judge_options
+def status(**kw: Any) -> None:
+    """Queue depths, games and the next deadlines, as JSON."""
+    with _open(**kw) as judge:
+        click.echo(json.dumps(judge.status(), indent=2))
+
+
+@click.group()
+def game() -> None:
+    """A game master's tools at the console."""
+
+
+@game.command("create")
+@click.argument("name")
+@click.option("--password", required=True, help="The master's password.")
+@click.option("--master", "master", required=True, help="The master's mail address.")
+@click.option("--variant", default="standard", show_default=True)
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="press=grey, centres=10, move=48h, grace=24h, or a rule (repeatable).")
+@judge_options
+def game_create(name: str, password: str, master: str, variant: str, options: tuple[str, ...], **kw: Any) -> None:
+    """Create a game (players join by mail with SIGNON ?NAME password)."""
+    from judge.service.game import GameError
+
+    with _open(**kw) as judge:
+        try:
+            g = judge.console().create(name, password, variant, list(options), master)
+        except GameError as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"created {g.name} ({g.variant_name})")
+
+
+@game.command("list")
+@judge_options
+def game_list(**kw: Any) -> None:
+    """The games, one a line."""
+    with _open(**kw) as judge:
+        for g in judge.console().games():
+            click.echo(f"{g['name']:<20} {g['variant']:<12} {g['state']:<10} {g['phase'] or '-':<8} {g['deadline'] or ''}")
+
+
+@game.command("show")
+@click.argument("name")
+@judge_options
+def game_show(name: str, **kw: Any) -> None:
+    """One game as JSON (who has ordered, never what)."""
+    from judge.service.game import GameError
+
+    with _open(**kw) as judge:
+        try:
+            click.echo(json.dumps(judge.console().show(name), indent=2))
+        except GameError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@game.command("process")
+@click.argument("name")
+@judge_options
+def game_process(name: str, **kw: Any) -> None:
+    """Process the current phase now (late powers' units hold); starts a forming game."""
+    from judge.service.game import GameError
+
+    with _open(**kw) as judge:
+        try:
+            click.echo(judge.console().process(name))
+        except GameError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@game.command("rollback")
+@click.argument("name")
+@click.argument("phase", required=False)
+@judge_options
+def game_rollback(name: str, phase: str | None, **kw: Any) -> None:
+    """Reopen a processed phase (default: the last one), e.g. judge game rollback tg S1901M."""
+    from judge.service.game import GameError
+
+    with _open(**kw) as judge:
+        try:
+            click.echo(judge.console().rollback(name, phase))
+        except GameError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@click.command()
+@click.option("--out", "out", default="demo-out", show_default=True, type=click.Path(file_okay=False),
+              help="Folder for the mail folders, the database and the reports (emptied first).")
+@click.option("--seed", default=1, show_default=True, help="Seed for the robot players.")
+@click.option("--max-years", default=8, show_default=True, help="The robots agree a draw after this many years.")
+@click.option("--quiet", is_flag=True, help="Print only the final line.")
+def demo(out: str, seed: int, max_years: int, quiet: bool) -> None:
+    """Play a short standard game offline, by mail, with robot players; reports go to --out."""
+    from judge.service.demo import run_demo
+
+    summary = run_demo(Path(out), seed=seed, max_years=max_years, echo=None if quiet else click.echo)
+    click.echo(summary)

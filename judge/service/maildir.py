@@ -1,0 +1,129 @@
+"""The embedded transport: local Maildir folders (stdlib ``mailbox``).
+
+``DIR/inbox`` (new/ and cur/) is read; each message goes to :meth:`Judge.receive` and is moved to
+``DIR/processed`` only after its transaction has committed, so a crash at any instant leaves it
+in the inbox to be handled again (and a repeat is recognised by its Message-ID). Outgoing mail
+is written to ``DIR/outbox`` as a Maildir, one file per outbox row, named after the row, so a
+crash between writing and :meth:`Judge.mark_sent` never writes a message twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import mailbox
+import os
+import socket
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from judge.service.judge import TRANSIENT, Judge
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Folders:
+    root: Path
+
+    @property
+    def inbox(self) -> Path:
+        return self.root / "inbox"
+
+    @property
+    def processed(self) -> Path:
+        return self.root / "processed"
+
+    @property
+    def outbox(self) -> Path:
+        return self.root / "outbox"
+
+    def create(self) -> None:
+        for p in (self.inbox, self.processed, self.outbox):
+            mailbox.Maildir(str(p), create=True)
+
+
+def incoming(folder: Path) -> list[Path]:
+    """Messages waiting in a Maildir (new/ then cur/), oldest first by name."""
+    out: list[Path] = []
+    for sub in ("new", "cur"):
+        d = folder / sub
+        if not d.is_dir():
+            continue
+        names = sorted(n for n in os.listdir(d) if not n.startswith("."))
+        out.extend(d / n for n in names)
+    return out
+
+
+def read_inbox(judge: Judge, folders: Folders, now: datetime | None = None) -> dict[str, int]:
+    """Hand every waiting message to the judge; returns counts by outcome."""
+    counts: dict[str, int] = {}
+    for path in incoming(folders.inbox):
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            continue  # taken by another reader
+        try:
+            status = judge.receive(raw, source=f"maildir:{path.name}", now=now)
+        except TRANSIENT as exc:
+            log.warning("could not handle %s now (%s); will try again", path.name, exc)
+            counts["retry"] = counts.get("retry", 0) + 1
+            continue
+        key = status.split(":", 1)[0]
+        counts[key] = counts.get(key, 0) + 1
+        _move(path, folders.processed / "cur")
+    return counts
+
+
+def _move(path: Path, dest_dir: Path) -> None:
+    name = path.name if ":2," in path.name else path.name + ":2,S"
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    os.replace(path, dest_dir / name)
+
+
+def write_outbox(judge: Judge, folders: Folders, now: datetime | None = None, limit: int = 500) -> int:
+    """Write pending outgoing mail into DIR/outbox and mark it sent."""
+    n = 0
+    host = socket.gethostname().replace("/", "_").replace(":", "_") or "localhost"
+    while True:
+        items = judge.pending_outbox(limit=limit, now=now)
+        if not items:
+            return n
+        for item in items:
+            name = f"judge-outbox-{item.id:09d}.{host}"
+            final = folders.outbox / "new" / name
+            seen = final.exists() or any((folders.outbox / "cur").glob(name + "*"))
+            if not seen:
+                tmp = folders.outbox / "tmp" / name
+                data = item.message.replace(b"\r\n", b"\n")
+                with open(tmp, "wb") as fh:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, final)
+            judge.mark_sent(item.id, now=now)
+            n += 1
+
+
+def run_once(judge: Judge, folders: Folders, now: datetime | None = None) -> dict[str, int]:
+    """Read all waiting mail, run every due event, write all outgoing mail."""
+    folders.create()
+    counts = read_inbox(judge, folders, now)
+    counts["events"] = judge.run_due(now)
+    counts["sent"] = write_outbox(judge, folders, now)
+    return counts
+
+
+def serve(judge: Judge, folders: Folders, poll: float = 5.0, stop: "callable | None" = None) -> None:  # type: ignore[valid-type]
+    """Run until ``stop()`` is true (or forever): poll the inbox, wake exactly for deadlines."""
+    folders.create()
+    while stop is None or not stop():
+        counts = run_once(judge, folders)
+        if any(v for k, v in counts.items()):
+            log.info("maildir: %s", counts)
+        wake = judge.next_wakeup()
+        delay = poll
+        if wake is not None:
+            delay = max(0.0, min(poll, (wake - judge.cfg.now()).total_seconds()))
+        time.sleep(delay)
