@@ -48,7 +48,9 @@ def adjudicate(pos: Position, orders: list[Order], rules: dict[str, Any] | None 
         results, units = adjudicate_retreats(pos, orders)
         after = Position(pos.variant, pos.phase, units, dict(pos.centres), {}, _copy_extra(pos))
     else:
-        results, units = adjudicate_adjustments(pos, orders)
+        from judge.engine import modules
+
+        results, units = modules.adjudicate_adjustments(pos, orders, rules)
         after = Position(pos.variant, pos.phase, units, dict(pos.centres), {}, _copy_extra(pos))
     nxt, victory = advance(after, rules, events)
     return PhaseResult(pos.phase, results, nxt, victory, events)

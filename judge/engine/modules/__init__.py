@@ -7,7 +7,10 @@ by name in a variant's or game's ``rules.modules``. A module may supply:
   legality and decisions, by overriding the resolver's hooks);
 - ``on_map_change(pos, change, rules, events)``: what happens to units when the map changes;
 - ``adjustment_needed(pos, rules)``: force an adjustment phase that counts alone would skip;
-- ``check_victory(pos, counts, rules)`` / ``check_end(pos, rules)``: extra ways a game ends.
+- ``check_victory(pos, counts, rules)`` / ``check_end(pos, rules)``: extra ways a game ends;
+- ``adjudicate_adjustments(pos, orders, rules)``: take over an adjustment phase (return
+  ``(results, units)`` like :func:`judge.engine.adjustment.adjudicate_adjustments`, or None to
+  leave it to the standard rules).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ class RuleModule:
     adjustment_needed: Callable[..., bool] | None = None
     check_victory: Callable[..., dict | None] | None = None
     check_end: Callable[..., dict | None] | None = None
+    adjudicate_adjustments: Callable[..., tuple | None] | None = None
 
 
 class UnknownModule(ValueError):
@@ -100,3 +104,15 @@ def check_end(pos: Position, rules: dict[str, Any]) -> dict | None:
             if v:
                 return v
     return None
+
+
+def adjudicate_adjustments(pos: Position, orders: list, rules: dict[str, Any]) -> tuple:
+    """The adjustment phase: the first enabled module that takes it over, else the standard rules."""
+    for m in _modules(rules):
+        if m.adjudicate_adjustments:
+            out = m.adjudicate_adjustments(pos, orders, rules)
+            if out is not None:
+                return out
+    from judge.engine.adjustment import adjudicate_adjustments as standard
+
+    return standard(pos, orders)
