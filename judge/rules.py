@@ -25,6 +25,9 @@ RULE_SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | None]] = {
     "af_rules": ("davis1984", ("davis1984", "agar")),
     # A dislodged unit with no retreat order: disbanded, or retreated by Just's Right-Hand Rule.
     "default_retreat": ("disband", ("disband", "right_hand")),
+    # May a dislodged unit be ordered to disband? 1885 II rule 10b: "A player may not write an
+    # 'Off the Board' or 'Disbanded' retreat order."
+    "retreat_disband": ("allowed", ("allowed", "forbidden")),
 }
 
 

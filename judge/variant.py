@@ -143,6 +143,10 @@ PROV: dict[str, str] = _ProvinceCache()
 
 
 # -- calendar ----------------------------------------------------------------------------------
+MONTHS = frozenset(("january", "february", "march", "april", "may", "june", "july", "august",
+                    "september", "october", "november", "december"))
+
+
 @dataclass(frozen=True, slots=True)
 class Phase:
     season: str
@@ -154,8 +158,13 @@ class Phase:
 
     @property
     def short(self) -> str:
-        """njudge-style code: S1901M, F1901R, W1901A (first letter of the season)."""
-        return f"{self.season[0].upper()}{self.year}{self.kind[0].upper()}"
+        """njudge-style code: S1901M, F1901R, W1901A (first letter of the season).
+
+        A season named after a month gets its first three letters (Jan1885M, Jun1885A,
+        Jul1885M): one letter would be ambiguous in a calendar of months (1885 II).
+        """
+        head = self.season[:3].capitalize() if self.season.lower() in MONTHS else self.season[0].upper()
+        return f"{head}{self.year}{self.kind[0].upper()}"
 
 
 class Calendar:
@@ -183,6 +192,9 @@ class Calendar:
             matches = [s for s, _ in self.seasons if s.lower().startswith(season_txt)]
             if len(matches) == 1:
                 season = matches[0]
+            elif matches:
+                raise ValueError(f"ambiguous season {m.group(1)!r} in {text!r} "
+                                 f"({', '.join(matches)}: write at least three letters)")
         if season is None:
             raise ValueError(f"unknown season {m.group(1)!r} in {text!r}")
         kinds = [k for k in PHASE_KINDS if k.startswith(kind_txt[:1])]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from judge.engine.adjustment import adjudicate_adjustments, adjustments_due
+from judge.engine.adjustment import adjudicate_adjustments, adjustments_due, build_centre_owners
 from judge.engine.movement import MovementResolver
 from judge.engine.orders import Order, OrderResult
 from judge.engine.position import Dislodged, Position, Unit
@@ -45,7 +45,7 @@ def adjudicate(pos: Position, orders: list[Order], rules: dict[str, Any] | None 
         resolver.after_movement(after, out, events)
         results = out.results
     elif kind == "retreat":
-        results, units = adjudicate_retreats(pos, orders)
+        results, units = adjudicate_retreats(pos, orders, rules)
         after = Position(pos.variant, pos.phase, units, dict(pos.centres), {}, _copy_extra(pos))
     else:
         from judge.engine import modules
@@ -106,6 +106,12 @@ def update_ownership(pos: Position) -> None:
     for c in list(pos.centres):
         if c not in m.centres:
             del pos.centres[c]
+    owners = build_centre_owners(pos)  # build sites that are not centres (1885 II: Sicily)
+    if owners:
+        for p in owners:
+            if p in pos.units:
+                owners[p] = pos.units[p].power
+        pos.extra["build_centres"] = owners
 
 
 def check_victory(pos: Position, rules: dict[str, Any]) -> dict[str, Any] | None:

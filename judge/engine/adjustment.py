@@ -26,13 +26,32 @@ def adjustments_due(pos: Position) -> dict[str, int]:
     return due
 
 
+def build_centre_owners(pos: Position) -> dict[str, str]:
+    """Owners of the build centres: build sites that are not supply centres (1885 II: Sicily).
+
+    A build centre is owned like a supply centre but counts for nothing (neither builds nor
+    victory): its owner may build there if it is one of the owner's build sites. Owners are kept
+    in ``pos.extra["build_centres"]`` (province -> power), updated with the centres' owners; one
+    not recorded there belongs to the power that lists it among its ``build_sites``.
+    """
+    m = pos.map
+    rec = {m.lookup(k) or k: v for k, v in (pos.extra.get("build_centres") or {}).items()}
+    out: dict[str, str] = {}
+    for pw in pos.variant.powers.values():
+        for s in pw.build_sites:
+            if s not in m.centres:
+                out.setdefault(s, rec.get(s, pw.name))
+    return out
+
+
 def build_sites(pos: Position, power: str) -> list[str]:
     """Vacant owned centres where ``power`` may build now."""
     p = pos.variant.powers[power]
     if pos.variant.rules.get("build_sites") == "any_owned":
         sites = [c for c, o in pos.centres.items() if o == power]
     else:
-        sites = [c for c in (*p.home, *p.build_sites) if pos.centres.get(c) == power]
+        owners = build_centre_owners(pos) if p.build_sites else {}
+        sites = [c for c in (*p.home, *p.build_sites) if pos.centres.get(c, owners.get(c)) == power]
     return sorted(s for s in dict.fromkeys(sites) if s not in pos.units)
 
 
@@ -107,9 +126,10 @@ def _build_problem(pos: Position, units: dict[str, Unit], o: Build) -> str:
     kind = o.kind
     if kind not in ("A", "F"):
         return "say which kind of unit to build (A or F)"
-    if p not in pos.map.centres:
+    owners = build_centre_owners(pos) if p not in m.centres else {}
+    if p not in m.centres and p not in owners:
         return f"{m.name(p)} is not a supply centre"
-    if pos.centres.get(p) != o.power:
+    if pos.centres.get(p, owners.get(p)) != o.power:
         return f"{o.power} does not own {m.name(p)}"
     if pos.variant.rules.get("build_sites") != "any_owned":
         pw = pos.variant.powers[o.power]

@@ -30,9 +30,11 @@ def retreat_options(after: Position, unit: Unit, attacker_from: str | None,
     return tuple(out)
 
 
-def adjudicate_retreats(pos: Position, orders: list[Order]) -> tuple[list[OrderResult], dict[str, Unit]]:
+def adjudicate_retreats(pos: Position, orders: list[Order], rules: dict | None = None
+                        ) -> tuple[list[OrderResult], dict[str, Unit]]:
     """Resolve retreat orders; returns the results and the units after the retreats."""
     m = pos.map
+    rules = rules if rules is not None else pos.variant.rules
     results: list[OrderResult] = []
     chosen: dict[str, tuple[Order, int]] = {}  # dislodged province -> (order, result index)
     for o in orders:
@@ -47,7 +49,11 @@ def adjudicate_retreats(pos: Position, orders: list[Order]) -> tuple[list[OrderR
         elif o.kind and o.kind != d.unit.kind:
             reason = f"the dislodged unit in {m.name(p)} is {'an army' if d.unit.kind == 'A' else 'a fleet'}"
         elif isinstance(o, Disband):
-            executed = Disband(o.power, d.unit.kind, d.unit.loc)
+            if rules.get("retreat_disband", "allowed") == "forbidden":
+                reason = ("this variant allows no order to disband a dislodged unit (\"off the board\"): "
+                          "order a retreat to a province, or the judge retreats it by the default rule")
+            else:
+                executed = Disband(o.power, d.unit.kind, d.unit.loc)
         elif isinstance(o, Retreat):
             dest = _match_option(o.dest, d.retreats)
             if dest is None:
@@ -65,10 +71,11 @@ def adjudicate_retreats(pos: Position, orders: list[Order]) -> tuple[list[OrderR
             old.result, old.reason = "invalid", "replaced by a later order for the same unit"
         chosen[p] = (executed, len(results))
         results.append(OrderResult(executed, o.power, executed.text(m), ""))
-    for p, d in pos.dislodged.items():
-        if p not in chosen:
-            o = default_retreat(pos, d)
-            chosen[p] = (o, len(results))
+    unordered = [d for p, d in pos.dislodged.items() if p not in chosen]
+    if unordered:
+        taken = {province_of(o.dest) for o, _ in chosen.values() if isinstance(o, Retreat)}
+        for d, o in zip(unordered, default_retreats(pos, unordered, taken, rules)):
+            chosen[d.unit.prov] = (o, len(results))
             results.append(OrderResult(o, d.unit.power, o.text(m), "", "no order", default=True))
     targets: dict[str, list[str]] = {}
     for p, (o, _) in chosen.items():
@@ -90,15 +97,18 @@ def adjudicate_retreats(pos: Position, orders: list[Order]) -> tuple[list[OrderR
     return results, units
 
 
-def default_retreat(pos: Position, d) -> Order:
-    """The order given for a dislodged unit whose owner sent none."""
-    rule = pos.variant.rules.get("default_retreat", "disband")
-    if rule == "right_hand" and d.retreats:
-        from judge.engine.right_hand import right_hand_retreat
-        dest = right_hand_retreat(pos, d)
-        if dest is not None:
-            return Retreat(d.unit.power, d.unit.kind, d.unit.loc, dest)
-    return Disband(d.unit.power, d.unit.kind, d.unit.loc)
+def default_retreats(pos: Position, unordered: list, taken: set[str], rules: dict) -> list[Order]:
+    """The orders given for the dislodged units whose owners sent none, in the same order.
+
+    ``taken``: provinces other dislodged units were ordered to retreat to. Under the Right-Hand
+    Rule the units are settled together, so that no default retreat bounces another retreat.
+    """
+    if rules.get("default_retreat", "disband") == "right_hand":
+        from judge.engine.right_hand import right_hand_retreats
+        dests = right_hand_retreats(pos, unordered, taken)
+        return [Retreat(d.unit.power, d.unit.kind, d.unit.loc, dest) if dest is not None
+                else Disband(d.unit.power, d.unit.kind, d.unit.loc) for d, dest in zip(unordered, dests)]
+    return [Disband(d.unit.power, d.unit.kind, d.unit.loc) for d in unordered]
 
 
 def _match_option(dest: str, options: tuple[str, ...]) -> str | None:
