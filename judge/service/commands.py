@@ -31,6 +31,15 @@ KEYWORDS: dict[str, str] = {
     "START": "START", "FORCE BEGIN": "START",
 }
 
+#: words that start ordinary sentences too: a command only when followed by signon arguments
+LOOSE = frozenset({"HELLO", "LOGIN", "LOG IN"})
+
+
+def _signon_args(args: list[str]) -> bool:
+    return len(args) in (2, 3) and all(a.replace("?", "").replace("-", "").replace("_", "").isalnum() or
+                                        a == args[-1] for a in args)
+
+
 #: commands anyone may give before signing on
 ANYONE = frozenset({"HELP", "VERSION", "LIST", "WHOGAME", "HISTORY", "SUMMARY", "CREATE", "SIGNON", "OBSERVE",
                     "SIGNOFF"})
@@ -54,7 +63,10 @@ def match_keyword(line: str) -> tuple[str, list[str]] | None:
     up = [w.upper() for w in words]
     for n in (2, 1):
         if len(up) >= n and " ".join(up[:n]) in KEYWORDS:
-            return KEYWORDS[" ".join(up[:n])], words[n:]
+            name, args = KEYWORDS[" ".join(up[:n])], words[n:]
+            if " ".join(up[:n]) in LOOSE and not _signon_args(args):
+                return None  # "Hello judge, please sign me up." is a greeting, not a command
+            return name, args
     # "signon Fgame pw" written without the space is common: SIGNON is matched above;
     # ENDPRESS with punctuation ("ENDPRESS.") is tolerated
     head = up[0].rstrip(".:;,")

@@ -75,7 +75,7 @@ class Handler:
             self.order_lines.clear()
         if not cmds:
             self.error("No commands found in your message. Send HELP for help.")
-        elif self.stray_orders:
+        elif self.stray_orders and not self.session.signons:
             self.error("Signon command not encountered: order lines are only read after a SIGNON line. "
                        "Use 'help' for info.")
         self.order_status()

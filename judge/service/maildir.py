@@ -40,6 +40,7 @@ class Folders:
         return self.root / "outbox"
 
     def create(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
         for p in (self.inbox, self.processed, self.outbox):
             mailbox.Maildir(str(p), create=True)
 
