@@ -43,7 +43,9 @@ def run_phase(variant: str, position: dict[str, Any], orders: str, options: dict
         rules = merge_rules(v.rules, options)
     except (PositionError, RuleError) as exc:
         raise InputError(f"position: {exc}" if isinstance(exc, PositionError) else str(exc)) from None
-    parsed = parse_orders(orders, pos)
+    from judge.engine import modules
+
+    parsed = modules.read_orders(orders, pos, rules, parse_orders)
     good = [p.order for p in parsed if p.order is not None]
     result = adjudicate(pos, good, rules)
     m = pos.map

@@ -176,6 +176,22 @@ def test_hidden_unit_defends_its_province_during_the_first_move():
     assert results(out)["A Ven - Rom"] == ("fails", "bounced")
 
 
+@pytest.mark.parametrize("parser", ["canonical", "free"])
+def test_orders_for_hidden_units_are_read(parser):
+    from judge.engine.modules.davis1885 import read_orders
+
+    if parser == "canonical":
+        from judge.notation import parse_canonical as parse
+    else:
+        orders = pytest.importorskip("judge.orders", reason="the order language is not written yet")
+        parse = orders.parse_orders
+    pos = Position.from_json(start(), V)
+    got = read_orders("Italy: F Rom - Tys\nRussia: Sev - Ukr\nSweden: A Nwy H\nFrance: A Par - Bur", pos,
+                      V.rules, parse)
+    assert [(p.order.kind, p.order.loc) for p in got] == [("F", "rom"), (None, "sev"), ("A", "nwy"), ("A", "par")]
+    assert read_orders("France: A Par - Bur", Position.from_json(hold_all(start()), V), V.rules, parse) is None
+
+
 def test_no_hidden_units_after_the_first_move():
     feb = hold_all(start())
     assert "A Rom" in feb["units"]["Italy"]

@@ -10,7 +10,9 @@ by name in a variant's or game's ``rules.modules``. A module may supply:
 - ``check_victory(pos, counts, rules)`` / ``check_end(pos, rules)``: extra ways a game ends;
 - ``adjudicate_adjustments(pos, orders, rules)``: take over an adjustment phase (return
   ``(results, units)`` like :func:`judge.engine.adjustment.adjudicate_adjustments`, or None to
-  leave it to the standard rules).
+  leave it to the standard rules);
+- ``read_orders(text, pos, rules, parse)``: read order text where the board alone cannot (1885 II:
+  orders for hidden start units); return parsed lines like ``parse(text, pos)``, or None.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class RuleModule:
     check_victory: Callable[..., dict | None] | None = None
     check_end: Callable[..., dict | None] | None = None
     adjudicate_adjustments: Callable[..., tuple | None] | None = None
+    read_orders: Callable[..., list | None] | None = None
 
 
 class UnknownModule(ValueError):
@@ -116,3 +119,13 @@ def adjudicate_adjustments(pos: Position, orders: list, rules: dict[str, Any]) -
     from judge.engine.adjustment import adjudicate_adjustments as standard
 
     return standard(pos, orders)
+
+
+def read_orders(text: str, pos: Position, rules: dict[str, Any], parse: Callable[[str, Position], list]) -> list:
+    """Order text -> parsed lines: ``parse(text, pos)`` unless an enabled module reads it itself."""
+    for m in _modules(rules):
+        if m.read_orders:
+            out = m.read_orders(text, pos, rules, parse)
+            if out is not None:
+                return out
+    return parse(text, pos)

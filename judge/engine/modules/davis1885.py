@@ -34,7 +34,8 @@ same question for one group, for a service that takes claims during the adjustme
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+import dataclasses
+from typing import Any, Callable, Iterable
 
 from judge.engine.modules import RuleModule, resolver_for
 from judge.engine.movement import Illegal, MovementOutcome
@@ -115,6 +116,59 @@ def place_choices(pos: Position, orders: list[Order], rules: dict[str, Any]) -> 
     return out, events
 
 
+def read_orders(text: str, pos: Position, rules: dict[str, Any], parse: Callable[[str, Position], list]
+                ) -> list | None:
+    """Read the first move's orders, which may name hidden units the board does not show yet.
+
+    Each line is read twice, against the board with every hidden unit an army and with every
+    one a fleet. Where both readings agree the line is taken as read; where they differ only in
+    a unit kind ("A" in one, "F" in the other) the kind was not written but filled in from the
+    board, and is left open (None). A line that reads on only one of the two boards is taken
+    from that one; one that reads on neither, from the board as it is, for its error. Which kind
+    each hidden unit is, is then decided from these orders by the engine (:func:`choose_kind`).
+    """
+    pending = pending_choices(pos)
+    if not pending:
+        return None
+    worlds = []
+    for kind in ("A", "F"):
+        w = pos.copy()
+        for prov, power in pending.items():
+            w.units[prov] = Unit(power, kind, prov)
+        worlds.append(w)
+    out: list = []
+    for line in _order_lines(text):
+        as_a, as_f = (parse(line, w) for w in worlds)
+        ok_a = bool(as_a) and all(p.order is not None for p in as_a)
+        ok_f = bool(as_f) and all(p.order is not None for p in as_f)
+        if ok_a and ok_f and len(as_a) == len(as_f):
+            for pa, pf in zip(as_a, as_f):
+                pa.order = _unwritten_kinds_open(pa.order, pf.order)
+            out.extend(as_a)
+        elif ok_a or ok_f:
+            out.extend(as_a if ok_a else as_f)
+        else:
+            out.extend(parse(line, pos))
+    return out
+
+
+def _unwritten_kinds_open(a: Order, f: Order) -> Order:
+    """``a`` with every unit kind that reads "A" here and "F" in ``f`` set to None (not written)."""
+    if type(a) is not type(f):
+        return a
+    changes = {fl.name: None for fl in dataclasses.fields(a)
+               if getattr(a, fl.name) == "A" and getattr(f, fl.name) == "F"}
+    return dataclasses.replace(a, **changes) if changes else a
+
+
+def _order_lines(text: str) -> list[str]:
+    try:
+        from judge.orders.lexer import order_lines  # the order language's idea of the orders block
+    except ImportError:
+        return text.splitlines()
+    return list(order_lines(text))
+
+
 class HiddenStartUnits:
     """Resolver mixin: put the hidden start units on the board before the first move."""
 
@@ -176,4 +230,4 @@ def check_victory(pos: Position, counts: dict[str, int], rules: dict[str, Any]) 
     return min(wins, key=lambda v: (len(v["winner"]), -v["centres"], [norm(w) for w in v["winner"]]))
 
 
-MODULE = RuleModule(NAME, resolver_mixin=HiddenStartUnits, check_victory=check_victory)
+MODULE = RuleModule(NAME, resolver_mixin=HiddenStartUnits, check_victory=check_victory, read_orders=read_orders)
