@@ -191,6 +191,9 @@ def break_point(cl: Coastlines, m: Map, start: str, dest: str, coastlines: Itera
 
     a = closure({c for c in allowed if start in cl.borders[c]})
     z = closure({c for c in allowed if dest in cl.borders[c]})
+    if any(province_of(c) == dp for c in coastlines):
+        why = break_point(cl, m, start, dest, [c for c in coastlines if province_of(c) != dp])
+        return why + f" (the army in {m.name(dp)} cannot protect a run into its own province)"
     if not a:
         return f"no army stands on a coastline next to {m.name(start)}"
     if not z:
