@@ -261,9 +261,9 @@ def test_judge_removes_with_least_effect(game):
     assert {o["power"] for o in removals} <= {"France", "Turkey", "Austria"}
 
 
-def test_command_line_call(game, tmp_path: Path):
-    pos, orders, out = game[len(game) // 2]
-    (tmp_path / "pos.json").write_text(json.dumps(pos))
+def judge_adjudicate(tmp_path: Path, position: dict, orders: str) -> dict:
+    """``judge adjudicate --variant 1885`` as a subprocess; its JSON output."""
+    (tmp_path / "pos.json").write_text(json.dumps(position))
     (tmp_path / "orders.txt").write_text(orders)
     args = [sys.executable, "-m", "judge.cli", "adjudicate", "--variant", "1885",
             "--position", str(tmp_path / "pos.json"), "--orders", str(tmp_path / "orders.txt")]
@@ -271,19 +271,16 @@ def test_command_line_call(game, tmp_path: Path):
         args += ["--option", f"{name}={value}"]
     r = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == out
+    return json.loads(r.stdout)
+
+
+def test_command_line_call(game, tmp_path: Path):
+    pos, orders, out = game[len(game) // 2]
+    assert judge_adjudicate(tmp_path, pos, orders) == out
 
 
 def test_command_line_first_move(tmp_path: Path):
     """The first move through the command line: the start position and orders for hidden units."""
-    (tmp_path / "pos.json").write_text(json.dumps(V.start_position()))
-    (tmp_path / "orders.txt").write_text(HAND["January 1885 Movement"])
-    args = [sys.executable, "-m", "judge.cli", "adjudicate", "--variant", "1885",
-            "--position", str(tmp_path / "pos.json"), "--orders", str(tmp_path / "orders.txt")]
-    for name, value in OPTIONS.items():
-        args += ["--option", f"{name}={value}"]
-    r = subprocess.run(args, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    out = judge_adjudicate(tmp_path, V.start_position(), HAND["January 1885 Movement"])
     assert out["next"]["phase"] == "February 1885 Movement"
     assert all(o["result"] == "succeeds" for o in out["orders"]), [o for o in out["orders"] if o["result"] != "succeeds"]
