@@ -1,0 +1,122 @@
+"""Zine-style results reports: one phase's results as plain text and HTML, with the map picture.
+
+``render_results(variant, before, result, game)`` returns a :class:`Report`: subject, the text
+part (wrapped at 72 columns), the HTML part (same content; the map inline as ``cid:map``) and
+the attachments (the map as PNG, and as SVG). Templates: ``templates/report/``. Everything a
+player wrote (names, press) is escaped in the HTML part by Jinja2's autoescape.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import textwrap
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from judge.engine import PhaseResult, Position
+from judge.mapdraw import draw_png, draw_svg
+from judge.report.view import NBSP, GameInfo, ReportView, build_view
+from judge.variant import Variant
+
+log = logging.getLogger(__name__)
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent.parent / "templates" / "report"
+WIDTH = 72
+
+
+@dataclass
+class Attachment:
+    filename: str
+    content_type: str
+    data: bytes
+    cid: str | None = None  # Content-ID for inline use (``cid:map``), None for a plain attachment
+
+
+@dataclass
+class Report:
+    subject: str
+    text: str
+    html: str
+    attachments: list[Attachment] = field(default_factory=list)
+
+
+def wrap(text: str, indent: int = 4) -> str:
+    """One paragraph, wrapped at 72 columns with a hanging indent; names stay whole."""
+    flat = re.sub(r"[ \t\r\n]+", " ", text).strip()
+    out = textwrap.fill(flat, WIDTH, subsequent_indent=" " * indent, break_long_words=False,
+                        break_on_hyphens=False)
+    return out.replace(NBSP, " ")
+
+
+def wrap_lines(text: str, indent: int = 2) -> str:
+    """Free text (press): each line kept, long lines wrapped, every line indented."""
+    pad = " " * indent
+    lines = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        line = line.rstrip()
+        lines.append(textwrap.fill(line, WIDTH, initial_indent=pad, subsequent_indent=pad,
+                                   break_long_words=True, break_on_hyphens=False) if line else "")
+    return "\n".join(lines).strip("\n")
+
+
+@lru_cache(maxsize=4)
+def _env(directory: str) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(directory),
+        autoescape=jinja2.select_autoescape(["html"], default_for_string=False, default=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["wrap"] = wrap
+    env.filters["wrap_lines"] = wrap_lines
+    return env
+
+
+def _tidy(text: str) -> str:
+    """No trailing spaces, at most one blank line in a row, one final newline."""
+    out: list[str] = []
+    for line in text.splitlines():
+        line = line if line == "-- " else line.rstrip()  # keep the signature separator
+        if not line and (not out or not out[-1]):
+            continue
+        out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+def render(name: str, **context: Any) -> str:
+    """Render ``templates/report/<name>``."""
+    return _env(str(TEMPLATES_DIR)).get_template(name).render(**context)
+
+
+def render_results(variant: Variant, before: Position, result: PhaseResult, game: GameInfo,
+                   pictures: bool = True) -> Report:
+    """The results report of one phase: ``before`` is the board the orders were given on."""
+    view: ReportView = build_view(variant, before, result, game)
+    subject = f"{game.judge}:{game.name} - {view.phase_short} " + ("Victory" if view.victory else "Results")
+    attachments: list[Attachment] = []
+    if pictures:
+        title = f"{game.name}: after {result.phase}"
+        svg = draw_svg(variant, result.next, result.results, phase=result.next.phase, title=title)
+        try:
+            png = draw_png(variant, result.next, result.results, phase=result.next.phase, title=title)
+            attachments.append(Attachment("map.png", "image/png", png, "map"))
+            attachments.append(Attachment("map.svg", "image/svg+xml", svg.encode("utf-8")))
+        except (ImportError, OSError) as exc:  # no cairo here: the SVG goes inline instead
+            log.warning("map picture: no PNG (%s); sending SVG only", exc)
+            attachments.append(Attachment("map.svg", "image/svg+xml", svg.encode("utf-8"), "map"))
+    context = {"r": view, "subject": subject, "pictures": pictures}
+    text = _tidy(render("results.txt", **context))
+    html = render("results.html", **context)
+    return Report(subject, text, html, attachments)
+
+
+__all__ = ["Attachment", "GameInfo", "Report", "render_results", "wrap", "wrap_lines"]
