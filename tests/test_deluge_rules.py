@@ -336,3 +336,20 @@ def test_af_order_examples_of_the_text(text, start, end):
     res = adjudicate(pos, [p.order for p in parsed], RULES)
     assert len(res.results) >= len(parsed)
     assert set(units(res)["England"]) == end
+
+
+def test_an_army_saved_by_turning_into_a_fleet():
+    """The point of rule 2: an army in a province about to sink becomes a fleet and floats."""
+    pos = position("Fall 1901 Movement", {"Italy": ["A Ven", "A Rom"]}, {"Italy": ["Ven", "Rom"]})
+    res = play(pos, "", T("Italy", "ven"))
+    if res.next.phase.kind == "adjustment":
+        res = adjudicate(res.next, [], RULES)
+    assert str(res.next.phase) == "Spring 1902 Movement"
+    assert units(res)["Italy"] == ["A Rom", "F Ven"]
+    assert res.next.map.terrain["ven"] == "sea"
+
+
+def test_an_army_fleet_at_sea_is_untouched_by_the_sinking():
+    pos = position("Winter 1901 Adjustment", {"England": ["A/F Nth", "A Lon"]}, {"England": ["Edi", "Lon", "Lvp"]})
+    res = play(pos)
+    assert units(res)["England"] == ["A/F Nth"]
