@@ -45,7 +45,9 @@ def adjudicate(pos: Position, orders: list[Order], rules: dict[str, Any] | None 
         resolver.after_movement(after, out, events)
         results = out.results
     elif kind == "retreat":
-        results, units = adjudicate_retreats(pos, orders, rules)
+        from judge.engine import modules
+
+        results, units = modules.adjudicate_retreats(pos, orders, rules)
         after = Position(pos.variant, pos.phase, units, dict(pos.centres), {}, _copy_extra(pos))
     else:
         from judge.engine import modules

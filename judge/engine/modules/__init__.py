@@ -11,6 +11,8 @@ by name in a variant's or game's ``rules.modules``. A module may supply:
 - ``adjudicate_adjustments(pos, orders, rules)``: take over an adjustment phase (return
   ``(results, units)`` like :func:`judge.engine.adjustment.adjudicate_adjustments`, or None to
   leave it to the standard rules);
+- ``adjudicate_retreats(pos, orders, rules)``: take over a retreat phase (return ``(results,
+  units)`` like :func:`judge.engine.retreat.adjudicate_retreats`, or None);
 - ``read_orders(text, pos, rules, parse)``: read order text where the board alone cannot (1885 II:
   orders for hidden start units); return parsed lines like ``parse(text, pos)``, or None.
 """
@@ -36,6 +38,7 @@ class RuleModule:
     check_victory: Callable[..., dict | None] | None = None
     check_end: Callable[..., dict | None] | None = None
     adjudicate_adjustments: Callable[..., tuple | None] | None = None
+    adjudicate_retreats: Callable[..., tuple | None] | None = None
     read_orders: Callable[..., list | None] | None = None
 
 
@@ -119,6 +122,18 @@ def adjudicate_adjustments(pos: Position, orders: list, rules: dict[str, Any]) -
     from judge.engine.adjustment import adjudicate_adjustments as standard
 
     return standard(pos, orders)
+
+
+def adjudicate_retreats(pos: Position, orders: list, rules: dict[str, Any]) -> tuple:
+    """The retreat phase: the first enabled module that takes it over, else the standard rules."""
+    for m in _modules(rules):
+        if m.adjudicate_retreats:
+            out = m.adjudicate_retreats(pos, orders, rules)
+            if out is not None:
+                return out
+    from judge.engine.retreat import adjudicate_retreats as standard
+
+    return standard(pos, orders, rules)
 
 
 def read_orders(text: str, pos: Position, rules: dict[str, Any], parse: Callable[[str, Position], list]) -> list:
