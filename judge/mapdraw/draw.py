@@ -1,84 +1,84 @@
-"""The map picture as SVG: province areas, centres in their owners' colours, units and orders.
+"""The map picture: province areas, centres in their owners' colours, units and orders.
 
 Drawn from the variant's province coordinates only (no map art). ``position`` is the board
 shown; ``results`` are the orders of the phase just adjudicated, drawn over it: arrows for moves
 and retreats (solid when they succeeded, dashed when they failed), dotted support lines, convoy
 marks, a star where a move bounced, a red ring round a dislodged unit (drawn beside the unit
 that took its place), a cross where a unit was destroyed or removed, a ring round a new build.
+The same painting goes to an SVG canvas or a cairo one (:mod:`judge.mapdraw.canvas`).
 """
 
 from __future__ import annotations
 
 import math
-from xml.sax.saxutils import escape, quoteattr
 
 from judge.engine import Position
 from judge.engine.orders import Build, Convoy, Disband, Hold, OrderResult, Remove, Support, Waive
+from judge.mapdraw.canvas import CairoCanvas, SvgCanvas, _rgb
 from judge.mapdraw.geometry import Layout, Point, layout
 from judge.variant import Map, Phase, Variant, province_of
 
 SEA, LAND, BLOCKED = "#b8d2e6", "#efe8d6", "#a3a3a3"
 COASTLINE, LAND_BORDER, SEA_BORDER = "#54708a", "#b9ab8c", "#d3e3ef"
-FAIL_RED = "#c0201a"
-FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
+FAIL_RED, INK, GREY = "#c0201a", "#1a1a1a", "#888888"
 LEGEND_H = 64
 UNIT_R = 9.5
+
+Canvas = SvgCanvas | CairoCanvas
 
 
 def draw_svg(variant: Variant, position: Position, results: list[OrderResult] | None = None,
              phase: Phase | str | None = None, title: str | None = None) -> str:
     """An SVG picture of ``position`` on the map in force during ``phase`` (default: its phase)."""
+    m, lay, phase = _map(variant, position, phase)
+    canvas = SvgCanvas(lay.width, lay.height + LEGEND_H)
+    paint(canvas, variant, m, lay, position, results, title or f"{variant.title}: {phase}")
+    return canvas.result()
+
+
+def draw_png(variant: Variant, position: Position, results: list[OrderResult] | None = None,
+             phase: Phase | str | None = None, title: str | None = None, scale: float = 1.0) -> bytes:
+    """The same picture as PNG (painted with cairo), for mail clients that block SVG."""
+    m, lay, phase = _map(variant, position, phase)
+    canvas = CairoCanvas(lay.width, lay.height + LEGEND_H, scale)
+    paint(canvas, variant, m, lay, position, results, title or f"{variant.title}: {phase}")
+    return canvas.result()
+
+
+def _map(variant: Variant, position: Position, phase: Phase | str | None) -> tuple[Map, Layout, Phase]:
     if isinstance(phase, str):
         phase = variant.calendar.parse(phase)
     phase = phase or position.phase
     m = variant.map_at(phase)
-    lay = layout(m)
+    return m, layout(m), phase
+
+
+def paint(c: Canvas, variant: Variant, m: Map, lay: Layout, position: Position,
+          results: list[OrderResult] | None, title: str) -> None:
     colours = {name: p.colour for name, p in variant.powers.items()}
     w, h = lay.width, lay.height
-    out: list[str] = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h + LEGEND_H:.0f}" '
-        f'viewBox="0 0 {w:.0f} {h + LEGEND_H:.0f}" font-family={quoteattr(FONT)}>',
-        f'<rect x="0" y="0" width="{w:.0f}" height="{h + LEGEND_H:.0f}" fill="#ffffff"/>',
-        f'<rect x="0" y="0" width="{w:.0f}" height="{h:.0f}" fill="{SEA}"/>',
-    ]
-    _areas(out, m, lay, position.centres, colours)
-    _adjacency(out, m, lay)
-    _labels(out, m, lay, position.centres, colours)
+    c.rect(0, 0, w, h + LEGEND_H, "#ffffff")
+    c.rect(0, 0, w, h, SEA)
+    _areas(c, m, lay, position.centres, colours)
+    _adjacency(c, m, lay)
+    _labels(c, m, lay, position.centres, colours)
     if results:
-        _orders(out, m, lay, results, colours, position)
+        _orders(c, lay, results, colours, position)
     for u in position.units.values():
-        _unit(out, lay.at(u.loc), u.kind, colours.get(u.power, "#888888"))
+        _unit(c, lay.at(u.loc), u.kind, colours.get(u.power, GREY))
     for d in position.dislodged.values():
         x, y = lay.at(d.unit.loc)
-        _unit(out, (x + 13, y + 11), d.unit.kind, colours.get(d.unit.power, "#888888"), scale=0.8)
-        out.append(f'<circle cx="{x + 13:.1f}" cy="{y + 11:.1f}" r="11" fill="none" stroke="{FAIL_RED}" '
-                   f'stroke-width="2"/>')
-    out.append(f'<rect x="0.5" y="0.5" width="{w - 1:.0f}" height="{h - 1:.0f}" fill="none" stroke="#333" '
-               f'stroke-width="1"/>')
-    _title(out, title or f"{variant.title}: {phase}")
-    _legend(out, variant, position, w, h)
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
-
-
-def _fmt(pts: list[Point]) -> str:
-    return " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
+        _unit(c, (x + 13, y + 11), d.unit.kind, colours.get(d.unit.power, GREY), scale=0.8)
+        c.circle((x + 13, y + 11), 11, None, FAIL_RED, 2)
+    c.rect(0.5, 0.5, w - 1, h - 1, None, "#333333", 1)
+    _title(c, title)
+    _legend(c, variant, position, w, h)
 
 
 def mix(colour: str, base: str, t: float) -> str:
     """``t`` of ``colour`` over ``base`` (both ``#rrggbb``)."""
     a, b = _rgb(colour), _rgb(base)
     return "#" + "".join(f"{round(a[i] * t + b[i] * (1 - t)):02x}" for i in range(3))
-
-
-def _rgb(colour: str) -> tuple[int, int, int]:
-    c = colour.lstrip("#")
-    if len(c) == 3:
-        c = "".join(ch * 2 for ch in c)
-    try:
-        return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
-    except ValueError:
-        return (136, 136, 136)
 
 
 def _ink(colour: str) -> str:
@@ -92,74 +92,54 @@ def _terrain_fill(m: Map, p: str) -> str:
     return SEA if t == "sea" else BLOCKED if t == "impassable" else LAND
 
 
-def _areas(out: list[str], m: Map, lay: Layout, centres: dict[str, str], colours: dict[str, str]) -> None:
-    out.append('<g stroke-width="0.6">')
+def _areas(c: Canvas, m: Map, lay: Layout, centres: dict[str, str], colours: dict[str, str]) -> None:
     for cell in lay.cells:
         if not cell.poly or cell.prov not in m.provinces:
             continue
         fill = _terrain_fill(m, cell.prov)
         owner = centres.get(cell.prov)
         if owner and cell.prov in m.centres:
-            fill = mix(colours.get(owner, "#888888"), fill, 0.38)
-        out.append(f'<polygon points="{_fmt(cell.poly)}" fill="{fill}" stroke="{fill}"/>')
-    out.append("</g>")
+            fill = mix(colours.get(owner, GREY), fill, 0.38)
+        c.polygon(cell.poly, fill, fill, 0.6)  # the outline in the fill colour hides seams
     coast, inland, sea = [], [], []
     for p, q, a, b in lay.borders:
-        seg = f"M{a[0]:.1f},{a[1]:.1f}L{b[0]:.1f},{b[1]:.1f}"
-        sp, sq = m.is_sea(p) if p in m.terrain else True, m.is_sea(q) if q in m.terrain else True  # "": sea
-        (sea if sp and sq else coast if sp != sq else inland).append(seg)
-    for segs, colour, width in ((sea, SEA_BORDER, 1), (inland, LAND_BORDER, 1), (coast, COASTLINE, 1.6)):
-        if segs:
-            out.append(f'<path d="{"".join(segs)}" fill="none" stroke="{colour}" stroke-width="{width}" '
-                       f'stroke-linecap="round"/>')
+        sp = m.is_sea(p) if p in m.terrain else True
+        sq = m.is_sea(q) if q in m.terrain else True  # "": open sea
+        (sea if sp and sq else coast if sp != sq else inland).append((a, b))
+    c.segments(sea, SEA_BORDER, 1, cap="round")
+    c.segments(inland, LAND_BORDER, 1, cap="round")
+    c.segments(coast, COASTLINE, 1.6, cap="round")
 
 
-def _adjacency(out: list[str], m: Map, lay: Layout) -> None:
-    segs = []
-    for p, ns in m.any_adj.items():
-        for n in ns:
-            if p < n and p in lay.points and n in lay.points:
-                (x1, y1), (x2, y2) = lay.points[p], lay.points[n]
-                segs.append(f"M{x1:.0f},{y1:.0f}L{x2:.0f},{y2:.0f}")
-    out.append(f'<path d="{"".join(segs)}" fill="none" stroke="#000000" stroke-opacity="0.09" '
-               f'stroke-width="0.8"/>')
+def _adjacency(c: Canvas, m: Map, lay: Layout) -> None:
+    segs = [(lay.points[p], lay.points[n]) for p, ns in m.any_adj.items() for n in ns
+            if p < n and p in lay.points and n in lay.points]
+    c.segments(segs, "#000000", 0.8, opacity=0.09)
 
 
-def _labels(out: list[str], m: Map, lay: Layout, centres: dict[str, str], colours: dict[str, str]) -> None:
-    halo, ink = ['<g font-size="10.5" text-anchor="middle" fill="none" stroke="#ffffff" '
-                 'stroke-width="3" stroke-opacity="0.8" stroke-linejoin="round">'], \
-        ['<g font-size="10.5" text-anchor="middle" fill="#222222">']
-    marks = ['<g stroke="#222222" stroke-width="1">']
+def _labels(c: Canvas, m: Map, lay: Layout, centres: dict[str, str], colours: dict[str, str]) -> None:
     for p, prov in m.provinces.items():
         if p not in lay.points or m.terrain[p] == "impassable" and not prov.sc:
             continue
         x, y = lay.points[p]
-        key = escape(prov.key)
-        style = ' font-style="italic"' if m.is_sea(p) else ""
-        halo.append(f'<text x="{x:.1f}" y="{y + 22:.1f}"{style}>{key}</text>')
-        ink.append(f'<text x="{x:.1f}" y="{y + 22:.1f}"{style}>{key}</text>')
+        c.text(x, y + 22, prov.key, 10.5, "#222222", "middle", italic=m.is_sea(p), halo=True)
         if prov.sc:
             owner = centres.get(p)
-            fill = colours.get(owner, "#888888") if owner else "#ffffff"
-            dx = 3.2 * len(prov.key) + 7
-            marks.append(f'<circle cx="{x + dx:.1f}" cy="{y + 18.5:.1f}" r="4.2" fill="{fill}"/>')
-    out += halo + ["</g>"] + ink + ["</g>"] + marks + ["</g>"]
+            c.circle((x + 3.2 * len(prov.key) + 7, y + 18.5), 4.2, colours.get(owner, GREY) if owner else "#ffffff",
+                     "#222222", 1)
 
 
-def _unit(out: list[str], at: Point, kind: str, colour: str, scale: float = 1.0) -> None:
+def _unit(c: Canvas, at: Point, kind: str, colour: str, scale: float = 1.0) -> None:
     x, y = at
     r = UNIT_R * scale
-    ink = _ink(colour)
     if kind == "A":
-        shape = f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}"'
+        c.circle(at, r, colour, INK, 1.2)
     elif kind == "F":
-        shape = f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r:.1f}" height="{2 * r:.1f}" rx="2.5"'
+        c.rect(x - r, y - r, 2 * r, 2 * r, colour, INK, 1.2, rx=2.5)
     else:  # A/F and anything a module adds
-        shape = f'<rect x="{x - 1.4 * r:.1f}" y="{y - r:.1f}" width="{2.8 * r:.1f}" height="{2 * r:.1f}" rx="{r:.1f}"'
+        c.rect(x - 1.4 * r, y - r, 2.8 * r, 2 * r, colour, INK, 1.2, rx=r)
     size = (11 if len(kind) == 1 else 8) * scale
-    out.append(f'{shape} fill="{colour}" stroke="#1a1a1a" stroke-width="1.2"/>')
-    out.append(f'<text x="{x:.1f}" y="{y + size * 0.36:.1f}" font-size="{size:.1f}" font-weight="bold" '
-               f'text-anchor="middle" fill="{ink}">{escape(kind)}</text>')
+    c.text(x, y + size * 0.36, kind, size, _ink(colour), "middle", bold=True)
 
 
 # -- orders ---------------------------------------------------------------------------------------
@@ -174,37 +154,34 @@ def _line(a: Point, b: Point, cut_start: float, cut_end: float, offset: float = 
             (b[0] - ux * cut_end + ox, b[1] - uy * cut_end + oy))
 
 
-def _arrow(out: list[str], a: Point, b: Point, colour: str, dashed: bool) -> Point:
-    """A move arrow from ``a`` to ``b`` (unit points); returns where its head ends."""
-    (x1, y1), (x2, y2) = _line(a, b, UNIT_R + 1, UNIT_R + 2, offset=3.0)
-    dx, dy = x2 - x1, y2 - y1
-    d = math.hypot(dx, dy) or 1.0
-    ux, uy = dx / d, dy / d
-    bx, by = x2 - ux * 10, y2 - uy * 10  # base of the head
-    dash = ' stroke-dasharray="6 4"' if dashed else ""
-    out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{bx:.1f}" y2="{by:.1f}" stroke="#1a1a1a" '
-               f'stroke-width="4.6" stroke-opacity="0.55"{dash}/>')
-    out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{bx:.1f}" y2="{by:.1f}" stroke="{colour}" '
-               f'stroke-width="3"{dash}/>')
-    head = [(x2, y2), (bx - uy * 5.5, by + ux * 5.5), (bx + uy * 5.5, by - ux * 5.5)]
-    out.append(f'<polygon points="{_fmt(head)}" fill="{colour}" stroke="#1a1a1a" stroke-width="0.9"/>')
-    return x2, y2
+def _arrow(c: Canvas, a: Point, b: Point, colour: str, dashed: bool) -> Point:
+    """A move arrow from ``a`` to ``b`` (unit points), offset so opposite moves stay apart;
+    returns the tip."""
+    start, tip = _line(a, b, UNIT_R + 1, UNIT_R + 2, offset=3.0)
+    d = math.hypot(tip[0] - start[0], tip[1] - start[1]) or 1.0
+    ux, uy = (tip[0] - start[0]) / d, (tip[1] - start[1]) / d
+    base = (tip[0] - ux * 10, tip[1] - uy * 10)
+    dash = (6.0, 4.0) if dashed else None
+    c.line(start, base, INK, 4.6, dash, opacity=0.55)
+    c.line(start, base, colour, 3, dash)
+    c.polygon([tip, (base[0] - uy * 5.5, base[1] + ux * 5.5), (base[0] + uy * 5.5, base[1] - ux * 5.5)],
+              colour, INK, 0.9)
+    return tip
 
 
-def _star(out: list[str], at: Point, r: float = 8.0) -> None:
+def _star(c: Canvas, at: Point, r: float = 8.0) -> None:
     """The bounce mark."""
-    pts = [(at[0] + (r if k % 2 == 0 else r * 0.45) * math.cos(k * math.pi / 8),
-            at[1] + (r if k % 2 == 0 else r * 0.45) * math.sin(k * math.pi / 8)) for k in range(16)]
-    out.append(f'<polygon points="{_fmt(pts)}" fill="{FAIL_RED}" stroke="#ffffff" stroke-width="1"/>')
+    c.polygon([(at[0] + (r if k % 2 == 0 else r * 0.45) * math.cos(k * math.pi / 8),
+                at[1] + (r if k % 2 == 0 else r * 0.45) * math.sin(k * math.pi / 8)) for k in range(16)],
+              FAIL_RED, "#ffffff", 1)
 
 
-def _cross(out: list[str], at: Point, r: float = 7.0) -> None:
+def _cross(c: Canvas, at: Point, r: float = 7.0) -> None:
     x, y = at
-    out.append(f'<path d="M{x - r:.1f},{y - r:.1f}L{x + r:.1f},{y + r:.1f}M{x - r:.1f},{y + r:.1f}L{x + r:.1f},{y - r:.1f}" '
-               f'stroke="{FAIL_RED}" stroke-width="3" stroke-linecap="round"/>')
+    c.segments([((x - r, y - r), (x + r, y + r)), ((x - r, y + r), (x + r, y - r))], FAIL_RED, 3, cap="round")
 
 
-def _orders(out: list[str], m: Map, lay: Layout, results: list[OrderResult], colours: dict[str, str],
+def _orders(c: Canvas, lay: Layout, results: list[OrderResult], colours: dict[str, str],
             position: Position) -> None:
     moves: dict[str, tuple[Point, Point]] = {}  # unit province -> its move line
     for r in results:
@@ -212,67 +189,58 @@ def _orders(out: list[str], m: Map, lay: Layout, results: list[OrderResult], col
         dest = getattr(o, "dest", None)
         if o is not None and dest and not isinstance(o, (Support, Convoy)) and _known(lay, o.loc, dest):
             moves[province_of(o.loc)] = (lay.at(o.loc), lay.at(dest))
-    under: list[str] = []
-    over: list[str] = []
+    marks: list[tuple[str, Point]] = []  # drawn over the arrows
+    arrows = []
     for r in results:
         o = r.order
         if o is None or r.result == "invalid" or isinstance(o, (Hold, Waive)) or not _known(lay, o.loc):
             continue
-        colour = colours.get(r.power, "#888888")
+        colour = colours.get(r.power, GREY)
         failed = r.result == "fails"
         here = lay.at(o.loc)
-        if isinstance(o, Support):
+        fade = 0.5 if failed else 1.0
+        if isinstance(o, Support) and _known(lay, o.target):
             target = province_of(o.target)
-            if not _known(lay, o.target):
-                continue
             if o.dest and target in moves:
                 a, b = moves[target]
                 aim = (a[0] + (b[0] - a[0]) * 0.6, a[1] + (b[1] - a[1]) * 0.6)
             else:
                 aim = lay.at(o.target)
-            (x1, y1), (x2, y2) = _line(here, aim, UNIT_R + 1, 0 if o.dest else UNIT_R + 3)
-            op = ' stroke-opacity="0.5"' if failed else ""
-            under.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour}" '
-                         f'stroke-width="2.2" stroke-dasharray="1.5 3.5" stroke-linecap="round"{op}/>')
-            under.append(f'<circle cx="{x2:.1f}" cy="{y2:.1f}" r="3" fill="{colour}" stroke="#1a1a1a" '
-                         f'stroke-width="0.8"{op}/>')
+            p1, p2 = _line(here, aim, UNIT_R + 1, 0 if o.dest else UNIT_R + 3)
+            c.line(p1, p2, colour, 2.2, (1.5, 3.5), fade, cap="round")
+            c.circle(p2, 3, colour, INK, 0.8, opacity=fade)
             if failed:
-                _cross(over, ((x1 * 2 + x2) / 3, (y1 * 2 + y2) / 3), 4.5)
+                marks.append(("cut", ((p1[0] * 2 + p2[0]) / 3, (p1[1] * 2 + p2[1]) / 3)))
         elif isinstance(o, Convoy):
             target = province_of(o.target)
             if target in moves:
                 a, b = moves[target]
-                aim = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
             elif _known(lay, o.target, o.dest):
                 a, b = lay.at(o.target), lay.at(o.dest)
-                aim = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
             else:
                 continue
-            (x1, y1), (x2, y2) = _line(here, aim, UNIT_R + 1, 0)
-            op = ' stroke-opacity="0.5"' if failed else ""
-            under.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour}" '
-                         f'stroke-width="2" stroke-dasharray="7 3 1.5 3"{op}/>')
-            under.append(f'<circle cx="{x2:.1f}" cy="{y2:.1f}" r="5" fill="#ffffff" stroke="{colour}" '
-                         f'stroke-width="2.2"/>')
+            p1, p2 = _line(here, ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2), UNIT_R + 1, 0)
+            c.line(p1, p2, colour, 2, (7.0, 3.0, 1.5, 3.0), fade)
+            c.circle(p2, 5, "#ffffff", colour, 2.2)
         elif isinstance(o, (Disband, Remove)):
-            if r.result != "invalid":
-                _cross(over, here)
+            marks.append(("gone", here))
         elif isinstance(o, Build):
             if r.result == "succeeds":
-                x, y = here
-                under.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="14" fill="#ffffff" fill-opacity="0.7" '
-                             f'stroke="{colour}" stroke-width="2.5" stroke-dasharray="4 2"/>')
+                c.circle(here, 14, "#ffffff", colour, 2.5, (4.0, 2.0), fill_opacity=0.7)
         elif getattr(o, "dest", None) and province_of(o.loc) in moves:
-            a, b = moves[province_of(o.loc)]
-            tip = _arrow(over, a, b, colour, failed)
-            if failed and "bounce" in r.reason:
-                _star(over, tip)
+            arrows.append((moves[province_of(o.loc)], colour, failed, "bounce" in r.reason))
         if "dislodged" in r.reason or "disbanded" in r.reason:
-            p = province_of(o.loc)
-            if p not in position.dislodged and not any(d.unit.loc == o.loc for d in position.dislodged.values()):
-                gone = lay.at(o.loc)
-                _cross(over, (gone[0] + 13, gone[1] + 11), 5.5)
-    out += under + over
+            if not any(d.unit.loc == o.loc for d in position.dislodged.values()):
+                marks.append(("lost", (here[0] + 13, here[1] + 11)))
+    for (a, b), colour, failed, bounced in arrows:
+        tip = _arrow(c, a, b, colour, failed)
+        if bounced:
+            marks.append(("bounce", tip))
+    for kind, at in marks:
+        if kind == "bounce":
+            _star(c, at)
+        else:
+            _cross(c, at, {"cut": 4.5, "lost": 5.5}.get(kind, 7.0))
 
 
 def _known(lay: Layout, *locs: str) -> bool:
@@ -280,55 +248,42 @@ def _known(lay: Layout, *locs: str) -> bool:
 
 
 # -- title and legend ---------------------------------------------------------------------------
-def _title(out: list[str], text: str) -> None:
-    width = 7.4 * len(text) + 16
-    out.append(f'<rect x="8" y="8" width="{width:.0f}" height="24" rx="3" fill="#ffffff" fill-opacity="0.85" '
-               f'stroke="#333" stroke-width="0.8"/>')
-    out.append(f'<text x="16" y="25" font-size="13" font-weight="bold" fill="#111">{escape(text)}</text>')
+def _title(c: Canvas, text: str) -> None:
+    c.rect(8, 8, 7.4 * len(text) + 16, 24, "#ffffff", "#333333", 0.8, rx=3, fill_opacity=0.85)
+    c.text(16, 25, text, 13, "#111111", bold=True)
 
 
-def _legend(out: list[str], variant: Variant, position: Position, w: float, h: float) -> None:
+def _legend(c: Canvas, variant: Variant, position: Position, w: float, h: float) -> None:
     units: dict[str, int] = {}
     centres: dict[str, int] = {}
     for u in position.units.values():
         units[u.power] = units.get(u.power, 0) + 1
-    for _, p in position.centres.items():
+    for p in position.centres.values():
         centres[p] = centres.get(p, 0) + 1
-    n = max(len(variant.powers), 1)
-    step = min(150.0, (w - 20) / n)
+    step = min(150.0, (w - 20) / max(len(variant.powers), 1))
     y = h + 20
     for i, (name, pw) in enumerate(variant.powers.items()):
         x = 14 + i * step
-        out.append(f'<rect x="{x:.1f}" y="{y - 9:.1f}" width="12" height="12" rx="2" fill="{pw.colour}" '
-                   f'stroke="#1a1a1a" stroke-width="0.8"/>')
+        c.rect(x, y - 9, 12, 12, pw.colour, INK, 0.8, rx=2)
         label = f"{name} {centres.get(name, 0)}/{units.get(name, 0)}"
-        size = 11 if step >= 7.2 * len(label) + 18 else 9.5
-        out.append(f'<text x="{x + 16:.1f}" y="{y + 1:.1f}" font-size="{size}">{escape(label)}</text>')
+        c.text(x + 16, y + 1, label, 11 if step >= 7.2 * len(label) + 18 else 9.5, "#222222")
     y = h + 48
-    x = 14.0
-    out.append(f'<text x="{x:.0f}" y="{y + 4:.0f}" font-size="10" fill="#444">centres/units</text>')
-    x += 90
-    keys: list[tuple[str, str]] = [
-        ("move", f'<line x1="{{x}}" y1="{y}" x2="{{x2}}" y2="{y}" stroke="#444" stroke-width="3"/>'),
-        ("failed", f'<line x1="{{x}}" y1="{y}" x2="{{x2}}" y2="{y}" stroke="#444" stroke-width="3" '
-                   f'stroke-dasharray="6 4"/>'),
-        ("support", f'<line x1="{{x}}" y1="{y}" x2="{{x2}}" y2="{y}" stroke="#444" stroke-width="2.2" '
-                    f'stroke-dasharray="1.5 3.5" stroke-linecap="round"/>'),
-        ("convoy", f'<line x1="{{x}}" y1="{y}" x2="{{x2}}" y2="{y}" stroke="#444" stroke-width="2" '
-                   f'stroke-dasharray="7 3 1.5 3"/>'),
-    ]
-    for name, tmpl in keys:
-        out.append(tmpl.format(x=f"{x:.0f}", x2=f"{x + 28:.0f}"))
-        out.append(f'<text x="{x + 33:.0f}" y="{y + 4:.0f}" font-size="10" fill="#444">{name}</text>')
+    grey = "#444444"
+    c.text(14, y + 4, "centres/units", 10, grey)
+    x = 104.0
+    for name, width, dash, cap in (("move", 3.0, None, "butt"), ("failed", 3.0, (6.0, 4.0), "butt"),
+                                   ("support", 2.2, (1.5, 3.5), "round"), ("convoy", 2.0, (7.0, 3.0, 1.5, 3.0), "butt")):
+        c.line((x, y), (x + 28, y), grey, width, dash, cap=cap)
+        c.text(x + 33, y + 4, name, 10, grey)
         x += 33 + 6.5 * len(name) + 16
-    _star(out, (x + 6, y))
-    out.append(f'<text x="{x + 18:.0f}" y="{y + 4:.0f}" font-size="10" fill="#444">bounce</text>')
+    _star(c, (x + 6, y))
+    c.text(x + 18, y + 4, "bounce", 10, grey)
     x += 70
-    out.append(f'<circle cx="{x + 6:.0f}" cy="{y}" r="7" fill="none" stroke="{FAIL_RED}" stroke-width="2"/>')
-    out.append(f'<text x="{x + 18:.0f}" y="{y + 4:.0f}" font-size="10" fill="#444">dislodged</text>')
+    c.circle((x + 6, y), 7, None, FAIL_RED, 2)
+    c.text(x + 18, y + 4, "dislodged", 10, grey)
     x += 80
-    _cross(out, (x + 6, y), 5)
-    out.append(f'<text x="{x + 18:.0f}" y="{y + 4:.0f}" font-size="10" fill="#444">destroyed or removed</text>')
+    _cross(c, (x + 6, y), 5)
+    c.text(x + 18, y + 4, "destroyed or removed", 10, grey)
     x += 140
-    out.append(f'<circle cx="{x + 6:.0f}" cy="{y}" r="4.2" fill="#ffffff" stroke="#222" stroke-width="1"/>')
-    out.append(f'<text x="{x + 16:.0f}" y="{y + 4:.0f}" font-size="10" fill="#444">supply centre</text>')
+    c.circle((x + 6, y), 4.2, "#ffffff", "#222222", 1)
+    c.text(x + 16, y + 4, "supply centre", 10, grey)

@@ -1,0 +1,222 @@
+"""Two canvases with the same few drawing calls: SVG text, and a cairo bitmap for PNG.
+
+The map is painted once through these calls, so the SVG and the PNG show the same picture;
+painting straight onto cairo is much faster than converting the SVG.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from xml.sax.saxutils import escape, quoteattr
+
+from judge.mapdraw.geometry import Point
+
+FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
+Dash = tuple[float, ...]
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    c = colour.lstrip("#")
+    if len(c) == 3:
+        c = "".join(ch * 2 for ch in c)
+    try:
+        return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
+    except ValueError:
+        return (136, 136, 136)
+
+
+def _n(v: float) -> str:
+    return f"{v:.1f}".rstrip("0").rstrip(".")
+
+
+def _pts(pts: list[Point]) -> str:
+    return " ".join(f"{_n(x)},{_n(y)}" for x, y in pts)
+
+
+class SvgCanvas:
+    def __init__(self, width: float, height: float):
+        self.width, self.height = width, height
+        self.out: list[str] = []
+
+    @staticmethod
+    def _stroke(stroke: str | None, width: float, dash: Dash | None, opacity: float, cap: str = "butt") -> str:
+        if not stroke:
+            return ""
+        s = f' stroke="{stroke}" stroke-width="{_n(width)}"'
+        if dash:
+            s += f' stroke-dasharray="{" ".join(_n(d) for d in dash)}"'
+        if cap != "butt":
+            s += f' stroke-linecap="{cap}"'
+        if opacity < 1:
+            s += f' stroke-opacity="{_n(opacity)}"'
+        return s
+
+    @staticmethod
+    def _fill(fill: str | None, opacity: float) -> str:
+        if not fill:
+            return ' fill="none"'
+        return f' fill="{fill}"' + (f' fill-opacity="{_n(opacity)}"' if opacity < 1 else "")
+
+    def polygon(self, pts: list[Point], fill: str | None, stroke: str | None = None, width: float = 1.0) -> None:
+        self.out.append(f'<polygon points="{_pts(pts)}"{self._fill(fill, 1)}{self._stroke(stroke, width, None, 1)}/>')
+
+    def segments(self, segs: list[tuple[Point, Point]], stroke: str, width: float, opacity: float = 1.0,
+                 cap: str = "butt") -> None:
+        if segs:
+            d = "".join(f"M{_n(a[0])},{_n(a[1])}L{_n(b[0])},{_n(b[1])}" for a, b in segs)
+            self.out.append(f'<path d="{d}" fill="none"{self._stroke(stroke, width, None, opacity, cap)}/>')
+
+    def line(self, a: Point, b: Point, stroke: str, width: float, dash: Dash | None = None,
+             opacity: float = 1.0, cap: str = "butt") -> None:
+        self.out.append(f'<line x1="{_n(a[0])}" y1="{_n(a[1])}" x2="{_n(b[0])}" y2="{_n(b[1])}"'
+                        f'{self._stroke(stroke, width, dash, opacity, cap)}/>')
+
+    def circle(self, c: Point, r: float, fill: str | None, stroke: str | None = None, width: float = 1.0,
+               dash: Dash | None = None, opacity: float = 1.0, fill_opacity: float | None = None) -> None:
+        fo = opacity if fill_opacity is None else fill_opacity
+        self.out.append(f'<circle cx="{_n(c[0])}" cy="{_n(c[1])}" r="{_n(r)}"{self._fill(fill, fo)}'
+                        f'{self._stroke(stroke, width, dash, opacity)}/>')
+
+    def rect(self, x: float, y: float, w: float, h: float, fill: str | None, stroke: str | None = None,
+             width: float = 1.0, rx: float = 0.0, fill_opacity: float = 1.0) -> None:
+        r = f' rx="{_n(rx)}"' if rx else ""
+        self.out.append(f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(h)}"{r}'
+                        f'{self._fill(fill, fill_opacity)}{self._stroke(stroke, width, None, 1)}/>')
+
+    def text(self, x: float, y: float, s: str, size: float, fill: str = "#222222", anchor: str = "start",
+             bold: bool = False, italic: bool = False, halo: bool = False) -> None:
+        a = f' font-size="{_n(size)}"'
+        if anchor != "start":
+            a += f' text-anchor="{anchor}"'
+        if bold:
+            a += ' font-weight="bold"'
+        if italic:
+            a += ' font-style="italic"'
+        body = escape(s)
+        if halo:  # drawn twice: cairosvg knows no paint-order
+            self.out.append(f'<text x="{_n(x)}" y="{_n(y)}"{a} fill="none" stroke="#ffffff" stroke-width="3" '
+                            f'stroke-opacity="0.8" stroke-linejoin="round">{body}</text>')
+        self.out.append(f'<text x="{_n(x)}" y="{_n(y)}"{a} fill="{fill}">{body}</text>')
+
+    def result(self) -> str:
+        w, h = _n(self.width), _n(self.height)
+        head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
+                f'font-family={quoteattr(FONT)}>')
+        return "\n".join([head, *self.out, "</svg>"]) + "\n"
+
+
+class CairoCanvas:
+    """The same calls painted on a cairo image (cairocffi)."""
+
+    def __init__(self, width: float, height: float, scale: float = 1.0):
+        import cairocffi as cairo
+
+        self.cairo = cairo
+        self.width, self.height = width, height
+        self.surface = cairo.ImageSurface(cairo.FORMAT_RGB24, math.ceil(width * scale), math.ceil(height * scale))
+        self.ctx = cairo.Context(self.surface)
+        self.ctx.scale(scale, scale)
+        self.ctx.set_line_join(cairo.LINE_JOIN_ROUND)
+        self._colours: dict[str, tuple[float, float, float]] = {}
+
+    def _source(self, colour: str, opacity: float = 1.0) -> None:
+        rgb = self._colours.get(colour)
+        if rgb is None:
+            r, g, b = _rgb(colour)
+            rgb = self._colours[colour] = (r / 255, g / 255, b / 255)
+        if opacity < 1:
+            self.ctx.set_source_rgba(*rgb, opacity)
+        else:
+            self.ctx.set_source_rgb(*rgb)
+
+    def _paint(self, fill: str | None, stroke: str | None, width: float, dash: Dash | None = None,
+               opacity: float = 1.0, fill_opacity: float | None = None, cap: str = "butt") -> None:
+        ctx = self.ctx
+        if fill:
+            self._source(fill, opacity if fill_opacity is None else fill_opacity)
+            if stroke:
+                ctx.fill_preserve()
+            else:
+                ctx.fill()
+        if stroke:
+            self._source(stroke, opacity)
+            ctx.set_line_width(width)
+            ctx.set_dash(list(dash) if dash else [])
+            ctx.set_line_cap(self.cairo.LINE_CAP_ROUND if cap == "round" else self.cairo.LINE_CAP_BUTT)
+            ctx.stroke()
+
+    def polygon(self, pts: list[Point], fill: str | None, stroke: str | None = None, width: float = 1.0) -> None:
+        ctx = self.ctx
+        ctx.move_to(*pts[0])
+        for p in pts[1:]:
+            ctx.line_to(*p)
+        ctx.close_path()
+        self._paint(fill, stroke, width)
+
+    def segments(self, segs: list[tuple[Point, Point]], stroke: str, width: float, opacity: float = 1.0,
+                 cap: str = "butt") -> None:
+        for a, b in segs:
+            self.ctx.move_to(*a)
+            self.ctx.line_to(*b)
+        self._paint(None, stroke, width, opacity=opacity, cap=cap)
+
+    def line(self, a: Point, b: Point, stroke: str, width: float, dash: Dash | None = None,
+             opacity: float = 1.0, cap: str = "butt") -> None:
+        self.ctx.move_to(*a)
+        self.ctx.line_to(*b)
+        self._paint(None, stroke, width, dash, opacity, cap=cap)
+
+    def circle(self, c: Point, r: float, fill: str | None, stroke: str | None = None, width: float = 1.0,
+               dash: Dash | None = None, opacity: float = 1.0, fill_opacity: float | None = None) -> None:
+        self.ctx.new_sub_path()
+        self.ctx.arc(c[0], c[1], r, 0, 2 * math.pi)
+        self._paint(fill, stroke, width, dash, opacity, fill_opacity)
+
+    def rect(self, x: float, y: float, w: float, h: float, fill: str | None, stroke: str | None = None,
+             width: float = 1.0, rx: float = 0.0, fill_opacity: float = 1.0) -> None:
+        ctx = self.ctx
+        if rx:
+            rx = min(rx, w / 2, h / 2)
+            ctx.new_sub_path()
+            ctx.arc(x + w - rx, y + rx, rx, -math.pi / 2, 0)
+            ctx.arc(x + w - rx, y + h - rx, rx, 0, math.pi / 2)
+            ctx.arc(x + rx, y + h - rx, rx, math.pi / 2, math.pi)
+            ctx.arc(x + rx, y + rx, rx, math.pi, 3 * math.pi / 2)
+            ctx.close_path()
+        else:
+            ctx.rectangle(x, y, w, h)
+        self._paint(fill, stroke, width, fill_opacity=fill_opacity)
+
+    def text(self, x: float, y: float, s: str, size: float, fill: str = "#222222", anchor: str = "start",
+             bold: bool = False, italic: bool = False, halo: bool = False) -> None:
+        cairo, ctx = self.cairo, self.ctx
+        ctx.select_font_face("DejaVu Sans", cairo.FONT_SLANT_ITALIC if italic else cairo.FONT_SLANT_NORMAL,
+                             cairo.FONT_WEIGHT_BOLD if bold else cairo.FONT_WEIGHT_NORMAL)
+        ctx.set_font_size(size)
+        if anchor != "start":
+            advance = ctx.text_extents(s)[4]
+            x -= advance / 2 if anchor == "middle" else advance
+        ctx.move_to(x, y)
+        if halo:
+            ctx.text_path(s)
+            self._paint(None, "#ffffff", 3, opacity=0.8)  # a white edge, then the letters on top
+            ctx.move_to(x, y)
+        self._source(fill)
+        ctx.show_text(s)
+
+    def result(self) -> bytes:
+        """PNG bytes: a 128-colour palette image where Pillow is there (a third of the size)."""
+        self.surface.flush()
+        try:
+            from PIL import Image
+        except ImportError:
+            buf = io.BytesIO()
+            self.surface.write_to_png(buf)
+            return buf.getvalue()
+        s = self.surface
+        img = Image.frombuffer("RGBX", (s.get_width(), s.get_height()), bytes(s.get_data()), "raw", "BGRX",
+                               s.get_stride(), 1).convert("RGB")
+        buf = io.BytesIO()
+        img.quantize(128, method=Image.Quantize.FASTOCTREE).save(buf, "PNG", optimize=False)
+        return buf.getvalue()
