@@ -200,8 +200,7 @@ class Geometry:
         runs = [r for r in sea_runs(ring, self.terrain) if set(r) <= idx]
         out: set[str] = set()
         for r in runs:
-            for i in r:
-                out.add(self.loc(ring[i]) if self.terrain[ring[i]] == "sea" else "")
+            out.update(self.loc(ring[i]) for i in r)  # the seas of the run
             if len(r) == n:
                 continue  # an island: no shore neighbours
             left, right = ring[(r[0] - 1) % n], ring[(r[-1] + 1) % n]
@@ -215,7 +214,6 @@ class Geometry:
                                         f"with {self.keys[pid]} on {self.keys[pair[0] if pair[0] != pid else pair[1]]}")
                 sea_i = j if pair[0] != pid else (j + 1) % len(self.rings[q])
                 out.add(self.loc(q, sea_i))
-        out.discard("")
         return out
 
     def definitions(self) -> dict[str, dict[str, Any]]:
