@@ -82,8 +82,9 @@ class Dovecot:
         return self
 
     def stop(self, remove: bool = True) -> None:
+        children = self.child_pids()  # before the master goes: then they are init's children
         subprocess.run(["bash", str(HERE / "servers" / "dovecot.sh"), "stop", self.dir], check=False)
-        for pid in self.child_pids():  # open sessions outlive the master
+        for pid in children:  # open sessions outlive the master
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -110,7 +111,8 @@ class Dovecot:
             except OSError:
                 continue
             ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            if ppid == master and (not name or cmd == f"dovecot/{name}"):
+            # titles look like "dovecot-<instance>/imap" (or "dovecot/imap" without instance_name)
+            if ppid == master and (not name or cmd.rpartition("/")[2] == name):
                 out.append(int(p.name))
         return out
 
@@ -249,19 +251,26 @@ class SmtpSink:
         if self.fail_data:
             return self.fail_data.pop(0)
         raw = envelope.original_content or envelope.content
-        if self.deliver_to is not None:
-            # deliver before answering 250, as an MTA takes responsibility only after queuing
-            local = [r for r in envelope.rcpt_tos if r.lower().endswith("@example.test")]
-            if local:
-                await asyncio.to_thread(self._lmtp, envelope.mail_from, local, raw)
-        self.messages.append(Received(envelope.mail_from, list(envelope.rcpt_tos), raw, time.time()))
-        self.arrived.set()
+        # Once the data is complete the message is ours, as for an MTA: aiosmtpd cancels this
+        # hook if the client vanishes, so the delivery is shielded from that.
+        await asyncio.shield(asyncio.ensure_future(self._deliver(envelope.mail_from, list(envelope.rcpt_tos), raw)))
         return "250 OK queued"
+
+    async def _deliver(self, mail_from: str, rcpts: list[str], raw: bytes) -> None:
+        if self.deliver_to is not None:
+            local = [r for r in rcpts if r.lower().endswith("@example.test")]
+            if local:
+                await asyncio.to_thread(self._lmtp, mail_from, local, raw)
+        self.messages.append(Received(mail_from, rcpts, raw, time.time()))
+        self.arrived.set()
 
     def _lmtp(self, mail_from: str, rcpts: list[str], raw: bytes) -> None:
         assert self.deliver_to is not None
         with smtplib.LMTP(self.deliver_to.host, self.deliver_to.lmtp_port, timeout=30) as l:
-            l.sendmail(mail_from or "<>", rcpts, raw)
+            # one recipient per transaction: LMTP answers DATA once per recipient, and smtplib
+            # reads only the first answer
+            for r in rcpts:
+                l.sendmail(mail_from or "<>", [r], raw)
 
     def to(self, address: str) -> list[Received]:
         return [m for m in self.messages if address in m.rcpts]
@@ -477,12 +486,19 @@ class DaemonProcess:
         self.starts = 0
 
     def start(self) -> None:
+        self._log_offset = Path(self.log_path).stat().st_size if Path(self.log_path).exists() else 0
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(HERE), str(REPO), env.get("PYTHONPATH", "")])
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen([sys.executable, "-m", "judge.daemon", "--config", self.config_path],
                                          stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, cwd=str(REPO))
         self.starts += 1
+
+    def ready(self) -> bool:
+        """The latest start has installed its signal handlers and begun work."""
+        with open(self.log_path, "rb") as fh:
+            fh.seek(self._log_offset)
+            return b'"event": "daemon.started"' in fh.read()
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -563,3 +579,130 @@ if pytest is not None:
         d = tempfile.mkdtemp(prefix="judge-daemon.")
         yield Path(d)
         shutil.rmtree(d, ignore_errors=True)
+
+
+# --- the kill -9 experiment (tests/test_mail_faults.py runs it small, bench/killtest.py large) -------------
+@dataclass
+class KillReport:
+    kills: int
+    mails: int
+    starts: int
+    seconds: float
+    applied: dict[str, int]
+    replies_per_order: dict[str, int]
+    duplicate_replies: int
+    duplicate_in_mailbox: int
+    replies_in_mailbox: int
+    in_doubt_settled: int
+    in_doubt_resent: int
+    exit_code: int
+
+    def problems(self, tokens: list[str]) -> list[str]:
+        out = []
+        lost = [t for t in tokens if self.applied.get(t, 0) == 0]
+        twice = [t for t, n in self.applied.items() if n > 1]
+        unanswered = [t for t in tokens if self.replies_per_order.get(t, 0) == 0]
+        if lost:
+            out.append(f"orders lost: {lost[:10]} ({len(lost)})")
+        if twice:
+            out.append(f"orders applied twice: {twice[:10]}")
+        if unanswered:
+            out.append(f"orders without a reply: {unanswered[:10]} ({len(unanswered)})")
+        if self.duplicate_replies or self.duplicate_in_mailbox:
+            out.append(f"replies delivered more than once: {self.duplicate_replies} (SMTP), "
+                       f"{self.duplicate_in_mailbox} (player's mailbox)")
+        if self.replies_in_mailbox != len(tokens):
+            out.append(f"{self.replies_in_mailbox} replies in the player's mailbox for {len(tokens)} orders")
+        if self.exit_code != 0:
+            out.append(f"final SIGTERM exit code {self.exit_code}")
+        return out
+
+
+def _log_count(path: Path, event: str) -> int:
+    try:
+        return Path(path).read_text(errors="replace").count(f'"event": "{event}"')
+    except OSError:
+        return 0
+
+
+async def kill_run(dovecot: Dovecot, sink: SmtpSink, workdir: Path, kills: int, mails: int, seed: int = 1,
+                   settle_timeout: float = 60.0, progress: Callable[[str], None] = lambda s: None) -> tuple[
+                       KillReport, list[str]]:
+    """Feed ``mails`` order mails while killing the daemon ``kills`` times with SIGKILL at random
+    moments (each 0.05-0.8 s after its start), restart it each time, then let the last one finish."""
+    import random
+
+    rng = random.Random(seed)
+    cfg = daemon_config(dovecot, sink, workdir, imap={"batch_size": 5},
+                        smtp={"batch_size": 5, "receipt_to": "judge+receipts@example.test", "receipt_wait": 5.0})
+    proc = DaemonProcess(write_config(workdir / "judge.toml", cfg), workdir / "daemon.log")
+    tokens = [f"k{seed}x{i:05d}" for i in range(mails)]
+    order_ids = {}
+    raws = []
+    for t in tokens:
+        raw = order_mail(t)
+        order_ids[email.message_from_bytes(raw, policy=policy.default)["Message-ID"].strip()] = t
+        raws.append(raw)
+    t0 = time.monotonic()
+    proc.start()
+
+    def feed() -> None:
+        i = 0
+        while i < len(raws):
+            n = rng.randint(1, 6)
+            dovecot.append(raws[i:i + n])
+            i += n
+            time.sleep(rng.uniform(0.0, 0.05))
+
+    feeder = asyncio.ensure_future(asyncio.to_thread(feed))
+    for k in range(kills):
+        await asyncio.sleep(rng.uniform(0.05, 0.8))
+        proc.kill9()
+        progress(f"kill {k + 1}/{kills}")
+        proc.start()
+        if feeder.done() and k < kills - 1 and rng.random() < 0.3:
+            # keep mail flowing while the kills go on
+            more = [order_mail(f"{tokens[0]}-extra{k}")]
+            tokens.append(f"{tokens[0]}-extra{k}")
+            order_ids[email.message_from_bytes(more[0], policy=policy.default)["Message-ID"].strip()] = tokens[-1]
+            await asyncio.to_thread(dovecot.append, more)
+    await feeder
+    db_path = cfg["judge"]["db_path"]
+
+    def settled() -> bool:
+        try:
+            with sqlite3.connect(db_path, timeout=5) as db:
+                n = db.execute("SELECT count(DISTINCT token) FROM orders").fetchone()[0]
+                pending = db.execute("SELECT count(*) FROM outbox WHERE status != 'sent'").fetchone()[0]
+        except sqlite3.Error:
+            return False
+        return n >= len(tokens) and pending == 0 and dovecot.count("UNSEEN") == 0
+
+    await until(settled, settle_timeout, "all orders applied and answered", step=0.2)
+    log = workdir / "daemon.log"
+    # SIGTERM before the handlers are installed would just kill it: wait for the last start
+    await until(proc.ready, 30, "the last start")
+    code = proc.terminate()
+    with sqlite3.connect(db_path) as db:
+        applied: dict[str, int] = {}
+        for (t,) in db.execute("SELECT token FROM orders"):
+            applied[t] = applied.get(t, 0) + 1
+    per_mid: dict[str, int] = {}
+    replies: dict[str, int] = {}
+    for m in sink.to("player@example.test"):
+        per_mid[m.message_id] = per_mid.get(m.message_id, 0) + 1
+        t = order_ids.get("".join(str(m.msg["In-Reply-To"] or "").split()))  # may come folded
+        if t:
+            replies[t] = replies.get(t, 0) + 1
+    in_mailbox: dict[str, int] = {}
+    for _, _, raw in await asyncio.to_thread(dovecot.messages, "player"):
+        mid = "".join(str(email.message_from_bytes(raw, policy=policy.default)["Message-ID"] or "").split())
+        in_mailbox[mid] = in_mailbox.get(mid, 0) + 1
+    report = KillReport(kills=kills, mails=len(tokens), starts=proc.starts, seconds=time.monotonic() - t0,
+                        applied=applied, replies_per_order=replies,
+                        duplicate_replies=sum(n - 1 for n in per_mid.values()),
+                        duplicate_in_mailbox=sum(n - 1 for n in in_mailbox.values()),
+                        replies_in_mailbox=len(in_mailbox),
+                        in_doubt_settled=_log_count(log, "smtp.settled_by_receipt"),
+                        in_doubt_resent=_log_count(log, "smtp.resend_in_doubt"), exit_code=code)
+    return report, tokens

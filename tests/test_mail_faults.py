@@ -1,0 +1,110 @@
+"""Faults with real servers: kill -9, SMTP outage, IMAP server gone mid-IDLE, refused mail."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from mailservers import (DaemonProcess, Dovecot, SmtpSink, daemon_config, dovecot, kill_run, mail,  # noqa: F401
+                         order_mail, running_daemon, smtp_sink, until, workdir, write_config)
+
+pytestmark = pytest.mark.mail
+
+
+def outbox(db_path: str) -> list[tuple[int, str, int, str]]:
+    with sqlite3.connect(db_path) as db:
+        return db.execute("SELECT id, status, attempts, coalesce(error, '') FROM outbox ORDER BY id").fetchall()
+
+
+async def test_kill9_five_times_loses_nothing(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    report, tokens = await kill_run(mail, smtp_sink, workdir, kills=5, mails=60, seed=5)
+    assert report.problems(tokens) == [], report
+    assert report.starts == 6
+
+
+async def test_sigterm_is_a_clean_stop(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    cfg = daemon_config(mail, smtp_sink, workdir)
+    proc = DaemonProcess(write_config(workdir / "judge.toml", cfg), workdir / "daemon.log")
+    proc.start()
+    mail.append([order_mail(f"s{i}") for i in range(10)])
+    await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 10, what="10 replies")
+    assert proc.terminate(timeout=20) == 0
+    text = (workdir / "daemon.log").read_text()
+    assert '"event": "daemon.stopped"' in text
+
+
+async def test_smtp_outage_then_everything_delivered(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    await smtp_sink.stop()
+    cfg = daemon_config(mail, smtp_sink, workdir)
+    async with running_daemon(cfg) as d:
+        mail.append([order_mail(f"o{i}") for i in range(20)])
+        await until(lambda: d.imap.stats.handled == 20, what="orders received while SMTP is down")
+        await asyncio.sleep(2.0)  # several failed connection attempts
+        assert smtp_sink.messages == []
+        await smtp_sink.start()
+        await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 20, what="queued replies after the outage")
+    rows = outbox(cfg["judge"]["db_path"])
+    # an outage is the server's fault, not the messages': no attempt is charged against them
+    assert [(s, a) for _, s, a, _ in rows] == [("sent", 0)] * 20
+    assert len({m.message_id for m in smtp_sink.messages}) == 20
+
+
+async def test_imap_sessions_killed_mid_idle(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    cfg = daemon_config(mail, smtp_sink, workdir, imap={"poll_interval": 30.0})
+    async with running_daemon(cfg) as d:
+        mail.append(order_mail("before"))
+        await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 1, what="first reply")
+        sessions = d.imap.stats.sessions
+        await asyncio.sleep(0.3)  # in IDLE now
+        assert mail.kill_imap_sessions() >= 1
+        await until(lambda: d.imap.stats.sessions > sessions and d.imap.connected.is_set(), what="reconnect")
+        mail.append(order_mail("after"))
+        await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 2, what="reply after reconnect")
+
+
+async def test_imap_server_restarted_mid_idle(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    cfg = daemon_config(mail, smtp_sink, workdir, imap={"poll_interval": 30.0})
+    async with running_daemon(cfg) as d:
+        mail.append(order_mail("one"))
+        await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 1, what="first reply")
+        await asyncio.sleep(0.3)
+        await asyncio.to_thread(mail.stop, False)  # master and its sessions gone; mail kept
+        await asyncio.sleep(1.0)  # the daemon is now failing to reconnect
+        assert not d.imap.connected.is_set()
+        await asyncio.to_thread(mail.start)
+        mail.append(order_mail("two"))
+        await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 2, timeout=30, what="reply after restart")
+
+
+async def test_refusals_permanent_and_transient(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    smtp_sink.refuse = lambda rcpt: "550 5.1.1 no such user" if rcpt.startswith("gone@") else None
+    smtp_sink.fail_data = ["451 4.3.0 try again later"]
+    cfg = daemon_config(mail, smtp_sink, workdir)
+    async with running_daemon(cfg) as d:
+        mail.append([order_mail("a", sender="gone@example.test"), order_mail("b")])
+        await until(lambda: d.smtp.stats.permanent == 1 and d.smtp.stats.sent == 1, timeout=20,
+                    what="one refused for good, one delivered after a 451")
+        assert d.smtp.stats.transient == 1
+    rows = outbox(cfg["judge"]["db_path"])
+    assert sorted((s, a) for _, s, a, _ in rows) == [("failed", 1), ("sent", 1)]
+    assert any("550" in e for *_, e in rows)
+
+
+async def test_header_injection_in_recipient_is_refused(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    cfg = daemon_config(mail, smtp_sink, workdir)
+    from mailservers import StandInJudge, parsed_config
+    from judge.daemon.service import Factory
+
+    j = Factory(parsed_config(cfg).judge)()
+    assert isinstance(j, StandInJudge)
+    j._reply("player@example.test", "x", "y")
+    # a recipient smuggling an SMTP command, as a careless service might queue it
+    j.db.execute("INSERT INTO outbox(sender, rcpts, message) SELECT sender, ?, message FROM outbox",
+                 ("victim@example.test\r\nRCPT TO:<evil@example.test>",))
+    j.close()
+    async with running_daemon(cfg) as d:
+        await until(lambda: d.smtp.stats.permanent == 1 and d.smtp.stats.sent == 1, what="one refused, one sent")
+    assert [m.rcpts for m in smtp_sink.messages] == [["player@example.test"]]
