@@ -28,7 +28,7 @@ CAL = V.calendar
 try:
     get_module("army_fleet")
     OPTIONS: dict = {}
-except UnknownModule:  # the A/F module is another task; the game uses no A/F orders
+except (UnknownModule, ImportError, AttributeError):  # the A/F module is another task; no A/F orders here
     OPTIONS = {"modules": "davis1885"}
 
 HAND = {
