@@ -552,7 +552,7 @@ def test_removal_not_fleets_first_when_that_gifts_a_centre():
 
 
 def test_removal_sicily_counts_as_a_centre_to_guard():
-    p = _board({"Italy": "A Sic, A Tus", "France": "F Tys"}, centres(Italy="Rom"), build_centres={"sic": "Italy"})
+    p = _board({"Italy": "A Sic, A Tus", "France": "F Tys"}, centres(Italy="Rom"))  # Sicily: Italy's from the start
     mine = [u for u in p.units.values() if u.power == "Italy"]
     assert effect_key(p, p.units["sic"])[0] == 1  # removing it would give Sicily to France
     assert [u.prov for u in least_effect_removals(p, mine, 1)] == ["tus"]

@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Sequence
 
+from judge.engine.adjustment import build_centre_owners
 from judge.engine.position import Position, Unit
 from judge.variant import Map
 
@@ -48,9 +49,9 @@ def reach(m: Map, u: Unit) -> frozenset[str]:
 
 
 def owned_places(pos: Position, power: str) -> set[str]:
-    """Supply centres and build centres (``pos.extra["build_centres"]``) the power owns."""
+    """Supply centres and build centres (1885's Sicily) the power owns."""
     places = {c for c, p in pos.centres.items() if p == power}
-    places |= {c for c, p in (pos.extra.get("build_centres") or {}).items() if p == power}
+    places |= {c for c, p in build_centre_owners(pos).items() if p == power}
     return places
 
 
