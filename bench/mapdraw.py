@@ -21,9 +21,9 @@ def mean_ms(fn, n: int) -> float:
 
 def main() -> None:
     try:
-        import cairosvg  # noqa: F401
+        import cairocffi  # noqa: F401
         png = True
-    except ImportError:
+    except (ImportError, OSError):
         png = False
     print(f"{'variant':16} {'layout ms':>10} {'SVG ms':>8} {'PNG ms':>8} {'PNG kB':>8}")
     for name in available_variants():

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from judge.engine import Position
-from judge.engine.orders import Build, Convoy, Disband, Hold, OrderResult, Remove, Support, Waive
+from judge.engine.orders import Build, Convoy, Disband, Hold, Order, OrderResult, Remove, Support, Waive
 from judge.mapdraw.canvas import CairoCanvas, SvgCanvas, _rgb
 from judge.mapdraw.geometry import Layout, Point, layout
 from judge.variant import Map, Phase, Variant, province_of
@@ -187,7 +187,7 @@ def _orders(c: Canvas, lay: Layout, results: list[OrderResult], colours: dict[st
     for r in results:
         o = r.order
         dest = getattr(o, "dest", None)
-        if o is not None and dest and not isinstance(o, (Support, Convoy)) and _known(lay, o.loc, dest):
+        if o is not None and dest and not _helped(o) and _known(lay, o.loc, dest):
             moves[province_of(o.loc)] = (lay.at(o.loc), lay.at(dest))
     marks: list[tuple[str, Point]] = []  # drawn over the arrows
     arrows = []
@@ -211,12 +211,12 @@ def _orders(c: Canvas, lay: Layout, results: list[OrderResult], colours: dict[st
             c.circle(p2, 3, colour, INK, 0.8, opacity=fade)
             if failed:
                 marks.append(("cut", ((p1[0] * 2 + p2[0]) / 3, (p1[1] * 2 + p2[1]) / 3)))
-        elif isinstance(o, Convoy):
-            target = province_of(o.target)
-            if target in moves:
-                a, b = moves[target]
-            elif _known(lay, o.target, o.dest):
-                a, b = lay.at(o.target), lay.at(o.dest)
+        elif _helped(o):  # convoy, and module kinds that carry or guard another unit's move
+            other, dest = _helped(o), getattr(o, "dest", None)
+            if province_of(other) in moves:
+                a, b = moves[province_of(other)]
+            elif dest and _known(lay, other, dest):
+                a, b = lay.at(other), lay.at(dest)
             else:
                 continue
             p1, p2 = _line(here, ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2), UNIT_R + 1, 0)
@@ -241,6 +241,15 @@ def _orders(c: Canvas, lay: Layout, results: list[OrderResult], colours: dict[st
             _star(c, at)
         else:
             _cross(c, at, {"cut": 4.5, "lost": 5.5}.get(kind, 7.0))
+
+
+def _helped(o: Order) -> str:
+    """The unit whose move this order carries or guards (convoy; a module's ferry or protect)."""
+    if isinstance(o, Convoy):
+        return o.target
+    if getattr(o, "dest", None):
+        return getattr(o, "army", None) or getattr(o, "fleet", None) or ""
+    return ""
 
 
 def _known(lay: Layout, *locs: str) -> bool:

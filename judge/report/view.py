@@ -142,7 +142,7 @@ class Describer:
         if isinstance(o, Hold):
             return f"{me} H"
         if isinstance(o, Move):
-            return f"{me} - {self.loc(o.dest)}" + (" (via convoy)" if o.via_convoy else "")
+            return f"{me} - {self.loc(o.dest)}" + (" via convoy" if o.via_convoy else "")
         if isinstance(o, Support):
             target = self.unit(o.target_kind, o.target, r.power)
             return f"{me} S {target}" + (f" - {self.loc(o.dest)}" if o.dest else "")
@@ -159,7 +159,23 @@ class Describer:
         if isinstance(o, Waive):
             n = r.text.split()[-1]
             return f"Waives {n} builds" if n.isdigit() else "Waives a build"
-        return r.text  # an order kind from a variant module: its own notation
+        return self.module_order(o, me, r)
+
+    def module_order(self, o: Order, me: str, r: OrderResult) -> str:
+        """Order kinds from variant modules, read by their fields; else their own notation."""
+        other = getattr(o, "fleet", "") or getattr(o, "army", "")
+        dest = getattr(o, "dest", "")
+        letter = {"protect": "P", "fast_ferry": "FF", "embark": "E", "disembark": "D"}.get(o.keyword)
+        if letter and other and dest:
+            return f"{me} {letter} {self.unit(None, other, r.power)} - {self.loc(dest)}"
+        if letter and other:
+            return f"{me} {letter} {self.unit(None, other, r.power)}"
+        if letter and dest:
+            return f"{me} {letter} {self.loc(dest)}"
+        if o.keyword == "transform":
+            coast = getattr(o, "coast", "")
+            return f"{me} T {getattr(o, 'new_kind', '')}" + (f" ({self.m.coast_names.get(coast, coast)})" if coast else "")
+        return r.text
 
 
 def tag(r: OrderResult) -> str:
