@@ -130,7 +130,7 @@ class SmtpSender:
                     if hold is None:
                         continue  # settled: it had been delivered
                     if hold > 0:
-                        self._not_before[item.id] = now + hold
+                        # re-checked at every wake-up: a receipt arriving ends the wait early
                         waits.append(hold)
                         continue
                 ready.append((item, digest, doubt))

@@ -1,0 +1,69 @@
+"""A send interrupted inside DATA (the daemon killed between the server taking the message and
+the outbox row being marked) is settled on restart: by its receipt copy, or by sending it again
+with the same Message-ID. The crash is reproduced exactly by writing the journal entry it leaves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judge.daemon.service import Factory
+from judge.daemon.smtp_out import digest_of, with_date_and_id
+from judge.daemon.state import DaemonState
+from mailservers import (Dovecot, SmtpSink, daemon_config, dovecot, mail, parsed_config,  # noqa: F401
+                         running_daemon, smtp_sink, until, workdir)
+
+pytestmark = pytest.mark.mail
+MID = "<interrupted.1@example.test>"
+
+
+def crash_inside_data(cfg: dict) -> bytes:
+    """Queue one reply and leave the journal as a kill during its DATA would. Returns what went out."""
+    parsed = parsed_config(cfg)
+    j = Factory(parsed.judge)()
+    j._reply("player@example.test", "Results", "S1901M results\n")
+    item = j.pending_outbox()[0]
+    j.close()
+    state = DaemonState(parsed.judge.resolved_state_path)
+    state.begin_data(item.id, digest_of(item.message), MID)
+    state.close()
+    return with_date_and_id(item.message, MID)
+
+
+def sent_status(cfg: dict) -> list[str]:
+    import sqlite3
+
+    with sqlite3.connect(cfg["judge"]["db_path"]) as db:
+        return [s for (s,) in db.execute("SELECT status FROM outbox")]
+
+
+async def test_receipt_proves_delivery_so_no_resend(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    cfg = daemon_config(mail, smtp_sink, workdir, smtp={"receipt_to": "judge+receipts@example.test",
+                                                        "receipt_wait": 60.0})
+    went_out = crash_inside_data(cfg)
+    mail.append(went_out)  # the receipt copy the server had delivered before the crash
+    async with running_daemon(cfg) as d:
+        await until(lambda: d.smtp.stats.settled_by_receipt == 1, what="settled by its receipt")
+    assert smtp_sink.messages == [] and sent_status(cfg) == ["sent"]
+
+
+async def test_no_receipt_then_resent_once_with_same_id(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    cfg = daemon_config(mail, smtp_sink, workdir, smtp={"receipt_to": "judge+receipts@example.test",
+                                                        "receipt_wait": 1.0})
+    crash_inside_data(cfg)
+    async with running_daemon(cfg) as d:
+        await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 1, what="the resend")
+        assert d.smtp.stats.resent_in_doubt == 1
+        await until(lambda: d.smtp.idle.is_set(), what="outbox drained")
+    assert [m.message_id for m in smtp_sink.messages] == [MID]
+    assert sent_status(cfg) == ["sent"]
+
+
+async def test_without_receipts_resent_at_once(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    cfg = daemon_config(mail, smtp_sink, workdir)
+    crash_inside_data(cfg)
+    async with running_daemon(cfg) as d:
+        await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 1, what="the resend")
+        assert d.smtp.stats.resent_in_doubt == 1
+    assert [m.message_id for m in smtp_sink.messages] == [MID]
