@@ -122,16 +122,16 @@ class Describer:
     def loc(self, loc: str) -> str:
         return nb(self.m.name(loc)) if province_of(loc) in self.m.provinces else loc
 
-    def unit(self, kind: str | None, loc: str, power: str | None = None, owner_of: str | None = None) -> str:
+    def unit(self, kind: str | None, loc: str, power: str | None = None) -> str:
         """``A London``; ``French A Burgundy`` when the unit is not ``power``'s own."""
         u = self.before.units.get(province_of(loc))
         d = self.before.dislodged.get(province_of(loc))
         if kind is None:
             kind = u.kind if u else d.unit.kind if d else ""
-        owner = owner_of or (u.power if u else None)
+        owner = u.power if u else None
         text = f"{kind}{NBSP}{self.loc(loc)}" if kind else self.loc(loc)
         if power and owner and owner != power and owner in self.variant.powers:
-            text = f"{self.variant.powers[owner].adjective} {text}"
+            text = f"{self.variant.powers[owner].adjective}{NBSP}{text}"
         return text
 
     def order(self, r: OrderResult) -> str:
