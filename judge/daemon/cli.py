@@ -48,6 +48,24 @@ def mail_status(config_path: str) -> dict[str, Any]:
     return out
 
 
+def status_with_mail(config_path: str) -> dict[str, Any]:
+    """``judge status --config``: the service's queues and deadlines plus the daemon's view."""
+    from judge.daemon.service import Factory
+
+    try:
+        cfg = load_config(config_path)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    judge = Factory(cfg.judge)()
+    try:
+        out = dict(judge.status())
+    finally:
+        if hasattr(judge, "close"):
+            judge.close()
+    out["mail"] = mail_status(config_path)
+    return out
+
+
 @click.command("daemon")
 @click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False, exists=True),
               help="Daemon configuration (TOML); see deploy/judge.toml.")

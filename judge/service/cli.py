@@ -54,11 +54,23 @@ def _open(db: str | None, address: str | None, judge_name: str | None, code: str
 @click.option("--once", is_flag=True, help="Handle all waiting mail and due deadlines, then exit.")
 @click.option("--poll", default=5.0, show_default=True, help="Seconds between looks at the inbox.")
 @click.option("--sendmail", default=None, help="Send outgoing mail through this command instead of a Maildir.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Run the IMAP/SMTP mail daemon with this TOML file instead (see deploy/judge.toml).")
 @judge_options
-def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, **kw: Any) -> None:
-    """Run the judge on local Maildir folders (or just its deadlines, with --sendmail)."""
+def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, config_path: str | None = None,
+          **kw: Any) -> None:
+    """Run the judge on local Maildir folders (or just its deadlines, with --sendmail), or with
+    --config as the IMAP/SMTP mail daemon."""
     from judge.service import maildir as md
     from judge.service.pipe import send_with
+
+    if config_path:
+        if maildir or sendmail or once:
+            raise click.UsageError("--config runs the mail daemon; it does not mix with --maildir/--sendmail/--once")
+        from judge.daemon.cli import run_daemon
+
+        run_daemon(config_path)
+        return
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if not maildir and not sendmail:
@@ -130,9 +142,16 @@ def _single(path: str) -> Any:
 
 
 @click.command()
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="The mail daemon's TOML file: its store, plus IMAP/SMTP state (last IMAP contact, ...).")
 @judge_options
-def status(**kw: Any) -> None:
+def status(config_path: str | None = None, **kw: Any) -> None:
     """Queue depths, games and the next deadlines, as JSON."""
+    if config_path:
+        from judge.daemon.cli import status_with_mail
+
+        click.echo(json.dumps(status_with_mail(config_path), indent=2))
+        return
     with _open(**kw) as judge:
         click.echo(json.dumps(judge.status(), indent=2))
 
