@@ -8,7 +8,6 @@ winning (njudge's rule); an invalid order never replaces a valid one.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
@@ -17,6 +16,7 @@ from judge.engine import adjudicate
 from judge.engine.adjustment import adjustments_due, build_sites
 from judge.engine.orders import ORDER_KINDS, Build, Order, Remove, Waive
 from judge.engine.position import Position
+from judge.orders import parse_orders
 from judge.service.store import Store, dumps, iso, loads
 from judge.variant import province_of
 
@@ -24,19 +24,7 @@ log = logging.getLogger(__name__)
 
 
 def parse_order_text(text: str, pos: Position, power: str) -> list[Any]:
-    """The order language (``judge.orders``) when present, else the canonical notation."""
-    try:
-        from judge.orders import parse_orders  # type: ignore[import-not-found]
-    except ImportError:
-        from judge.notation import parse_canonical
-
-        lines = []
-        for line in text.split("\n"):
-            s = line.strip()
-            if s and not re.match(r"^[A-Za-z][\w .'-]*:", s):
-                s = f"{power}: {s}"
-            lines.append(s)
-        return parse_canonical("\n".join(lines), pos)
+    """Read a power's order text with the order language (checked against the board)."""
     return parse_orders(text, pos, power=power, check=True)
 
 
