@@ -124,3 +124,11 @@ def test_civil_disorder_removal_when_removals_missing():
     p = pos("Winter 1901 Adjustment", {"Russia": ["A Lvn", "A Swe"]}, {"Russia": ["StP"]})
     out = run_phase("standard", p, "")
     assert out["orders"][0]["order"] == "Remove A Swe" and out["orders"][0]["reason"] == "civil disorder"
+
+
+def test_game_options_reach_the_adjustment_phase():
+    p = pos("Winter 1901 Adjustment", {"England": ["F Lon"]}, {"England": ["Lon", "Nwy"]})
+    out = run_phase("standard", p, "England: Build A Nwy")
+    assert out["orders"][0]["result"] == "invalid"
+    out = run_phase("standard", p, "England: Build A Nwy", {"build_sites": "any_owned"})
+    assert out["orders"][0]["result"] == "succeeds"

@@ -44,10 +44,11 @@ def build_centre_owners(pos: Position) -> dict[str, str]:
     return out
 
 
-def build_sites(pos: Position, power: str) -> list[str]:
+def build_sites(pos: Position, power: str, rules: dict | None = None) -> list[str]:
     """Vacant owned centres where ``power`` may build now."""
+    rules = rules if rules is not None else pos.variant.rules
     p = pos.variant.powers[power]
-    if pos.variant.rules.get("build_sites") == "any_owned":
+    if rules.get("build_sites") == "any_owned":
         sites = [c for c, o in pos.centres.items() if o == power]
     else:
         owners = build_centre_owners(pos) if p.build_sites else {}
@@ -55,7 +56,9 @@ def build_sites(pos: Position, power: str) -> list[str]:
     return sorted(s for s in dict.fromkeys(sites) if s not in pos.units)
 
 
-def adjudicate_adjustments(pos: Position, orders: list[Order]) -> tuple[list[OrderResult], dict[str, Unit]]:
+def adjudicate_adjustments(pos: Position, orders: list[Order], rules: dict | None = None
+                           ) -> tuple[list[OrderResult], dict[str, Unit]]:
+    rules = rules if rules is not None else pos.variant.rules
     m = pos.map
     due = adjustments_due(pos)
     units = dict(pos.units)
@@ -74,7 +77,7 @@ def adjudicate_adjustments(pos: Position, orders: list[Order]) -> tuple[list[Ord
                 reason = f"{power} has only {need} build{'s' if need > 1 else ''} due"
                 result = "fails"  # a legal order beyond the count: the first ones are used (4.D.4)
             elif isinstance(o, Build):
-                reason = _build_problem(pos, units, o)
+                reason = _build_problem(pos, units, o, rules)
                 if not reason and province_of(o.loc) in units:
                     reason, result = f"a unit is already built in {m.name(o.loc)}", "fails"  # 6.I.7
             if not reason:
@@ -113,14 +116,14 @@ def adjudicate_adjustments(pos: Position, orders: list[Order]) -> tuple[list[Ord
             results.append(OrderResult(Waive(power, None, ""), power, "Waive" if left == 1 else f"Waive {left}",
                                        "succeeds", "no order: build waived", default=True))
         elif need < 0 and used[power] < -need:
-            for u in civil_disorder_removals(pos, units, power, -need - used[power]):
+            for u in civil_disorder_removals(pos, units, power, -need - used[power], rules):
                 del units[u.prov]
                 results.append(OrderResult(Remove(power, u.kind, u.loc), power, f"Remove {u.text(m)}",
                                            "succeeds", "civil disorder", default=True))
     return results, units
 
 
-def _build_problem(pos: Position, units: dict[str, Unit], o: Build) -> str:
+def _build_problem(pos: Position, units: dict[str, Unit], o: Build, rules: dict) -> str:
     m = pos.map
     p = province_of(o.loc)
     kind = o.kind
@@ -131,7 +134,7 @@ def _build_problem(pos: Position, units: dict[str, Unit], o: Build) -> str:
         return f"{m.name(p)} is not a supply centre"
     if pos.centres.get(p, owners.get(p)) != o.power:
         return f"{o.power} does not own {m.name(p)}"
-    if pos.variant.rules.get("build_sites") != "any_owned":
+    if rules.get("build_sites") != "any_owned":
         pw = pos.variant.powers[o.power]
         if p not in pw.home and p not in pw.build_sites:
             return f"{m.name(p)} is not a home centre of {o.power}"
@@ -150,14 +153,16 @@ def _build_problem(pos: Position, units: dict[str, Unit], o: Build) -> str:
     return ""
 
 
-def civil_disorder_removals(pos: Position, units: dict[str, Unit], power: str, count: int) -> list[Unit]:
+def civil_disorder_removals(pos: Position, units: dict[str, Unit], power: str, count: int,
+                            rules: dict | None = None) -> list[Unit]:
     """Units removed when a power fails to order enough removals.
 
     2023 rules (DATC 4.D.8): the units farthest from the nearest owned supply centre go first,
     distance counted with armies and fleets both crossing land and sea; fleets before armies at
     equal distance; then alphabetically by the English province name.
     """
-    rule = pos.variant.rules.get("civil_disorder", "distance_2023")
+    rules = rules if rules is not None else pos.variant.rules
+    rule = rules.get("civil_disorder", "distance_2023")
     mine = [u for u in units.values() if u.power == power and u.prov in pos.units]
     if rule == "least_effect":
         from judge.engine.least_effect import least_effect_removals

@@ -121,7 +121,7 @@ def adjudicate_adjustments(pos: Position, orders: list, rules: dict[str, Any]) -
                 return out
     from judge.engine.adjustment import adjudicate_adjustments as standard
 
-    return standard(pos, orders)
+    return standard(pos, orders, rules)
 
 
 def adjudicate_retreats(pos: Position, orders: list, rules: dict[str, Any]) -> tuple:
