@@ -94,53 +94,40 @@ def adjustment_needed(pos: Position, rules: dict[str, Any]) -> bool:
     return any(m.adjustment_needed(pos, rules) for m in _modules(rules) if m.adjustment_needed)
 
 
-def check_victory(pos: Position, counts: dict[str, int], rules: dict[str, Any]) -> dict | None:
+def _first(rules: dict[str, Any], hook: str, *args: Any) -> Any:
+    """The first non-empty answer of an enabled module's ``hook``, or None."""
     for m in _modules(rules):
-        if m.check_victory:
-            v = m.check_victory(pos, counts, rules)
-            if v:
-                return v
+        fn = getattr(m, hook)
+        if fn:
+            out = fn(*args)
+            if out:
+                return out
     return None
+
+
+def check_victory(pos: Position, counts: dict[str, int], rules: dict[str, Any]) -> dict | None:
+    return _first(rules, "check_victory", pos, counts, rules)
 
 
 def check_end(pos: Position, rules: dict[str, Any]) -> dict | None:
-    for m in _modules(rules):
-        if m.check_end:
-            v = m.check_end(pos, rules)
-            if v:
-                return v
-    return None
+    return _first(rules, "check_end", pos, rules)
 
 
 def adjudicate_adjustments(pos: Position, orders: list, rules: dict[str, Any]) -> tuple:
     """The adjustment phase: the first enabled module that takes it over, else the standard rules."""
-    for m in _modules(rules):
-        if m.adjudicate_adjustments:
-            out = m.adjudicate_adjustments(pos, orders, rules)
-            if out is not None:
-                return out
     from judge.engine.adjustment import adjudicate_adjustments as standard
 
-    return standard(pos, orders, rules)
+    return _first(rules, "adjudicate_adjustments", pos, orders, rules) or standard(pos, orders, rules)
 
 
 def adjudicate_retreats(pos: Position, orders: list, rules: dict[str, Any]) -> tuple:
     """The retreat phase: the first enabled module that takes it over, else the standard rules."""
-    for m in _modules(rules):
-        if m.adjudicate_retreats:
-            out = m.adjudicate_retreats(pos, orders, rules)
-            if out is not None:
-                return out
     from judge.engine.retreat import adjudicate_retreats as standard
 
-    return standard(pos, orders, rules)
+    return _first(rules, "adjudicate_retreats", pos, orders, rules) or standard(pos, orders, rules)
 
 
 def read_orders(text: str, pos: Position, rules: dict[str, Any], parse: Callable[[str, Position], list]) -> list:
     """Order text -> parsed lines: ``parse(text, pos)`` unless an enabled module reads it itself."""
-    for m in _modules(rules):
-        if m.read_orders:
-            out = m.read_orders(text, pos, rules, parse)
-            if out is not None:
-                return out
-    return parse(text, pos)
+    out = _first(rules, "read_orders", text, pos, rules, parse)
+    return out if out is not None else parse(text, pos)
