@@ -1,0 +1,56 @@
+"""The order language: free-form player text → engine orders, read against the board.
+
+    from judge.orders import parse_orders, ParsedLine
+    lines = parse_orders(text, pos, power=None)
+
+One :class:`ParsedLine` per order found, in order (several orders on one line give several);
+blank lines, comments and whatever follows the orders block (signature, quoted reply) give
+nothing. A line that cannot be read gives a specific error and never costs the good orders
+beside it. ``check=True`` adds the engine's verdict on each order as an error ("the army in
+Belgium can't reach London"); the adjudicator itself passes ``check=False`` and judges them.
+The notation is described in ``docs/orders.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judge.engine.position import Position
+from judge.orders import variant_kinds as _variant_kinds  # registers the variant order kinds
+from judge.orders.lexer import order_lines, tokenize
+from judge.orders.names import names_for
+from judge.orders.parsed import ParsedLine
+from judge.orders.parser import Context, LineReader
+from judge.orders.review import engine_verdicts, mismatch_warnings
+
+__all__ = ["parse_orders", "ParsedLine"]
+
+del _variant_kinds
+
+
+def parse_orders(text: str, pos: Position, power: str | None = None, *, check: bool = False,
+                 rules: dict[str, Any] | None = None) -> list[ParsedLine]:
+    """Read every order in ``text`` against ``pos``.
+
+    ``power``: the signed-on player; orders for other powers' units are then errors.
+    ``rules``: the game's rules (default: the variant's); ``rules["modules"]`` decides which
+    variant order kinds exist. ``check``: also report orders the engine would refuse.
+    """
+    variant = pos.variant
+    m = pos.map
+    if power is not None:
+        found = variant.power(power)
+        if found is None:
+            raise ValueError(f"unknown power {power!r} (powers: {', '.join(variant.powers)})")
+        power = found.name
+    rules = rules if rules is not None else variant.rules
+    ctx = Context(pos, m, names_for(variant, m), frozenset(rules.get("modules", ())), power)
+    out: list[ParsedLine] = []
+    for line in order_lines(text):
+        toks = tokenize(line)
+        if any(t.word for t in toks):
+            out.extend(LineReader(ctx, line, toks).read())
+    if check:
+        engine_verdicts(out, pos, rules)
+    mismatch_warnings(out, pos)
+    return out

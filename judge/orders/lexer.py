@@ -1,0 +1,75 @@
+"""Order text → lines of the orders block → tokens.
+
+What is not orders is dropped here: everything after a signature ("-- ") or a forwarded
+message header, quoted lines ("> ..."), the "On ... wrote:" line that introduces them,
+``#`` comments and list markers ("1.", "2)", "- ", "* ") in front of an order.
+
+Tokens are words and a few symbols. A dot never becomes a token: it is remembered on the
+word before it (``Tok.dot``), because a dot may end an abbreviation ("St. Pete.", "A.") as
+well as an order ("F Ion-WMed. A Tun P F Ion-WMed."), and only the parser can tell which.
+Brackets are dropped too ("A(Lon)", "(S)", "(nc)", "[England]" read as without them).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+#: symbols the parser knows: "->" (any arrow), "-" (any dash), ":", "/", ";", ","
+_TOKEN = re.compile(r"""
+    (?P<w>[^\W_]+(?:['’][^\W_]+)*)
+  | (?P<arrow>[-=]+>|→|⇒|⟶)
+  | (?P<dash>[-‐‑‒–—―]+)
+  | (?P<sym>[:/;,>])
+  | (?P<dot>[.…]+)
+  | (?P<skip>[()\[\]{}<"'‘’“”!*`]+)
+  | (?P<junk>[^\s])
+""", re.VERBOSE)
+
+_SIGNATURE = re.compile(r"^--\s*$|^-{3,}\s*(original|forwarded) message\s*-{3,}$|^_{10,}\s*$", re.I)
+_WROTE = re.compile(r"^(on\b.*\bwrote|.*\bschrieb|le\b.*\ba écrit)\s*:\s*$", re.I)
+_LIST_MARK = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*•·])\s+")
+
+
+@dataclass(slots=True)
+class Tok:
+    text: str  # as written
+    low: str  # words: lower case without apostrophes; symbols: "->", "-", ":", "/", ";", ","
+    start: int  # offsets in the line
+    end: int
+    word: bool
+    dot: bool = False  # a dot follows (abbreviation or end of an order)
+
+
+def order_lines(text: str) -> Iterator[str]:
+    """The lines of the orders block, comments and list markers removed (blank lines kept out)."""
+    for raw in text.splitlines():
+        if _SIGNATURE.match(raw.strip()) or raw.rstrip("\r\n") == "-- ":
+            return
+        line = raw.split("#", 1)[0]
+        stripped = line.strip()
+        if not stripped or stripped.startswith(">") or _WROTE.match(stripped):
+            continue
+        mark = _LIST_MARK.match(line)
+        if mark:
+            line = " " * mark.end() + line[mark.end():]
+        yield line.rstrip()
+
+
+def tokenize(line: str) -> list[Tok]:
+    toks: list[Tok] = []
+    for mt in _TOKEN.finditer(line):
+        group = mt.lastgroup
+        s = mt.group()
+        if group == "w":
+            toks.append(Tok(s, s.lower().replace("'", "").replace("’", ""), mt.start(), mt.end(), True))
+        elif group == "dot":
+            if toks:
+                toks[-1].dot = True
+        elif group == "skip":
+            continue
+        else:
+            low = "->" if group == "arrow" or s == ">" else "-" if group == "dash" else s
+            toks.append(Tok(s, low, mt.start(), mt.end(), False))
+    return toks

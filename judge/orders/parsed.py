@@ -1,0 +1,40 @@
+"""What the order language gives back for each order it finds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from judge.engine.orders import Order
+from judge.variant import Map
+
+
+@dataclass
+class ParsedLine:
+    line: str  # the source text of this order
+    order: Order | None  # None when the text could not be read (see ``error``)
+    power: str | None  # the power giving the order, when known
+    error: str = ""  # specific message when order is None
+    suggestions: list[str] = field(default_factory=list)  # "did you mean" candidates
+    warnings: list[str] = field(default_factory=list)  # legal but pointless, or read with a guess
+    map: Map | None = field(default=None, repr=False, compare=False)  # for ``canonical``
+
+    @property
+    def canonical(self) -> str:
+        """Canonical text of the order ("A Lon - Bel", "F StP/nc - Bar"); "" for an error."""
+        if self.order is None or self.map is None:
+            return ""
+        return self.order.text(self.map)
+
+    def as_json(self) -> dict[str, object]:
+        """The ``judge parse`` form: line, power, and the order or the error."""
+        out: dict[str, object] = {"line": self.line}
+        if self.power:
+            out["power"] = self.power
+        if self.order is not None:
+            out["order"] = self.canonical
+        else:
+            out["error"] = self.error
+            out["suggestions"] = list(self.suggestions)
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        return out
