@@ -15,6 +15,7 @@ import click
 
 #: subcommand name -> "module:attribute" of a click command, imported on first use
 LAZY_COMMANDS: dict[str, str] = {
+    "parse": "judge.orders.cli:parse",
     "serve": "judge.service.cli:serve",
     "deliver": "judge.service.cli:deliver",
     "game": "judge.service.cli:game",

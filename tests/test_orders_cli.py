@@ -1,0 +1,78 @@
+"""`judge parse`: order text on stdin, what the judge understood as JSON (issue 3's CLI contract)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge.variant import load_variant
+
+ORDERS = """England: F Lon-Nth
+A Bel - Lon
+A Lvp - Lonodn
+F Edi - Nwg, A Lvp S F Edi - Nwg
+-- 
+signature: A Lvp - Yor
+"""
+
+
+def judge(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "judge.cli", *args], input=stdin, capture_output=True,
+                          text=True, timeout=60)
+
+
+@pytest.fixture
+def position(tmp_path: Path) -> Path:
+    data = load_variant("standard").start_position()
+    data["units"]["France"].append("A Bel")
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_parse_prints_each_order_or_its_error(position: Path):
+    r = judge("parse", "--variant", "standard", "--position", str(position), stdin=ORDERS)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == [
+        {"line": "England: F Lon-Nth", "power": "England", "order": "F Lon - Nth"},
+        {"line": "A Bel - Lon", "power": "France", "error": "the army in Belgium can't reach London",
+         "suggestions": []},
+        {"line": "A Lvp - Lonodn", "power": "England", "error": "unknown province 'Lonodn'",
+         "suggestions": ["London"]},
+        {"line": "F Edi - Nwg", "power": "England", "order": "F Edi - Nwg"},
+        {"line": "A Lvp S F Edi - Nwg", "power": "England",
+         "error": "the army in Liverpool can't reach Norwegian Sea to support", "suggestions": []},
+    ]
+
+
+def test_parse_for_one_power_without_the_engine_check(position: Path):
+    r = judge("parse", "--position", str(position), "--power", "France", "--no-check",
+              stdin="A Bel - Lon\nA Par - Bur\nF Lon - Nth\n")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == [
+        {"line": "A Bel - Lon", "power": "France", "order": "A Bel - Lon"},
+        {"line": "A Par - Bur", "power": "France", "order": "A Par - Bur"},
+        {"line": "F Lon - Nth", "power": "France", "error": "the fleet in London belongs to England",
+         "suggestions": []},
+    ]
+
+
+def test_parse_with_a_rule_module_option(position: Path):
+    r = judge("parse", "--position", str(position), "--option", "modules=transform", "--no-check",
+              stdin="England: A Lvp T F\n")
+    assert json.loads(r.stdout) == [{"line": "England: A Lvp T F", "power": "England", "order": "A Lvp T F"}]
+
+
+def test_parse_input_errors(tmp_path: Path, position: Path):
+    r = judge("parse", "--position", str(tmp_path / "missing.json"), stdin="A Par H")
+    assert r.returncode == 2 and "judge parse:" in r.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"variant": "standard", "units": {"Atlantis": ["A Par"]}}')
+    r = judge("parse", "--position", str(bad), stdin="A Par H")
+    assert r.returncode == 2 and "unknown power 'Atlantis'" in r.stderr
+    r = judge("parse", "--position", str(position), "--power", "Atlantis", stdin="A Par H")
+    assert r.returncode == 2 and "unknown power 'Atlantis'" in r.stderr
