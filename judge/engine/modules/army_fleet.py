@@ -328,6 +328,7 @@ class ArmyFleetResolver:
                            "another unit (Davis III g)")
 
         defaults: list[OrderResult | None] = []
+        self._implied: dict[int, str] = {}  # result slot -> why the judge gave the order
 
         def judge_gives(prov: str | None, ex: Order, reason: str) -> int:
             slot = len(results) + len(defaults)
@@ -335,6 +336,8 @@ class ArmyFleetResolver:
                 self.order_of[prov] = ex
                 self.result_slot[prov] = slot
             defaults.append(OrderResult(ex, ex.power, None, "", reason, default=True, map=m))
+            if prov is None or isinstance(ex, Move):
+                self._implied[slot] = reason
             return slot
 
         # orders read from the fleet's order (rulings): an army of the fleet's power with no order
@@ -830,7 +833,11 @@ class ArmyFleetResolver:
                 r.reason = f"the A/F's space {m.display(lan.order.loc)} was taken: the landing is disrupted"
             else:
                 r.reason = "bounced"
-        for p, slot in self.result_slot.items():  # supports of landings that did not happen
+        for slot, why in self._implied.items():
+            r = results[slot]
+            if r is not None and not r.reason.startswith(why):
+                r.reason = f"{why}; {r.reason}" if r.reason else why
+        for p, slot in self.result_slot.items():  # units that stood in a paradox
             r = results[slot]
             i = self.idx_of[p]
             if r is not None and i in self.stood and r.result != "invalid":

@@ -1,0 +1,169 @@
+"""The Army/Fleet module beyond the texts' examples: the unit in positions and JSON, order legality,
+the game option that switches the module on, cycles, and the adjustment count. Rulings:
+docs/rulings.md, "Army/Fleet module"."""
+
+from __future__ import annotations
+
+import pytest
+from test_af_helpers import AGAR, BOTH, DAVIS, play, position
+
+from judge.adjudicate import run_phase
+
+
+# -- the unit and the position JSON ----------------------------------------------------------------------
+def test_position_json_round_trip_keeps_the_a_f_and_its_rations():
+    pos = position({"England": "A/F Eng, A Lon"}, extra={"af_rations": {"Eng": 2}})
+    out = play(pos, "England: A/F Eng - Mao\nEngland: A Lon H")
+    assert out.next["units"]["England"] == ["A Lon", "A/F Mao"]
+    assert out.extra == {"af_rations": {"Mao": 3}}
+    again = play(out.next, "England: A/F Mao H")  # its fourth move at sea
+    assert again.units("England") == {"A Lon", "F Mao"}
+    assert "af_rations" not in again.extra
+
+
+def test_the_fleets_order_written_with_F_is_the_a_fs_order():
+    out = play(position({"England": "A/F Eng"}), "England: F Eng - Mao")
+    assert out.units("England") == {"A/F Mao"}
+
+
+def test_an_order_for_the_a_f_written_before_boarding():
+    """The fleet an army boards this turn may be ordered as the A/F it becomes (the texts' notation)."""
+    out = play(position({"England": "A Lon, F Eng"}), "England: A Lon E F Eng\nEngland: A/F Eng H")
+    assert out.result("A/F Eng H") == ("succeeds", "")
+    assert out.units("England") == {"A/F Eng"}
+
+
+# -- the option ----------------------------------------------------------------------------------------------
+def test_the_game_option_switches_the_module_on_for_the_standard_variant():
+    pos = {"variant": "standard", "phase": "Spring 1901 Movement", "units": {"England": ["A Lon", "F Eng", "F Mao"]}}
+    orders = "England: A Lon - Por\nEngland: F Eng C A Lon - Por\nEngland: F Mao C A Lon - Por"
+    off = run_phase("standard", pos, orders)
+    assert "A Por" in off["next"]["units"]["England"]
+    on = run_phase("standard", pos, orders, {"modules": "army_fleet"})
+    assert "A Lon" in on["next"]["units"]["England"]
+    assert [o["result"] for o in on["orders"]][:3] == ["invalid", "invalid", "invalid"]
+
+
+def test_the_variant_runs_a_game_with_the_module():
+    out = play(position({"England": "A Lon, F Eng"}, phase="Fall 1901 Movement",
+                        centres={"England": "Lon Edi Lvp"}), "England: A Lon E F Eng")
+    assert out.phase == "Winter 1901 Adjustment"  # three centres, two units in one A/F: one build
+    out = play(out.next, "England: Build A Lon")
+    assert out.units("England") == {"A/F Eng", "A Lon"}
+    assert out.phase == "Spring 1902 Movement"
+
+
+def test_an_a_f_counts_as_two_units():
+    pos = position({"England": "A/F Nth, F Lon"}, phase="Fall 1901 Movement", centres={"England": "Lon Edi Lvp"})
+    out = play(pos, "")
+    assert out.phase == "Spring 1902 Movement"  # three centres, three units: no adjustment
+
+
+# -- legality ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("orders,which,why", [
+    ("England: A Yor E F Nth\nEngland: A Edi E F Nth", "A Yor E F Nth", "two armies"),
+    ("England: A Yor E F Nth\nEngland: F Nth - Lon", "A Yor E F Nth", "A/F"),
+    ("England: A Yor E F Nth\nEngland: F Nth C A Edi - Nwy", "A Yor E F Nth", "convoy"),
+    ("England: A Lvp E F Nth", "A Lvp E F Nth", "not on a coast next to"),
+    ("England: A Yor D Hol", None, None),
+    ("England: A Nth D Hol", "A Nth D Hol", "no army of England"),
+    ("England: F Nth S A Nth D Hol", "F Nth S A Nth - Hol", "itself"),
+])
+def test_illegal_orders(orders, which, why):
+    pos = position({"England": "A Yor, A Edi, A Lvp, F Nth"})
+    out = play(pos, orders)
+    if which is None:
+        assert all(o["result"] == "invalid" for o in out.out["orders"] if not o.get("default"))
+        return
+    result, reason = out.result(which)
+    assert result == "invalid"
+    if why:
+        assert why in reason
+
+
+def test_a_landing_only_next_to_the_sea_space():
+    out = play(position({"England": "A/F Nth"}), "England: A Nth D Wal")
+    assert out.result("A Nth D Wal")[0] == "invalid"
+    assert out.units("England") == {"A/F Nth"}
+
+
+def test_a_disembarking_army_written_as_a_move():
+    out = play(position({"England": "A/F Nth"}), "England: A Nth - Yor")
+    assert out.result("A Nth D Yor") == ("succeeds", "")
+    assert out.units("England") == {"A Yor", "F Nth"}
+
+
+def test_support_to_hold_an_army_that_boards_is_void():
+    pos = position({"England": "A Lon, F Eng, A Wal"})
+    out = play(pos, "England: A Lon E F Eng\nEngland: A Wal S A Lon")
+    assert out.result("A Wal S A Lon")[0] == "fails"
+    assert out.units("England") == {"A/F Eng", "A Wal"}
+
+
+def test_a_supported_landing_from_another_power():
+    pos = position({"England": "A/F Eng", "France": "F Pic", "Germany": "A Bel"})
+    out = play(pos, "England: A Eng D Bel\nFrance: F Pic S A Eng D Bel")
+    assert out.units() == {"England": {"A Bel", "F Eng"}, "France": {"F Pic"}}
+    assert set(out.dislodged()) == {"A Bel"}
+
+
+def test_a_landing_cuts_support():
+    """A landing is an attack: it cuts a support in the province it lands in — unless (Davis) the
+    A/F's space is taken and the landing is disrupted."""
+    pos = position({"England": "A/F Eng, A Bur, A Gas", "France": "A Par, A Pic, F Bre, F Mao"})
+    orders = ("England: A Eng D Pic\nEngland: A Bur - Par\nEngland: A Gas S A Bur - Par\n"
+              "France: A Pic S A Par\nFrance: F Bre - Eng\nFrance: F Mao S F Bre - Eng")
+    out = play(pos, orders, DAVIS)
+    assert out.result("A Pic S A Par") == ("succeeds", "")
+    assert out.result("A Bur - Par") == ("fails", "bounced")
+    out = play(pos, orders, AGAR)
+    assert out.result("A Pic S A Par") == ("fails", "cut")
+    assert out.result("A Bur - Par") == ("succeeds", "")
+    assert out.result("A Eng D Pic") == ("fails", "bounced")
+
+
+# -- cycles ------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("rules", BOTH)
+def test_circular_movement_through_a_landing(rules):
+    """A rotation of fleets with the A/F's fleet in it, its army landing: everyone moves."""
+    pos = position({"England": "A/F Eng", "France": "F Mao", "Germany": "F Iri"})
+    out = play(pos, "England: A Eng D Wal\nEngland: F Eng - Mao\nFrance: F Mao - Iri\nGermany: F Iri - Eng", rules)
+    assert out.units() == {"England": {"A Wal", "F Mao"}, "France": {"F Iri"}, "Germany": {"F Eng"}}
+
+
+@pytest.mark.parametrize("rules", BOTH)
+def test_circular_movement_of_an_a_f(rules):
+    pos = position({"England": "A/F Eng", "France": "F Mao", "Germany": "F Iri"})
+    out = play(pos, "England: A/F Eng - Mao\nFrance: F Mao - Iri\nGermany: F Iri - Eng\nEngland: A Mao D Por", rules)
+    assert out.units() == {"England": {"A Por", "F Mao"}, "France": {"F Iri"}, "Germany": {"F Eng"}}
+
+
+# -- adjustments and retreats ----------------------------------------------------------------------------------
+def test_a_retreating_a_f_that_starves_retreats_as_a_fleet():
+    pos = position({"England": "A/F Eng", "France": "F Bre, F Mao"}, extra={"af_rations": {"Eng": 3}})
+    out = play(pos, "France: F Bre - Eng\nFrance: F Mao S F Bre - Eng")
+    assert out.dislodged() == {"F Eng": ["Bel", "Iri", "Lon", "Nth", "Pic", "Wal"]}
+    assert any("starves" in e for e in out.events)
+
+
+def test_removing_the_army_then_the_fleet():
+    pos = position({"England": "A/F Nth, F Edi"}, phase="Winter 1901 Adjustment", centres={"England": "Edi"})
+    out = play(pos, "England: Remove A Nth\nEngland: Remove F Nth")
+    assert out.units("England") == {"F Edi"}
+
+
+@pytest.mark.parametrize("rules", BOTH)
+def test_the_module_leaves_other_phases_alone(rules):
+    pos = position({"England": "F Nth, F Edi"}, phase="Winter 1901 Adjustment", centres={"England": "Edi"})
+    out = play(pos, "England: Remove F Nth", rules)
+    assert out.units("England") == {"F Edi"}
+    pos = position({"England": "A Wal", "France": "A Lon, A Lvp"})
+    out = play(pos, "France: A Lon - Wal\nFrance: A Lvp S A Lon - Wal", rules)
+    out = play(out.next, "England: A Wal - Yor", rules)
+    assert out.units("England") == {"A Yor"}
+
+
+def test_davis_is_the_default_rule_set():
+    pos = position({"England": "A Lon, F Eng", "France": "F Bre"})
+    out = run_phase("af_standard", pos, "England: A Lon E F Eng\nFrance: F Bre - Eng")  # no af_rules option
+    assert set(out["next"]["units"]["England"]) == {"A Lon", "F Eng"}  # Davis III c: the army does not board
