@@ -104,7 +104,8 @@ def test_only_an_army_goes_by_convoy():
     ("N. Atl.", "nao"), ("Nat", "nao"), ("North Atlantic Ocean", "nao"), ("E.C.", "eng"), ("EC", "eng"),
     ("English Channel", "eng"), ("the English Channel", "eng"), ("Helg", "hel"), ("Holl.", "hol"), ("WMed", "wes"),
     ("Mid", "mao"), ("Mid-Atlantic", "mao"), ("Gulf of Lyon", "lyo"), ("Gulf of Bothnia", "bot"), ("Edinb", "edi"),
-    ("lond", "lon"), ("The Netherlands", "hol"), ("Tyrrhenian Sea", "tys"), ("Black", "bla"),
+    ("lond", "lon"), ("The Netherlands", "hol"), ("Tyrrhenian Sea", "tys"), ("Black", "bla"), ("Nth Sea", "nth"),
+    ("Eng Channel", "eng"), ("Nat Ocean", "nao"),
 ])
 def test_province_names(text, loc):
     names = load_variant("standard").map

@@ -21,7 +21,7 @@ from judge.variant import Map, Variant, norm
 
 MIN_PREFIX = 3
 _NOT_INITIALS = {"of", "the", "and"}
-_DIRECTIONS = {"n": "north", "s": "south", "e": "east", "w": "west"}
+_SEA_WORDS = frozenset({"sea", "ocean", "channel"})
 
 
 class AmbiguousName(ValueError):
@@ -105,6 +105,8 @@ class Names:
         for text, end, _ in reversed(spans):
             p = self.exact.get(text)
             if p is not None:
+                if end < n and toks[end].low in _SEA_WORDS and self.map.terrain[p] == "sea":
+                    end += 1  # "Nth Sea", "Eng Channel": the abbreviation with the kind of water
                 return p, end
         for text, end, single_letters in reversed(spans):
             if (end == i + 1 or single_letters) and text in self.initials:
