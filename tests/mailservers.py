@@ -258,7 +258,9 @@ class SmtpSink:
 
     async def _deliver(self, mail_from: str, rcpts: list[str], raw: bytes) -> None:
         if self.deliver_to is not None:
-            local = [r for r in rcpts if r.lower().endswith("@example.test")]
+            users = {f"{u}@example.test" for u in self.deliver_to.users}
+            local = [r for r in rcpts if r.lower().split("+")[0].split("@")[0] + "@example.test" in users
+                     and r.lower().endswith("@example.test")]
             if local:
                 await asyncio.to_thread(self._lmtp, mail_from, local, raw)
         self.messages.append(Received(mail_from, rcpts, raw, time.time()))
@@ -285,6 +287,26 @@ class SmtpSink:
                 await asyncio.wait_for(self.arrived.wait(), 0.1)
             except asyncio.TimeoutError:
                 pass
+
+
+class ThreadedSink:
+    """An SmtpSink on its own event loop in a thread, for synchronous tests (e.g. hypothesis)."""
+
+    def __init__(self, deliver_to: Dovecot | None = None) -> None:
+        import threading
+
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.sink: SmtpSink = asyncio.run_coroutine_threadsafe(self._make(deliver_to), self.loop).result(10)
+
+    async def _make(self, deliver_to: Dovecot | None) -> SmtpSink:
+        return await SmtpSink(deliver_to=deliver_to).start()
+
+    def close(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.sink.stop(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
 
 
 # --- a stand-in for the game service ----------------------------------------------------------------
