@@ -46,3 +46,34 @@ async def test_processed_folder_mode(mail: Dovecot, smtp_sink: SmtpSink, workdir
         mail.append(order_mail("late"))  # arrives while the daemon idles
         await until(lambda: mail.count(mailbox="Processed") == 6, what="late one moved")
     assert tokens(cfg["judge"]["db_path"]) == sorted([f"m{i}" for i in range(5)] + ["late"])
+
+
+async def test_oversized_message_handed_over_as_header_only(mail: Dovecot, smtp_sink: SmtpSink, workdir) -> None:
+    big = order_mail("big", extra="x" * 300_000)
+    mail.append([order_mail("small1"), big, order_mail("small2")])
+    cfg = daemon_config(mail, smtp_sink, workdir, imap={"max_message_bytes": 100_000})
+    async with running_daemon(cfg) as d:
+        await until(lambda: mail.count("UNSEEN") == 0 and len(smtp_sink.messages) == 3, what="all three answered")
+        assert d.imap.stats.handled == 3
+    assert tokens(cfg["judge"]["db_path"]) == ["small1", "small2"]  # the big one's body never reached it
+    answer = [m for m in smtp_sink.messages if "big" in str(m.msg["Subject"])][0]
+    assert "no orders" in answer.msg.get_content()
+
+
+async def test_status_command_reports_imap_contact(mail: Dovecot, smtp_sink: SmtpSink, workdir) -> None:
+    from click.testing import CliRunner
+
+    from judge.cli import main
+    from mailservers import write_config
+
+    cfg = daemon_config(mail, smtp_sink, workdir)
+    path = write_config(workdir / "judge.toml", cfg)
+    async with running_daemon(cfg):
+        mail.append(order_mail("st"))
+        await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 1)
+    result = CliRunner().invoke(main, ["status", "--config", str(path)])
+    assert result.exit_code == 0, result.output
+    import json
+
+    out = json.loads(result.output)
+    assert "ago" in out["mail"]["imap_last_contact"] and out["mail"]["smtp_in_doubt"] == 0
