@@ -1,0 +1,18 @@
+"""Shared test fixtures."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _restore_judge_logging():
+    """Give back the "judge" logger as it was: the daemon's setup_logging (run in-process by the
+    mail tests) replaces its handlers and stops propagation, which would hide later tests' logs
+    from pytest's capture."""
+    logger = logging.getLogger("judge")
+    saved = (list(logger.handlers), logger.propagate, logger.level)
+    yield
+    logger.handlers[:], logger.propagate, logger.level = saved[0], saved[1], saved[2]
