@@ -8,7 +8,11 @@ blank lines, comments and whatever follows the orders block (signature, quoted r
 nothing. A line that cannot be read gives a specific error and never costs the good orders
 beside it. ``check=True`` adds the engine's verdict on each order as an error ("the army in
 Belgium can't reach London"); the adjudicator itself passes ``check=False`` and judges them.
-The notation is described in ``docs/orders.md``.
+
+Modules: ``lexer`` (the orders block of a mail, tokens), ``names`` (provinces, coasts, powers),
+``parser`` (the grammar, and what is checked while reading), ``review`` (the engine's verdicts
+and the warnings that need all the orders), ``variant_kinds`` (embark, disembark, fast ferry,
+protect, transform), ``cli`` (``judge parse``).
 """
 
 from __future__ import annotations
