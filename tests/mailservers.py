@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email
+import functools
 import hashlib
 import imaplib
 import os
@@ -198,7 +199,7 @@ class Received:
     raw: bytes
     at: float
 
-    @property
+    @functools.cached_property
     def msg(self) -> EmailMessage:
         return email.message_from_bytes(self.raw, policy=policy.default)  # type: ignore[return-value]
 

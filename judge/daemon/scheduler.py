@@ -63,8 +63,14 @@ class Scheduler:
                 delay = backoff.next()
                 log(logger, "scheduler.failed", logging.ERROR, error=f"{type(exc).__name__}: {exc}",
                     retry_in=round(delay, 2), exc_info=True)
-            # a wakeup already past that run_due did nothing about must not make us spin
-            floor = 0.0 if n else 0.5
-            timeout = MAX_SLEEP if delay is None else min(MAX_SLEEP, max(floor, delay))
+            if delay is None:
+                timeout = MAX_SLEEP
+            elif delay <= 0:
+                # due now: again at once if that round did something, else (a wakeup in the past
+                # that run_due would not act on) pause rather than spin
+                timeout = 0.0 if n else 0.5
+            else:
+                # a hair past the deadline, so the service's clock agrees it has passed
+                timeout = min(MAX_SLEEP, delay + 0.002)
             if timeout > 0:
                 await wait_any([self.stop, self.poke], timeout)
