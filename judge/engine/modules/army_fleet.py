@@ -803,10 +803,9 @@ class ArmyFleetResolver:
             elif i in self._ferried:
                 c = self._ferried[i]
                 r.reason = f"{r.reason}; the army stays aboard: A/F {m.display(self.src[c])}"
-            elif i in self.own_ferries or (self.code[i] == MOVE and self.carried[i] and not res[i]
-                                          and self.path_ok(i) and i not in self.stood):
-                if not res[i] and self.path_ok(i):
-                    r.reason = f"{r.reason}; the army returns to {m.display(p)} (the ferry is another power's)"
+            elif (self.code[i] == MOVE and self.carried[i] and not res[i] and i not in self.forced_fail
+                  and self.path_ok(i)):  # carried, could not land, and no ferry of its power holds it
+                r.reason = f"{r.reason}; the army returns to {m.display(p)} (the ferry is another power's)"
             lan = self.landing_of_main.get(i)
             if lan is not None and self.code[i] == MOVE and not res[i] and res[lan.path] and not res[lan.d]:
                 r.reason = "the army's landing failed: the fleet stays to take it back aboard"
@@ -974,7 +973,7 @@ def adjudicate_adjustments(pos: Position, orders: list[Order], rules: dict[str, 
     in civil disorder loses the army of an A/F the standard order picks, not the whole A/F (Davis
     IV c). None (the other rules decide) when no A/F is on the board."""
     from judge.engine import modules
-    from judge.engine.adjustment import adjustments_due
+    from judge.engine.adjustment import adjustments_due, unit_count
 
     if not any(u.kind == "A/F" for u in pos.units.values()):
         return None
@@ -1024,6 +1023,7 @@ def adjudicate_adjustments(pos: Position, orders: list[Order], rules: dict[str, 
     it = iter(theirs)
     for k in range(len(orders)):
         results.append(mine[k] if k in mine else next(it))
+    armies_only: dict[str, list[int]] = {}  # power -> results that took only an A/F's army
     for r in it:  # the judge's own orders: waives and civil-disorder removals
         o = r.order
         if r.default and isinstance(o, Remove) and units.get(PROV[o.loc]) is not None \
@@ -1032,7 +1032,17 @@ def adjudicate_adjustments(pos: Position, orders: list[Order], rules: dict[str, 
             out_units[p] = Unit(o.power, "F", units[p].loc)  # Davis IV c: only the army goes
             r = OrderResult(Remove(o.power, "A", units[p].loc), o.power,
                             f"Remove A {m.display(p)} (the army of the A/F)", r.result, r.reason, default=True, map=m)
+            armies_only.setdefault(o.power, []).append(len(results))
         results.append(r)
+    for power, slots in armies_only.items():  # too few units to pick from: the fleets go too
+        excess = (sum(unit_count(u) for u in out_units.values() if u.power == power)
+                  - sum(1 for owner in pos.centres.values() if owner == power))
+        for k in slots[:max(excess, 0)]:
+            r = results[k]
+            p = PROV[r.order.loc]  # type: ignore[union-attr]
+            del out_units[p]
+            results[k] = OrderResult(Remove(power, "A/F", units[p].loc), power, None, r.result, r.reason,
+                                     default=True, map=m)
     return results, out_units
 
 
