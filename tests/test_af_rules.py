@@ -42,6 +42,10 @@ def test_the_game_option_switches_the_module_on_for_the_standard_variant():
     on = run_phase("standard", pos, orders, {"modules": "army_fleet"})
     assert "A Lon" in on["next"]["units"]["England"]
     assert [o["result"] for o in on["orders"]][:3] == ["invalid", "invalid", "invalid"]
+    pos = {"variant": "standard", "phase": "Spring 1901 Movement", "units": {"England": ["A Lon", "F Eng"]}}
+    on = run_phase("standard", pos, "England: A Lon E F Eng\nEngland: A/F Eng - Mao\nEngland: A Mao D Por",
+                   {"modules": "army_fleet", "af_rules": "agar"})
+    assert set(on["next"]["units"]["England"]) == {"A Por", "F Mao"}
 
 
 def test_the_variant_runs_a_game_with_the_module():
@@ -150,6 +154,20 @@ def test_removing_the_army_then_the_fleet():
     pos = position({"England": "A/F Nth, F Edi"}, phase="Winter 1901 Adjustment", centres={"England": "Edi"})
     out = play(pos, "England: Remove A Nth\nEngland: Remove F Nth")
     assert out.units("England") == {"F Edi"}
+
+
+def test_civil_disorder_takes_the_whole_a_f_when_the_army_is_not_enough():
+    pos = position({"England": "A/F Nth", "France": "F Bre"}, phase="Winter 1901 Adjustment",
+                   centres={"France": "Bre"})
+    out = play(pos, "")
+    assert out.units("England") == set()
+    assert out.result("Remove A/F Nth") == ("succeeds", "civil disorder")
+
+
+def test_civil_disorder_with_two_removals_due():
+    pos = position({"England": "A/F Nth, A Yor"}, phase="Winter 1901 Adjustment", centres={"England": "Edi"})
+    out = play(pos, "")
+    assert out.units("England") == {"F Nth"}
 
 
 @pytest.mark.parametrize("rules", BOTH)
