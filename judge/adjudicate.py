@@ -10,6 +10,7 @@ import json
 from typing import Any, Iterable, Iterator
 
 from judge.engine import adjudicate
+from judge.orders import parse_orders
 from judge.engine.position import Position, PositionError
 from judge.rules import RuleError, merge_rules
 from judge.variant import VariantError, load_variant
@@ -17,17 +18,6 @@ from judge.variant import VariantError, load_variant
 
 class InputError(ValueError):
     """The input could not be read at all (exit status 2)."""
-
-
-def parse_orders(text: str, pos: Position):
-    """Order text → parsed lines. Uses the order language where available."""
-    try:
-        from judge.orders import parse_orders as parse_free  # the order language (issue: free-form)
-    except ImportError:
-        from judge.notation import parse_canonical
-
-        return parse_canonical(text, pos)
-    return parse_free(text, pos)
 
 
 def run_phase(variant: str, position: dict[str, Any], orders: str, options: dict[str, Any] | None = None
@@ -45,7 +35,10 @@ def run_phase(variant: str, position: dict[str, Any], orders: str, options: dict
         raise InputError(f"position: {exc}" if isinstance(exc, PositionError) else str(exc)) from None
     from judge.engine import modules
 
-    parsed = modules.read_orders(orders, pos, rules, parse_orders)
+    def parse(text: str, at: Position) -> list:
+        return parse_orders(text, at, rules=rules)
+
+    parsed = modules.read_orders(orders, pos, rules, parse)
     good = [p.order for p in parsed if p.order is not None]
     result = adjudicate(pos, good, rules)
     m = pos.map

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 from judge.engine import PhaseResult, Position, adjudicate
 from judge.engine.orders import Build, Disband, Hold, Move, Order, Remove, Retreat, Support
-from judge.notation import parse_canonical
+from judge.orders import parse_orders as parse_canonical
 from judge.report import GameInfo
 from judge.variant import Variant, load_variant
 
@@ -99,8 +99,11 @@ def standard_1901() -> list[Turn]:
     start = datetime(2024, 3, 1, 18, 0, tzinfo=timezone.utc)
     for i, text in enumerate(STANDARD_1901):
         parsed = parse_canonical(text, pos)
-        assert all(p.order for p in parsed), [p.error for p in parsed if not p.order]
-        result = adjudicate(pos, [p.order for p in parsed])
+        # the order language refuses an order for a unit that is not there (the judge answers
+        # the player at once; such a line never reaches the adjudicator)
+        refused = [p.line for p in parsed if not p.order]
+        assert refused in ([], ["Austria: A Gal - Mos"]), refused
+        result = adjudicate(pos, [p.order for p in parsed if p.order])
         nmr = ["Italy"] if i == 0 else []
         turns.append(Turn(pos, result, game_info(v, i, nmr, start + timedelta(days=3 * (i + 1)))))
         pos = result.next

@@ -176,15 +176,10 @@ def test_hidden_unit_defends_its_province_during_the_first_move():
     assert results(out)["A Ven - Rom"] == ("fails", "bounced")
 
 
-@pytest.mark.parametrize("parser", ["canonical", "free"])
-def test_orders_for_hidden_units_are_read(parser):
+def test_orders_for_hidden_units_are_read():
     from judge.engine.modules.davis1885 import read_orders
+    from judge.orders import parse_orders as parse
 
-    if parser == "canonical":
-        from judge.notation import parse_canonical as parse
-    else:
-        orders = pytest.importorskip("judge.orders", reason="the order language is not written yet")
-        parse = orders.parse_orders
     pos = Position.from_json(start(), V)
     got = read_orders("Italy: F Rom - Tys\nRussia: Sev - Ukr\nSweden: A Nwy H\nFrance: A Par - Bur", pos,
                       V.rules, parse)

@@ -13,7 +13,7 @@ import pytest
 from judge.engine import adjudicate
 from judge.engine.modules.deluge import LAST_UNIT
 from judge.engine.position import Position
-from judge.notation import parse_canonical
+from judge.orders import parse_orders as parse_canonical
 from judge.orders.variant_kinds import Transform
 from judge.rules import merge_rules
 from judge.variant import load_variant
@@ -145,10 +145,10 @@ def test_established_fleets_get_the_coast_of_their_fall_move():
 def test_fleet_built_where_the_sinking_makes_coasts_must_name_one():
     pos = position("Winter 1901 Adjustment", {"Italy": ["F Nap"], "France": ["F Spa/sc"]},
                    {"Italy": ["Nap", "Rom", "Ven"], "France": ["Spa", "Mar", "Par"]})
-    res = play(pos, "Italy: Build F Rom\nItaly: Build F Ven\nFrance: Build F Mar/xc\nFrance: Build A Par")
+    res = play(pos, "Italy: Build F Rom\nItaly: Build F Ven\nFrance: Build A Par")
     rom = result_of(res, "Build F Rom")
     assert rom.result == "invalid" and "Rom/nc or Rom/sc" in rom.reason
-    assert result_of(res, "Build F Mar/xc").result == "invalid"
+    assert parse_canonical("France: Build F Mar/xc", pos)[0].error  # no such coast: not read
     u = units(res)
     assert set(u["Italy"]) == {"F Nap", "F Ven"}  # a fleet built in Venice floats when it sinks
     res = play(pos, "Italy: Build F Rom/nc\nFrance: Build F Mar/wc")
@@ -161,8 +161,12 @@ def test_fleet_built_where_the_sinking_makes_coasts_must_name_one():
 
 def test_standard_coast_rules_without_a_sinking():
     pos = position("Winter 1900 Adjustment", {}, None)
-    res = play(pos, "Russia: Build F StP")
-    assert result_of(res, "Build F StP").result == "invalid"  # DATC 4.B.7: name the coast
+    err = parse_canonical("Russia: Build F StP", pos)[0].error
+    assert "coast" in err  # DATC 4.B.7: name the coast (the order language refuses it at once)
+    from judge.engine.orders import Build
+
+    res = play(pos, "", Build("Russia", "F", "stp"))
+    assert result_of(res, "Build F StP").result == "invalid"  # and the engine too
 
 
 # -- rule 5: new supply centres and their owners ---------------------------------------------------

@@ -278,9 +278,16 @@ class LineReader:
         prov, k = found
         coast = self.names.coast(self.toks, k)
         if coast is None:
+            if k < self.n and self.toks[k].text == "/":  # "Mar/xc": a coast we do not know
+                given = self.toks[k + 1].text if k + 1 < self.n else ""
+                have = self.m.provinces[prov].coasts
+                known = f" (its coasts: {or_list([self.m.display(f'{prov}/{x}') for x in have])})" if have else ""
+                raise self.fail(f"{self.m.provinces[prov].name} has no coast {given!r}{known}", k)
             return prov, None, k
         c, end = coast
         p = self.m.provinces[prov]
+        if c not in p.coasts and c in self.coasts_after_phase(prov):
+            return prov, c, end  # a build on a coast the map change after this phase creates
         if c not in p.coasts:
             name = self.m.coast_names.get(c, c)
             if not p.coasts:
@@ -288,6 +295,18 @@ class LineReader:
             have = or_list([self.m.display(f"{prov}/{x}") for x in p.coasts])
             raise self.fail(f"{p.name} has no {name} (its coasts: {have})", k)
         return prov, c, end
+
+    def coasts_after_phase(self, prov: str) -> tuple[str, ...]:
+        """Coasts ``prov`` will have once this adjustment phase is over (Deluge II: the sinking
+        after the winter's builds creates coasts a fleet built now must name)."""
+        pos = self.ctx.pos
+        if self.ctx.phase != "adjustment":
+            return ()
+        changes = pos.variant.changes_after(pos.phase)
+        if not changes:
+            return ()
+        after = changes[-1][1].provinces.get(prov)
+        return after.coasts if after else ()
 
     def unknown(self, k: int, what: str) -> OrderError:
         if k >= self.n or self.toks[k].low in SEPARATORS:
@@ -506,6 +525,8 @@ class LineReader:
                 raise self.fail(f"say which coast of {p.name} the fleet is built on ({coasts})", ref.end,
                                 power=power)
             loc = f"{prov}/{ref.coast}"
+        elif ref.coast and kind == "F":
+            loc = f"{prov}/{ref.coast}"  # a coast only the coming map change creates
         elif ref.coast and kind != "F":
             warnings.append("coast ignored: an army does not use coasts")
         return Build(power, kind, loc), power, ref.end, warnings
