@@ -604,16 +604,16 @@ class ArmyFleetResolver:
         return out == [False, True]
 
     def af_involved(self: Any, cycle: list[int]) -> bool:
+        """Is an "A/F Convoy or Disembarkation order" (Davis III h) part of the cycle: a boarding, a
+        landing or its support, or the move of an A/F (or of a fleet an army boards)?"""
+        units = self.pos.units
         for d in cycle:
             if d in self.land_of or d in self.path_of or self.code[d] == EMBARK:
                 return True
-            o = self.order[d]
-            if isinstance(o, LandingSupport):
+            if isinstance(self.order[d], LandingSupport):
                 return True
-            if self.pos.units.get(self.src[d]) is not None and self.pos.units[self.src[d]].kind == "A/F" \
-                    and self.idx_of.get(self.src[d]) == d:
-                return True
-            if self.idx_of.get(self.src[d]) == d and self.src[d] in self.embarks:
+            p = self.src[d]
+            if self.code[d] == MOVE and self.idx_of.get(p) == d and (units[p].kind == "A/F" or p in self.embarks):
                 return True
         return False
 
