@@ -700,7 +700,6 @@ class ArmyFleetResolver:
         dislodged_units: list[tuple[Unit, int]] = []
         ashore: list[tuple[Unit, str]] = []  # Davis IV e: an A/F whose fleet went ashore
         self._af_final: list[tuple[str, str, str | None]] = []  # (final province, "units"/"dislodged", origin A/F)
-        landed: set[int] = set()
         for p, u in units.items():
             j = self.idx_of[p]
             if u.kind == "A":
@@ -719,7 +718,6 @@ class ArmyFleetResolver:
             has_army = p in cargo
             if lan is not None and res[lan.d]:
                 new_units[lan.order.dest] = Unit(u.power, "A", lan.order.dest)
-                landed.add(lan.d)
                 has_army = False
             kind = "A/F" if has_army else "F"
             origin = p if u.kind == "A/F" else None
@@ -763,7 +761,7 @@ class ArmyFleetResolver:
                 self._events.append(f"{u.power}: the army of the A/F that went ashore in {m.display(loc)} "
                                     "is annihilated (no sea space to go to)")
         self._ferried = ferried
-        self._landed = landed
+        self._ashore = {u.prov for u, _ in ashore}
         self.fill_results(results, dislodged)
         return MovementOutcome([r for r in results if r is not None], new_units, dislodged, contested_f, moved)
 
@@ -806,6 +804,9 @@ class ArmyFleetResolver:
             elif (self.code[i] == MOVE and self.carried[i] and not res[i] and i not in self.forced_fail
                   and self.path_ok(i)):  # carried, could not land, and no ferry of its power holds it
                 r.reason = f"{r.reason}; the army returns to {m.display(p)} (the ferry is another power's)"
+            if p in self._ashore:
+                r.reason = ("the army is still aboard and an A/F cannot stand ashore: it goes to a sea space "
+                            "(Davis IV e)")
             lan = self.landing_of_main.get(i)
             if lan is not None and self.code[i] == MOVE and not res[i] and res[lan.path] and not res[lan.d]:
                 r.reason = "the army's landing failed: the fleet stays to take it back aboard"
