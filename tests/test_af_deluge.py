@@ -221,3 +221,19 @@ def test_example_5_embark_while_the_fleet_supports():
     out = play(pos, orders, AGAR)
     assert out.result("A Lon E F Eng") == ("succeeds", "")
     assert out.units("England") == {"A/F Eng"}
+
+
+def test_af_removals_in_a_winter_with_a_sinking():
+    """A Deluge II winter followed by a sinking still applies the A/F removal rules: the army of an
+    A/F can be removed alone, and civil disorder counts an A/F as two units."""
+    from judge.adjudicate import run_phase
+
+    pos = {"variant": "deluge2", "phase": "Winter 1901 Adjustment",
+           "units": {"England": ["A/F Nth", "F Edi"]}, "centers": {"England": ["Edi", "Lvp"]}}
+    out = run_phase("deluge2", pos, "England: Remove A Nth")
+    assert out["orders"][0]["result"] == "succeeds", out["orders"]
+    assert sorted(out["next"]["units"]["England"]) == ["F Edi", "F Nth"]
+    pos["centers"] = {"England": ["Edi"]}
+    out = run_phase("deluge2", pos, "")
+    left = out["next"]["units"].get("England", [])
+    assert len(left) == 1, out["orders"]  # three units' worth, one centre: two removals, one unit left

@@ -387,8 +387,6 @@ def adjudicate_adjustments(pos: Position, orders: list[Order], rules: dict[str, 
     that the sinking will give several coasts must name the coast it will stand on then.
 
     Returns None (the standard adjudication) when no map change follows this phase."""
-    from judge.engine.adjustment import adjudicate_adjustments as standard
-
     if not pos.variant.changes_after(pos.phase):
         return None
     cur, nxt = pos.map, next_map(pos)
@@ -411,7 +409,11 @@ def adjudicate_adjustments(pos: Position, orders: list[Order], rules: dict[str, 
             continue
         coast_of[len(passed)] = o.loc
         passed.append(Build(o.power, "F", p))
-    results, units = standard(pos, passed)
+    # the other enabled modules (the A/F rules' removals) judge the rest, as without a sinking
+    from judge.engine import modules
+
+    others = {**rules, "modules": tuple(m for m in rules.get("modules", ()) if m != "deluge")}
+    results, units = modules.adjudicate_adjustments(pos, passed, others)
     for i, loc in coast_of.items():
         r = results[i]
         if r.result == "succeeds":
