@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
 from mailservers import (POWERS, DaemonProcess, Dovecot, Received, SmtpSink, daemon_config,  # noqa: E402
-                         dovecot_missing, order_mail, until, write_config)
+                         dovecot_missing, order_mail, text_of, until, write_config)
 
 
 def append_stream(dovecot: Dovecot, raws: list[bytes], started: list[float]) -> None:
@@ -76,7 +76,7 @@ async def judge_setup(dovecot: Dovecot, sink: SmtpSink) -> list[tuple[str, str, 
     out = []
     for a, pw in players:
         for m in sink.to(a):
-            found = re.search(r"You are (\w+)\.", m.msg.get_content()) if "Game Starting" in str(m.msg["Subject"]) else None
+            found = re.search(r"You are (\w+)\.", text_of(m.msg)) if "Game Starting" in str(m.msg["Subject"]) else None
             if found:
                 out.append((a, found.group(1), pw))
     return out

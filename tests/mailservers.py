@@ -191,6 +191,12 @@ class Dovecot:
             c.logout()
 
 
+def text_of(msg: EmailMessage) -> str:
+    """The plain-text part of a message (reports may be multipart with an HTML alternative)."""
+    part = msg.get_body(preferencelist=("plain",))
+    return part.get_content() if part is not None else ""
+
+
 # --- the SMTP sink -------------------------------------------------------------------------------
 @dataclass
 class Received:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from mailservers import (POWERS, Dovecot, SmtpSink, daemon_config, dovecot, mail, running_daemon,  # noqa: F401
-                         smtp_sink, until, workdir)
+                         smtp_sink, text_of, until, workdir)
 
 pytestmark = pytest.mark.mail
 GAME = "mailgame"
@@ -65,7 +65,7 @@ async def test_whole_game_by_mail(mail: Dovecot, smtp_sink: SmtpSink, workdir: P
         def started() -> bool:
             for r in robots:
                 for m in inboxes.refresh(r.address.split("@")[0]):
-                    found = re.search(r"You are (\w+)\.", m.get_content()) if "Game Starting" in str(m["Subject"]) else None
+                    found = re.search(r"You are (\w+)\.", text_of(m)) if "Game Starting" in str(m["Subject"]) else None
                     if found:
                         r.power = found.group(1)
             return all(r.power for r in robots)
