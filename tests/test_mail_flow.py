@@ -77,3 +77,14 @@ async def test_status_command_reports_imap_contact(mail: Dovecot, smtp_sink: Smt
 
     out = json.loads(result.output)
     assert "ago" in out["mail"]["imap_last_contact"] and out["mail"]["smtp_in_doubt"] == 0
+
+
+async def test_a_thousand_waiting_messages(mail: Dovecot, smtp_sink: SmtpSink, workdir) -> None:
+    """aioimaplib fails on responses of ~1000 lines (its parser recurses per line): the daemon
+    must FETCH in bounded batches, however much mail is waiting when it starts."""
+    smtp_sink.deliver_to = None  # the replies are not the point here
+    mail.append([order_mail(f"w{i:04d}") for i in range(1100)])
+    cfg = daemon_config(mail, smtp_sink, workdir, imap={"batch_size": 200})
+    async with running_daemon(cfg) as d:
+        await until(lambda: d.imap.stats.handled == 1100, 60, "1100 handled")
+    assert len(tokens(cfg["judge"]["db_path"])) == 1100

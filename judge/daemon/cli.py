@@ -44,6 +44,8 @@ def mail_status(config_path: str) -> dict[str, Any]:
             t = float(value)
             ago = f"{now - t:.0f}s ago" if now >= t else f"in {t - now:.0f}s"
             value = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)) + f" ({ago})"
+        elif key.endswith("_last_error"):
+            value = f"{value} (at {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(entry['updated']))})"
         out[key] = value
     return out
 

@@ -53,5 +53,7 @@ def setup_logging(level: str = "INFO", fmt: str = "json", file: str = "") -> Non
     root.setLevel(level.upper())
     root.propagate = False
     # aioimaplib logs every ignored untagged line at INFO and protocol errors at ERROR; keep the errors
-    logging.getLogger("aioimaplib").setLevel(logging.WARNING)
-    logging.getLogger("aioimaplib").addHandler(handler)
+    lib = logging.getLogger("aioimaplib")
+    lib.handlers[:] = [handler]
+    lib.setLevel(logging.WARNING)
+    lib.propagate = False
