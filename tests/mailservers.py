@@ -66,6 +66,16 @@ def dovecot_missing() -> str | None:
 
 
 # --- Dovecot ------------------------------------------------------------------------------------
+def make_cert(folder: str | Path) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1/localhost (cert.pem doubles as the CA file)."""
+    cert, key = str(Path(folder, "cert.pem")), str(Path(folder, "key.pem"))
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", key, "-out", cert],
+                   check=True, capture_output=True)
+    os.chmod(key, 0o644)  # read by Dovecot's unprivileged processes in this throw-away setup
+    return cert, key
+
+
 @dataclass
 class Dovecot:
     dir: str = ""
@@ -73,13 +83,20 @@ class Dovecot:
     lmtp_port: int = 0
     host: str = "127.0.0.1"
     users: list[str] = field(default_factory=lambda: list(USERS))
+    #: (cert, key) PEM files: also serve IMAP with implicit TLS on imaps_port
+    tls: tuple[str, str] | None = None
+    imaps_port: int = 0
 
     def start(self) -> "Dovecot":
         self.dir = self.dir or server_dir("judge-dovecot.")
         self.imap_port = self.imap_port or free_port()
         self.lmtp_port = self.lmtp_port or free_port()
+        env = dict(os.environ)
+        if self.tls:
+            self.imaps_port = self.imaps_port or free_port()
+            env.update(IMAPS_PORT=str(self.imaps_port), SSL_CERT=self.tls[0], SSL_KEY=self.tls[1])
         subprocess.run(["bash", str(HERE / "servers" / "dovecot.sh"), "start", self.dir, str(self.imap_port),
-                        str(self.lmtp_port), *self.users], check=True, stdin=subprocess.DEVNULL)
+                        str(self.lmtp_port), *self.users], check=True, stdin=subprocess.DEVNULL, env=env)
         return self
 
     def stop(self, remove: bool = True) -> None:
@@ -225,8 +242,9 @@ class Received:
 class SmtpSink:
     """aiosmtpd on the running loop. ``deliver_to`` (a Dovecot) makes it an MTA for example.test."""
 
-    def __init__(self, deliver_to: Dovecot | None = None) -> None:
+    def __init__(self, deliver_to: Dovecot | None = None, **smtp_options: Any) -> None:
         self.port = free_port()
+        self.smtp_options = smtp_options  # e.g. tls_context, require_starttls, authenticator
         self.messages: list[Received] = []
         self.deliver_to = deliver_to
         self.refuse: Callable[[str], str | None] = lambda rcpt: None
@@ -238,7 +256,8 @@ class SmtpSink:
         from aiosmtpd.smtp import SMTP
 
         loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(lambda: SMTP(self, hostname="sink.test"), "127.0.0.1", self.port,
+        self._server = await loop.create_server(lambda: SMTP(self, hostname="sink.test", **self.smtp_options),
+                                                "127.0.0.1", self.port,
                                                 reuse_address=True)
         return self
 

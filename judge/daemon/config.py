@@ -51,6 +51,8 @@ class ImapSection:
     #: "tls" (implicit TLS, port 993) or "none" (loopback only); aioimaplib has no STARTTLS
     tls: str = "tls"
     verify: bool = True
+    #: PEM file of the CA that signed the server's certificate, when it is not a public one
+    ca_file: str = ""
     mailbox: str = "INBOX"
     #: empty: mark handled mail \Seen; otherwise move it into this folder (created if missing)
     processed_folder: str = ""
@@ -77,6 +79,7 @@ class SmtpSection:
     #: "starttls", "tls" (implicit, port 465) or "none" (loopback only)
     tls: str = "starttls"
     verify: bool = True
+    ca_file: str = ""
     user: str = ""
     password: str = field(default="", repr=False)
     timeout: float = 30.0

@@ -166,7 +166,7 @@ class ImapIngest:
         lost = asyncio.Event()
         ctx = None
         if cfg.tls == "tls":
-            ctx = ssl.create_default_context()
+            ctx = ssl.create_default_context(cafile=cfg.ca_file or None)
             if not cfg.verify:
                 ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
         # built here, inside the running loop: the constructor schedules the connection

@@ -161,7 +161,8 @@ class SmtpSender:
         cfg = self.cfg
         smtp = aiosmtplib.SMTP(hostname=cfg.host, port=cfg.port, timeout=cfg.timeout,
                                use_tls=cfg.tls == "tls", start_tls=True if cfg.tls == "starttls" else False,
-                               validate_certs=cfg.verify, local_hostname=self.judge.domain)
+                               validate_certs=cfg.verify, cert_bundle=cfg.ca_file or None,
+                               local_hostname=self.judge.domain)
         try:
             await asyncio.wait_for(smtp.connect(), cfg.timeout * 2)
             if cfg.user:

@@ -3,6 +3,7 @@
 #
 #   dovecot.sh start DIR IMAP_PORT LMTP_PORT [USER...]   (users default to: judge player; domain example.test)
 #   dovecot.sh stop  DIR
+# With IMAPS_PORT, SSL_CERT and SSL_KEY in the environment it also listens with implicit TLS.
 #
 # Needs the Debian packages dovecot-imapd and dovecot-lmtpd. Every user's password is "secret".
 # DIR must be traversable by the unprivileged dovecot/dovenull users: not pytest's tmp_path
@@ -40,6 +41,13 @@ for u in "${users[@]}"; do
   mkdir -p "$dir/home/$u"
 done
 chown -R "$muid:$mgid" "$dir/home"
+# implicit TLS on IMAPS_PORT when SSL_CERT and SSL_KEY (PEM files) are given
+ssl_conf="ssl = no"
+if [[ -n ${SSL_CERT:-} ]]; then
+  ssl_conf="ssl = yes
+ssl_cert = <$SSL_CERT
+ssl_key = <$SSL_KEY"
+fi
 cat > "$dir/dovecot.conf" <<CONF
 # standalone test configuration; /etc/dovecot is not read
 base_dir = $dir/run
@@ -49,7 +57,7 @@ log_path = $dir/dovecot.log
 info_log_path = $dir/dovecot.log
 protocols = imap lmtp
 listen = 127.0.0.1
-ssl = no
+$ssl_conf
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 $accounts
@@ -75,7 +83,8 @@ service imap-login {
     port = $imap_port
   }
   inet_listener imaps {
-    port = 0
+    address = 127.0.0.1
+    port = ${IMAPS_PORT:-0}
   }
 }
 service lmtp {
