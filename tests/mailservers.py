@@ -142,12 +142,13 @@ class Dovecot:
                 out.append(int(p.name))
         return out
 
-    def kill_imap_sessions(self) -> int:
-        """Kill the imap processes: to clients, the server went away mid-session."""
+    def kill_imap_sessions(self, sig: int = signal.SIGKILL) -> int:
+        """Kill the imap processes: with SIGKILL the connection just drops; with SIGTERM Dovecot
+        first says ``* BYE Server shutting down``."""
         pids = self.child_pids("imap")
         for pid in pids:
             try:
-                os.kill(pid, signal.SIGKILL)
+                os.kill(pid, sig)
             except ProcessLookupError:
                 pass
         return len(pids)

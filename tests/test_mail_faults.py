@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import sqlite3
 from pathlib import Path
 
@@ -52,14 +53,16 @@ async def test_smtp_outage_then_everything_delivered(mail: Dovecot, smtp_sink: S
     assert len({m.message_id for m in smtp_sink.messages}) == 20
 
 
-async def test_imap_sessions_killed_mid_idle(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["dropped", "BYE"])
+async def test_imap_sessions_killed_mid_idle(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path, sig: int) -> None:
+    # poll_interval is long, so only the lost-connection handling can bring the daemon back quickly
     cfg = daemon_config(mail, smtp_sink, workdir, imap={"poll_interval": 30.0})
     async with running_daemon(cfg) as d:
         mail.append(order_mail("before"))
         await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 1, what="first reply")
         sessions = d.imap.stats.sessions
         await asyncio.sleep(0.3)  # in IDLE now
-        assert mail.kill_imap_sessions() >= 1
+        assert mail.kill_imap_sessions(sig) >= 1
         await until(lambda: d.imap.stats.sessions > sessions and d.imap.connected.is_set(), what="reconnect")
         mail.append(order_mail("after"))
         await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 2, what="reply after reconnect")
