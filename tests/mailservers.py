@@ -18,6 +18,7 @@ import email
 import functools
 import hashlib
 import imaplib
+import logging
 import os
 import re
 import shutil
@@ -578,6 +579,7 @@ async def running_daemon(cfg: dict[str, dict[str, Any]]) -> AsyncIterator[Any]:
     from judge.daemon.logs import setup_logging
     from judge.daemon.runner import Daemon
 
+    saved = [(lg, lg.handlers[:], lg.level, lg.propagate) for lg in map(logging.getLogger, ("judge", "aioimaplib"))]
     setup_logging(cfg.get("log", {}).get("level", "INFO"), "text")  # pytest shows it on failure
     daemon = Daemon(parsed_config(cfg))
     task = asyncio.create_task(daemon.run(install_signals=False))
@@ -589,7 +591,11 @@ async def running_daemon(cfg: dict[str, dict[str, Any]]) -> AsyncIterator[Any]:
         yield daemon
     finally:
         daemon.request_stop("test over")
-        await asyncio.wait_for(task, 60)
+        try:
+            await asyncio.wait_for(task, 60)
+        finally:
+            for lg, handlers, level, propagate in saved:  # leave logging as other tests expect it
+                lg.handlers[:], lg.level, lg.propagate = handlers, level, propagate
 
 
 async def until(pred: Callable[[], bool], timeout: float = 20.0, what: str = "", step: float = 0.05) -> None:

@@ -1,4 +1,5 @@
-"""Command-line entry points for the mail daemon (``judge daemon``, and status helpers)."""
+"""The mail daemon's command-line pieces: ``judge serve --config`` and ``judge status --config`` call
+these, and ``python -m judge.daemon --config`` runs ``daemon_command`` directly."""
 
 from __future__ import annotations
 
