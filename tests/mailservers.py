@@ -159,11 +159,12 @@ class Dovecot:
         c.login(f"{user}@example.test", "secret")
         return c
 
-    def append(self, raw: bytes | list[bytes], user: str = "judge", mailbox: str = "INBOX") -> None:
+    def append(self, raw: bytes | list[bytes], user: str = "judge", mailbox: str = "INBOX",
+               flags: str | None = None) -> None:
         c = self.imap(user)
         try:
             for r in [raw] if isinstance(raw, bytes) else raw:
-                typ, data = c.append(mailbox, None, None, r)
+                typ, data = c.append(mailbox, flags, None, r)
                 assert typ == "OK", data
         finally:
             c.logout()

@@ -48,6 +48,18 @@ async def test_receipt_proves_delivery_so_no_resend(mail: Dovecot, smtp_sink: Sm
     assert smtp_sink.messages == [] and sent_status(cfg) == ["sent"]
 
 
+async def test_receipt_found_by_searching_the_mailbox(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    # already \Seen, so the IMAP runner (which takes unseen mail) never hands it over: only the
+    # SMTP runner's direct search for the Message-ID can find it
+    cfg = daemon_config(mail, smtp_sink, workdir, smtp={"receipt_to": "judge+receipts@example.test",
+                                                        "receipt_wait": 60.0})
+    mail.append(crash_inside_data(cfg), flags="(\\Seen)")
+    async with running_daemon(cfg) as d:
+        await until(lambda: d.smtp.stats.settled_by_receipt == 1, what="settled by the receipt it searched for")
+        assert d.imap.stats.receipts == 0
+    assert smtp_sink.messages == [] and sent_status(cfg) == ["sent"]
+
+
 async def test_no_receipt_then_resent_once_with_same_id(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
     cfg = daemon_config(mail, smtp_sink, workdir, smtp={"receipt_to": "judge+receipts@example.test",
                                                         "receipt_wait": 1.0})

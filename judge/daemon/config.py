@@ -84,6 +84,8 @@ class SmtpSection:
     password: str = field(default="", repr=False)
     timeout: float = 30.0
     batch_size: int = 50
+    #: connections used side by side for one batch (providers may limit concurrent sessions)
+    connections: int = 2
     #: look for new outbox items at least this often (the CLI may queue mail behind our back)
     poll_interval: float = 60.0
     #: per-message retry delay after a transient failure: base * 2**attempts, capped
@@ -187,6 +189,8 @@ def parse_config(data: dict[str, Any], path: str = "", base_dir: Path | None = N
     _check_choice(cfg.log.format, ("json", "text"), "log.format")
     if "@" not in cfg.judge.address:
         raise ConfigError(f"judge.address = {cfg.judge.address!r} is not an email address")
+    if not 1 <= cfg.smtp.connections <= 16:
+        raise ConfigError("smtp.connections must be 1..16")
     if cfg.imap.batch_size < 1 or cfg.imap.batch_size > 200:
         raise ConfigError("imap.batch_size must be 1..200 (aioimaplib fails on ~1000-line responses)")
     return cfg

@@ -42,6 +42,10 @@ _UIDVALIDITY = re.compile(rb"UIDVALIDITY (\d+)")
 _SEEN = r"(\Seen)"
 
 
+#: messages handed to the service per trip to its thread
+RECEIVE_CHUNK = 5
+
+
 class ImapError(Exception):
     """The server said NO/BAD to something we need."""
 
@@ -117,6 +121,44 @@ def _quote(mailbox: str) -> str:
     return '"' + mailbox.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _client(cfg: ImapSection, lost: asyncio.Event) -> aioimaplib.IMAP4:
+    ctx = None
+    if cfg.tls == "tls":
+        ctx = ssl.create_default_context(cafile=cfg.ca_file or None)
+        if not cfg.verify:
+            ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+    # built inside the running loop (the constructor schedules the connection); IMAP4 with an
+    # SSL context rather than IMAP4_SSL, which has no lost-connection callback
+    return aioimaplib.IMAP4(host=cfg.host, port=cfg.port, timeout=cfg.timeout,
+                            conn_lost_cb=lambda _exc: lost.set(), ssl_context=ctx)
+
+
+async def find_message_ids(cfg: ImapSection, message_ids: list[str]) -> set[str]:
+    """Which of these Message-IDs are in the mailbox now, seen or not: a short second session
+    (searching only) for the SMTP runner, so an interrupted send's receipt is found at once
+    even while the IMAP runner still has a backlog to work through."""
+    lost = asyncio.Event()
+    client = _client(cfg, lost)
+    found: set[str] = set()
+    try:
+        await guarded(client.wait_hello_from_server(), cfg.timeout, lost)
+        _ok(await guarded(client.login(cfg.user, cfg.password), cfg.timeout, lost), "LOGIN")
+        # SELECT, not EXAMINE: aioimaplib only allows SEARCH after a SELECT; nothing is changed
+        _ok(await guarded(client.select(_quote(cfg.mailbox)), cfg.timeout, lost), "SELECT")
+        for mid in message_ids:
+            resp = _ok(await guarded(client.uid_search("HEADER", "Message-ID", _quote(mid), charset=None),
+                                     cfg.timeout, lost), "UID SEARCH")
+            if parse_search(resp.lines):
+                found.add(mid)
+    finally:
+        if not lost.is_set():
+            try:
+                await guarded(client.logout(), 5.0, lost)
+            except Exception:  # leaving anyway
+                pass
+    return found
+
+
 @dataclass
 class ImapStats:
     handled: int = 0
@@ -164,14 +206,7 @@ class ImapIngest:
     async def _session(self, backoff: Backoff) -> None:
         cfg = self.cfg
         lost = asyncio.Event()
-        ctx = None
-        if cfg.tls == "tls":
-            ctx = ssl.create_default_context(cafile=cfg.ca_file or None)
-            if not cfg.verify:
-                ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
-        # built here, inside the running loop: the constructor schedules the connection
-        client = aioimaplib.IMAP4(host=cfg.host, port=cfg.port, timeout=cfg.timeout,
-                                  conn_lost_cb=lambda _exc: lost.set(), ssl_context=ctx)
+        client = _client(cfg, lost)
         self.stats.sessions += 1
         try:
             await guarded(client.wait_hello_from_server(), cfg.timeout, lost)
@@ -286,43 +321,54 @@ class ImapIngest:
                 bodies.update(parse_fetch_literals(resp.lines))
         done: list[int] = []
         try:
+            game: list[int] = []
             for uid in uids:
                 raw = bodies.get(uid)
                 if raw is None:
                     # asked for but not returned: gone meanwhile, or a server we do not understand
                     log(logger, "imap.fetch_missing", logging.WARNING, uid=uid)
-                    continue
-                if uid in huge:
-                    log(logger, "imap.too_large", logging.WARNING, uid=uid, size=sizes[uid],
-                        limit=cfg.max_message_bytes)
-                if await self._handle(uid, raw, sizes[uid]):
+                elif self._receipt(uid, raw):
                     done.append(uid)
+                else:
+                    if uid in huge:
+                        log(logger, "imap.too_large", logging.WARNING, uid=uid, size=sizes[uid],
+                            limit=cfg.max_message_bytes)
+                    game.append(uid)
+            prefix = f"imap:{cfg.user}/{cfg.mailbox}/{self.uidvalidity}/"
+            # a few messages per trip to the service thread: fewer thread hops, yet the SMTP
+            # runner's calls (queued behind ours on that one thread) wait for a few messages only
+            for i in range(0, len(game), RECEIVE_CHUNK):
                 if self.stop.is_set():
-                    break  # finish the message in hand, flag what is done, leave the rest unseen
+                    break
+                chunk = game[i:i + RECEIVE_CHUNK]
+                # reading an asyncio.Event's flag from the service thread is a plain bool read
+                results = await self.service.receive_many([(bodies[u], f"{prefix}{u}") for u in chunk],
+                                                          self.stop.is_set)
+                done += [u for u, r in zip(chunk, results) if self._account(u, sizes[u], r)]
         finally:
             if done and not lost.is_set():
-                await self._mark_done(client, lost, done)
+                await self._mark_done(client, lost, sorted(done))
 
-    async def _handle(self, uid: int, raw: bytes, size: int) -> bool:
-        """Give one message to the service; True once its outcome is committed."""
+    def _receipt(self, uid: int, raw: bytes) -> bool:
+        """Our own send coming back (proof of SMTP acceptance): recorded, never mail for the game."""
         mid = receipt_message_id(raw, self.judge)
-        if mid is not None:
-            # our own send coming back: proof of SMTP acceptance, never mail for the game
-            self.stats.receipts += 1
-            if self.state.record_receipt(mid):
-                log(logger, "imap.receipt", uid=uid, message_id=mid)
-                self.on_handled()
-            return True
-        source = f"imap:{self.cfg.user}/{self.cfg.mailbox}/{self.uidvalidity}/{uid}"
-        try:
-            status = await self.service.receive(raw, source)
-        except Exception as exc:
+        if mid is None:
+            return False
+        self.stats.receipts += 1
+        if self.state.record_receipt(mid):
+            log(logger, "imap.receipt", uid=uid, message_id=mid)
+            self.on_handled()
+        return True
+
+    def _account(self, uid: int, size: int, result: str | Exception) -> bool:
+        """Count and log one receive() outcome; True when it committed (so flag the message)."""
+        if isinstance(result, Exception):
             self.stats.errors += 1
             self._failed.add(uid)
             log(logger, "imap.receive_failed", logging.ERROR, uid=uid, size=size,
-                error=f"{type(exc).__name__}: {exc}", exc_info=True)
+                error=f"{type(result).__name__}: {result}")
             return False
-        kind = str(status).split(":", 1)[0]
+        kind = str(result).split(":", 1)[0]
         self.stats.statuses[kind] = self.stats.statuses.get(kind, 0) + 1
         if kind == "handled":
             self.stats.handled += 1
@@ -331,7 +377,7 @@ class ImapIngest:
             self.stats.duplicate += 1
         else:
             self.stats.ignored += 1
-        log(logger, "imap.received", uid=uid, size=size, status=str(status))
+        log(logger, "imap.received", uid=uid, size=size, status=str(result))
         return True
 
     async def _mark_done(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uids: list[int]) -> None:

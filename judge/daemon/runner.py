@@ -79,7 +79,7 @@ class Daemon:
             state.put("pid", os.getpid())
             state.put("started", time.time())
             self.imap = ImapIngest(cfg.imap, cfg.judge, service, state, self.stop, self._mail_handled)
-            self.smtp = SmtpSender(cfg.smtp, cfg.judge, service, state, self.stop, self.outbox)
+            self.smtp = SmtpSender(cfg.smtp, cfg.judge, service, state, self.stop, self.outbox, cfg.imap)
             self.scheduler = Scheduler(service, state, self.stop, self.poke, self.outbox.set)
             log(logger, "daemon.started", pid=os.getpid(), imap=f"{cfg.imap.host}:{cfg.imap.port}",
                 smtp=f"{cfg.smtp.host}:{cfg.smtp.port}", db=cfg.judge.db_path)

@@ -8,12 +8,14 @@ Delivery protocol for one outbox item (the guarantee is spelled out in deploy/RE
 4. On 250: ``mark_sent`` in the service, then clear the journal entry.
 
 On restart, an outbox item with a journal entry was interrupted inside step 3/4. If a receipt
-copy (``smtp.receipt_to``) of that Message-ID has come back through IMAP, the server had accepted
-it: it is marked sent, not sent again. Otherwise it is held up to ``smtp.receipt_wait`` for the
+copy (``smtp.receipt_to``) of that Message-ID has come back through IMAP (seen by the IMAP runner,
+or found by searching the mailbox for it), the server had accepted it: it is marked sent, not
+sent again. Otherwise it is held up to ``smtp.receipt_wait`` for the
 receipt, then sent again with the same Message-ID. Without receipts it is sent again at once.
 
 Why a fresh connection per batch: long-lived aiosmtplib clients have hung after server-side
 timeouts (cole/aiosmtplib#243); a batch is short, and connecting costs about a millisecond on a LAN.
+A batch may use a few connections side by side (``smtp.connections``).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from email.utils import formatdate, make_msgid
 import aiosmtplib
 
 from judge.daemon.aio import Backoff, wait_any
-from judge.daemon.config import JudgeSection, SmtpSection
+from judge.daemon.config import ImapSection, JudgeSection, SmtpSection
+from judge.daemon.imap_in import find_message_ids
 from judge.daemon.logs import log
 from judge.daemon.service import OutboxItemLike, ServiceProxy
 from judge.daemon.state import DaemonState, InDoubt
@@ -41,6 +44,10 @@ logger = logging.getLogger("judge.daemon.smtp")
 # a bare address for the envelope: no whitespace, no control characters, no angle brackets,
 # so nothing a player wrote can smuggle an SMTP command or a header through us
 _ADDRESS = re.compile(r"[^\s<>()\[\],;:\"\\@\x00-\x1f\x7f]+@[A-Za-z0-9.\-\[\]:]+")
+
+
+#: while an interrupted send waits for its receipt, look for it this often (seconds)
+RECEIPT_RECHECK = 2.0
 
 
 class ServerUnavailable(Exception):
@@ -87,8 +94,10 @@ def existing_message_id(message: bytes) -> str | None:
 
 class SmtpSender:
     def __init__(self, cfg: SmtpSection, judge: JudgeSection, service: ServiceProxy, state: DaemonState,
-                 stop: asyncio.Event, wake: asyncio.Event) -> None:
+                 stop: asyncio.Event, wake: asyncio.Event, imap: ImapSection | None = None) -> None:
         self.cfg, self.judge, self.service, self.state = cfg, judge, service, state
+        self.imap = imap  # where receipts arrive, searched directly after a crash
+        self._last_search = 0.0
         self.stop, self.wake = stop, wake
         self.stats = SmtpStats()
         self._not_before: dict[int, float] = {}  # item id -> time.monotonic() of its next try
@@ -118,20 +127,26 @@ class SmtpSender:
             now = time.monotonic()
             ready: list[tuple[OutboxItemLike, str, InDoubt | None]] = []
             waits: list[float] = []
+            candidates: list[tuple[OutboxItemLike, str, InDoubt | None]] = []
             for item in items:
                 due = self._not_before.get(item.id, 0.0)
                 if due > now:
                     waits.append(due - now)
                     continue
                 digest = digest_of(item.message)
-                doubt = self.state.in_doubt(item.id, digest)
+                candidates.append((item, digest, self.state.in_doubt(item.id, digest)))
+            unknown = [d.message_id for _, _, d in candidates if d is not None and d.receipt is None]
+            if unknown and self.cfg.receipt_to:
+                await self._look_for_receipts(unknown)
+                candidates = [(i, g, self.state.in_doubt(i.id, g) if d else None) for i, g, d in candidates]
+            for item, digest, doubt in candidates:
                 if doubt is not None:
                     hold = await self._settle_in_doubt(item, doubt)
                     if hold is None:
                         continue  # settled: it had been delivered
                     if hold > 0:
-                        # re-checked at every wake-up: a receipt arriving ends the wait early
-                        waits.append(hold)
+                        # looked for again soon: a receipt arriving ends the wait early
+                        waits.append(min(hold, RECEIPT_RECHECK))
                         continue
                 ready.append((item, digest, doubt))
             if not ready:
@@ -140,6 +155,20 @@ class SmtpSender:
                 return min(waits) if waits else None
             await self._send_batch(ready)
         return None
+
+    async def _look_for_receipts(self, message_ids: list[str]) -> None:
+        """Search the judge's mailbox for receipts of interrupted sends (at most every second)."""
+        if self.imap is None or time.monotonic() - self._last_search < 1.0:
+            return
+        self._last_search = time.monotonic()
+        try:
+            found = await asyncio.wait_for(find_message_ids(self.imap, message_ids), self.imap.timeout * 3)
+        except Exception as exc:  # the IMAP runner will still see the receipts; only slower
+            log(logger, "smtp.receipt_search_failed", logging.WARNING, error=f"{type(exc).__name__}: {exc}")
+            return
+        for mid in found:
+            if self.state.record_receipt(mid):
+                log(logger, "smtp.receipt_found", message_id=mid)
 
     async def _settle_in_doubt(self, item: OutboxItemLike, doubt: InDoubt) -> float | None:
         """None: it was delivered (marked sent now). 0: send it again now. >0: wait that long."""
@@ -158,6 +187,20 @@ class SmtpSender:
         return 0.0
 
     async def _send_batch(self, batch: list[tuple[OutboxItemLike, str, InDoubt | None]]) -> None:
+        """Up to ``connections`` connections side by side: each message costs several round trips
+        (MAIL, RCPT, DATA, the data), and parallel connections overlap those waits. Messages with
+        the same recipients share a connection, so each recipient gets them in queue order."""
+        n = max(1, min(self.cfg.connections, len(batch)))
+        lanes: list[list[tuple[OutboxItemLike, str, InDoubt | None]]] = [[] for _ in range(n)]
+        for entry in batch:
+            key = ",".join(sorted(a.lower() for a in entry[0].recipients))
+            lanes[int(hashlib.sha1(key.encode()).hexdigest(), 16) % n].append(entry)
+        results = await asyncio.gather(*(self._send_lane(lane) for lane in lanes if lane), return_exceptions=True)
+        for r in results:
+            if isinstance(r, BaseException):
+                raise r
+
+    async def _send_lane(self, batch: list[tuple[OutboxItemLike, str, InDoubt | None]]) -> None:
         cfg = self.cfg
         smtp = aiosmtplib.SMTP(hostname=cfg.host, port=cfg.port, timeout=cfg.timeout,
                                use_tls=cfg.tls == "tls", start_tls=True if cfg.tls == "starttls" else False,
