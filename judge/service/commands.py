@@ -29,6 +29,11 @@ KEYWORDS: dict[str, str] = {
     "PROCESS": "PROCESS", "ROLLBACK": "ROLLBACK", "PAUSE": "PAUSE", "SUSPEND": "PAUSE", "RESUME": "RESUME",
     "EJECT": "EJECT", "BECOME": "BECOME", "TERMINATE": "TERMINATE",
     "START": "START", "FORCE BEGIN": "START",
+    # alliance victories and concessions (variants that have them: 1885 II rule 5)
+    "ALLY": "ALLY", "ALLIANCE": "ALLY", "DECLARE ALLIANCE": "ALLY",
+    "NOALLY": "NOALLY", "NO ALLY": "NOALLY", "NOALLIANCE": "NOALLY", "NO ALLIANCE": "NOALLY",
+    "WITHDRAW ALLIANCE": "NOALLY", "WITHDRAW ALLIANCES": "NOALLY",
+    "CONCEDE": "CONCEDE", "NOCONCEDE": "NOCONCEDE", "NO CONCEDE": "NOCONCEDE",
 }
 
 #: words that start ordinary sentences too: a command only when followed by signon arguments

@@ -361,15 +361,16 @@ def start(ctx: Ctx, game: Game) -> None:
     pos = Position.from_json(v.start_position(), v)
     ph = open_phase(ctx, game, pos)
     letters = {p.name: p.letter for p in v.powers.values()}
+    units = [f"{u.power}: {report.KIND_WORD[u.kind]} {pos.map.name(u.loc)}"
+             for u in sorted(pos.units.values(), key=lambda u: (powers.index(u.power), u.loc))]
+    units += start_notes(pos, game.rules, powers)
     for s in seats(ctx.store, game.id):
         if s["player_id"] is None:
             continue
         subject, text = render("starting.txt", code=ctx.cfg.code, game=game.name, variant=v.title,
                                short=ph.short, power=s["power"], letter=letters[s["power"]],
                                phase=str(pos.phase), deadline=ctx.when(ph.deadline),
-                               units=[f"{u.power}: {report.KIND_WORD[u.kind]} {pos.map.name(u.loc)}"
-                                      for u in sorted(pos.units.values(), key=lambda u: (powers.index(u.power), u.loc))],
-                               vacant=[p for p in powers[len(players):]])
+                               units=units, vacant=[p for p in powers[len(players):]])
         ctx.mail(seat_addresses(ctx.store, s), subject, text, game_id=game.id, kind="start")
     m = master_address(ctx.store, game)
     obs = [a for s in seats(ctx.store, game.id, "observer") for a in seat_addresses(ctx.store, s)]
@@ -381,12 +382,22 @@ def start(ctx: Ctx, game: Game) -> None:
             notice(ctx, game, "Game Starting", f"Game '{game.name}' has started.", to=obs)
 
 
+def start_notes(pos: Position, rules: dict[str, Any], powers: list[str]) -> list[str]:
+    """Start-mail lines beyond the units: hidden start units (1885 II), a first build season (Deluge II)."""
+    hidden = orderbook.hidden_units(pos, rules)
+    out = [f"{pw}: Army or Fleet {pos.map.name(p)} (its kind is chosen with the first orders, and shown "
+           f"by the first results)" for p, pw in sorted(hidden.items(), key=lambda kv: (powers.index(kv[1]), kv[0]))]
+    if pos.phase.kind == "adjustment":
+        out += [n for p in powers if (n := report.adjustment_note(pos, p, rules))]
+    return out
+
+
 # -- who must order ---------------------------------------------------------------------------------
 def required_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> list[str]:
     pos = pos or ph.position
     out = []
     for s in seats(store, game.id):
-        if s["status"] == "active" and s["power"] and orderbook.needed(pos, s["power"]) > 0:
+        if s["status"] == "active" and s["power"] and orderbook.needed(pos, s["power"], game.rules) > 0:
             out.append(s["power"])
     return out
 
@@ -394,7 +405,7 @@ def required_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None
 def late_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> list[str]:
     pos = pos or ph.position
     return [p for p in required_powers(store, game, ph, pos)
-            if orderbook.missing(pos, p, orderbook.current_orders(store, ph.id, p)) > 0]
+            if orderbook.missing(pos, p, orderbook.current_orders(store, ph.id, p), game.rules) > 0]
 
 
 def ready(ctx: Ctx, game: Game, ph: PhaseRow) -> bool:
@@ -429,6 +440,8 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
             ctx.store.conn.execute("UPDATE seats SET status = 'cd' WHERE game_id = ? AND power = ? AND status = 'active'",
                                    (game.id, p))
     orders = orderbook.all_orders(ctx.store, ph.id, list(v.powers))
+    if sync_alliances(ctx.store, game, pos):  # the phase keeps the board the engine read
+        ctx.store.update("phases", ph.id, position=dumps(pos.to_json()))
     result = adjudicate(pos, orders, game.rules)
     nxt = result.next
     victory = result.victory if result.victory and result.victory.get("final") else None
@@ -438,15 +451,22 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
     ctx.store.update("phases", ph.id, state="processed", processed_at=iso(ctx.now),
                      results=dumps([r.as_json() for r in result.results]))
     deadlines.cancel_events(ctx.store, game.id, ctx.now)
-    ctx.store.conn.execute("UPDATE seats SET wait = 0, draw = 0 WHERE game_id = ?", (game.id,))
+    ctx.store.conn.execute("UPDATE seats SET wait = 0, draw = 0, concede = NULL WHERE game_id = ?", (game.id,))
     ctx.processed.append(f"{game.name} {ph.short}")
     cd = [f"{p}" for p in late] if reason == "grace" else []
     if victory:
         winners = list(victory.get("winner") or [])
-        game.state, game.outcome = "finished", {"kind": "victory", "winner": winners, "phase": ph.short}
+        game.state = "finished"
+        game.outcome = {"kind": "victory" if winners else "no winner", "winner": winners, "phase": ph.short}
+        if victory.get("kind"):
+            game.outcome["rule"] = victory["kind"]  # solo, alliance, survivor, no survivor …
+        if victory.get("survivors"):
+            game.outcome["powers"] = list(victory["survivors"])
         ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
+        if not winners:
+            rctx["events"].append(end_without_winner(victory))
         body = render_part("results_body.txt", **rctx, cd=cd, next_phase=None, deadline=None,
-                           victory=winners, draw=None)
+                           victory=winners or None, draw=None)
         ctx.store.update("phases", ph.id, report=body)
         letters = "".join(v.powers[w].letter for w in winners if w in v.powers)
         subject, text = render("results.txt", code=ctx.cfg.code, game=game.name, variant=v.title, short=ph.short,
@@ -462,6 +482,14 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
                            deadline=f"{new.short} {ctx.when(new.deadline)}", body=body, victory=None)
     tell_all(ctx, game, subject, text, kind="results")
     apply_future_orders(ctx, game, new)
+
+
+def end_without_winner(victory: dict[str, Any]) -> str:
+    """The results line for a game the variant ends with nobody winning (Deluge II after W1908)."""
+    left = list(victory.get("survivors") or [])
+    if left:
+        return f"The game is over ({victory.get('kind')}): nobody wins; {', '.join(left)} survive."
+    return f"The game is over ({victory.get('kind', 'no winner')}): nobody wins."
 
 
 def _centre_victory(nxt: Position, need: int, before: Position) -> dict[str, Any] | None:
@@ -498,7 +526,7 @@ def apply_future_orders(ctx: Ctx, game: Game, ph: PhaseRow) -> None:
         lines = orderbook.current_orders(ctx.store, ph.id, row["power"])
         subject, text = render("future_applied.txt", code=ctx.cfg.code, game=game.name, short=ph.short,
                                phase=ph.name, power=row["power"], lines=sub.lines, errors=sub.errors,
-                               orders=report.order_list(pos, row["power"], lines))
+                               orders=report.order_list(pos, row["power"], lines, game.rules))
         ctx.mail(seat_addresses(ctx.store, seat), subject, text, game_id=game.id, kind="orders")
 
 
@@ -545,17 +573,95 @@ def survivors(pos: Position) -> list[str]:
     return [p for p in pos.variant.powers if p in alive]
 
 
-def check_draw(ctx: Ctx, game: Game) -> bool:
-    """A draw is agreed when every surviving power with a player has voted DRAW."""
+def voting_seats(ctx: Ctx, game: Game) -> tuple[PhaseRow | None, list[str], list[Any]]:
+    """The open phase, the surviving powers, and the seats of those with an active player (who vote)."""
     ph = current_phase(ctx.store, game)
     if ph is None or game.state != "active":
-        return False
+        return None, [], []
     alive = survivors(ph.position)
-    voters = [s for s in seats(ctx.store, game.id) if s["power"] in alive and s["status"] == "active"]
-    if voters and all(s["draw"] for s in voters):
+    return ph, alive, [s for s in seats(ctx.store, game.id) if s["power"] in alive and s["status"] == "active"]
+
+
+def check_draw(ctx: Ctx, game: Game) -> bool:
+    """A draw is agreed when every surviving power with a player has voted DRAW."""
+    _, alive, voting = voting_seats(ctx, game)
+    if voting and all(s["draw"] for s in voting):
         finish_draw(ctx, game, alive)
         return True
     return False
+
+
+# -- alliances and concessions (1885 II rules 5b-d) ---------------------------------------------------
+def alliance_sizes(v: Variant) -> dict[int, int]:
+    """Number of powers -> centres an alliance of that size needs to win (empty: no alliance wins)."""
+    return {int(a["powers"]): int(a["centres"]) for a in v.victory.get("alliances", ())}
+
+
+def seat_alliances(seat: Any) -> list[list[str]]:
+    """The alliances a seat has declared (each a sorted list of power names, itself included)."""
+    return [sorted(g) for g in loads(seat["allies"], None) or []]
+
+
+def agreed_alliances(store: Store, game: Game) -> list[list[str]]:
+    """The alliances every member has declared, sorted."""
+    declared = {s["power"]: {tuple(g) for g in seat_alliances(s)} for s in seats(store, game.id) if s["power"]}
+    out = {g for groups in declared.values() for g in groups if all(g in declared.get(m, ()) for m in g)}
+    return [list(g) for g in sorted(out)]
+
+
+def sync_alliances(store: Store, game: Game, pos: Position) -> bool:
+    """Put the declared alliances into ``pos.extra["alliances"]``, where the engine reads them.
+
+    Only alliances declared before a move count for it: a movement phase takes every alliance
+    agreed now; the retreat and adjustment phases after it keep those the move was played with,
+    less any a member has withdrawn since. True if ``pos`` changed.
+    """
+    if not alliance_sizes(game.variant):
+        return False
+    before = pos.extra.get("alliances")
+    agreed = agreed_alliances(store, game)
+    if pos.phase.kind != "movement":
+        agreed = [g for g in agreed if g in [sorted(x) for x in before or []]]
+    if agreed:
+        pos.extra["alliances"] = agreed
+    else:
+        pos.extra.pop("alliances", None)
+    return pos.extra.get("alliances") != before
+
+
+def set_alliances(ctx: Ctx, game: Game, seat: Any, groups: list[list[str]]) -> None:
+    """Record a seat's declared alliances; tell everyone when an alliance comes into force or ends."""
+    before = agreed_alliances(ctx.store, game)
+    ctx.store.update("seats", seat["id"], allies=dumps(sorted(sorted(g) for g in groups)) if groups else None)
+    after = agreed_alliances(ctx.store, game)
+    need = alliance_sizes(game.variant)
+    for g in after:
+        if g not in before:
+            notice(ctx, game, "Alliance declared",
+                   f"{join_names(g)} have declared an alliance: they win together if they jointly own {need[len(g)]} "
+                   f"supply centres at the end of a move after which centres change hands.")
+    for g in before:
+        if g not in after:
+            notice(ctx, game, "Alliance withdrawn", f"The alliance of {join_names(g)} has been withdrawn.")
+
+
+def join_names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def check_concession(ctx: Ctx, game: Game) -> bool:
+    """The game ends when every surviving power with a player concedes it to the same powers (rule 5d)."""
+    ph, _, voting = voting_seats(ctx, game)
+    votes = {tuple(loads(s["concede"], None) or ()) for s in voting}
+    if ph is None or not voting or len(votes) != 1 or () in votes:
+        return False
+    winners = list(votes.pop())
+    game.state, game.outcome = "finished", {"kind": "concession", "winner": winners, "phase": ph.short}
+    ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
+    deadlines.cancel_events(ctx.store, game.id, ctx.now)
+    notice(ctx, game, "Concession", f"Every surviving power has conceded game '{game.name}' to {join_names(winners)}: "
+           f"the game is over, {join_names(winners)} {'wins' if len(winners) == 1 else 'win'}.")
+    return True
 
 
 # -- the timed events ---------------------------------------------------------------------------------
@@ -568,11 +674,11 @@ def run_event(ctx: Ctx, ev: Any) -> None:
     if ev["kind"] == "reminder":
         for p in late_powers(ctx.store, game, ph, pos):
             s = seat_of_power(ctx.store, game.id, p)
-            orders = report.order_list(pos, p, orderbook.current_orders(ctx.store, ph.id, p))
+            orders = report.order_list(pos, p, orderbook.current_orders(ctx.store, ph.id, p), game.rules)
             subject, text = render("reminder.txt", code=ctx.cfg.code, game=game.name, variant=game.variant.title,
                                    short=ph.short, power=p, deadline=ctx.when(ph.deadline), orders=orders,
                                    left=deadlines.format_left(ph.deadline - ctx.now) if ph.deadline else "",
-                                   note=report.adjustment_note(pos, p))
+                                   note=report.adjustment_note(pos, p, game.rules))
             ctx.mail(seat_addresses(ctx.store, s), subject, text, game_id=game.id, kind="reminder")
         return
     late = late_powers(ctx.store, game, ph, pos)

@@ -17,12 +17,17 @@ from judge.service.mailparse import IncomingMail
 from judge.service.passwords import PasswordError, check_new_password, hash_password, verify_password
 from judge.service.render import render, render_part
 from judge.service.store import dumps, iso, loads
-from judge.variant import available_variants
+from judge.variant import Variant, available_variants
 
 log = logging.getLogger(__name__)
 
 BAD_SIGNON = "Invalid password or power ID specified."
 SECRET_ARGS = {"SIGNON": 1, "CREATE": 1, "OBSERVE": 1}  # index of the password among the arguments
+
+
+#: SET words that stand for a command of their own (njudge: SET CONCEDE p)
+SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "NOALLY", "NOALLIES": "NOALLY",
+               "NOALLIANCE": "NOALLY", "CONCEDE": "CONCEDE", "NOCONCEDE": "NOCONCEDE"}
 
 
 class CommandError(Exception):
@@ -356,7 +361,8 @@ class Handler:
         check_new_password(password)
         pid = games.player_id(self.ctx, self.mail.sender)
         st.update("seats", seat["id"], player_id=pid, password_hash=hash_password(password, self.ctx.cfg.password_cost),
-                  status="active", wait=1, draw=0, addresses=None, joined=iso(self.ctx.now))
+                  status="active", wait=1, draw=0, addresses=None, allies=None, concede=None,
+                  joined=iso(self.ctx.now))
         seat = st.one("SELECT * FROM seats WHERE id = ?", (seat["id"],))
         letter = g.variant.powers[seat["power"]].letter
         self.say(f"You have taken over {seat['power']} in '{g.name}'. Sign on from now on with:  "
@@ -636,20 +642,11 @@ class Handler:
             if tok in ("OBSERVERS", "OBSERVER"):
                 dest.add("Observers")
                 continue
-            p = v.power(tok)
-            if p is not None and len(tok) > 1:
-                dest.add(p.name)
-                continue
-            for ch in tok:
-                if ch in letters:
-                    dest.add(letters[ch])
-                elif ch == "M":
-                    dest.add("Master")
-                elif ch == "O":
-                    dest.add("Observers")
-                else:
-                    raise CommandError(f"unknown press recipient {tok!r}: use power letters "
-                                       f"({''.join(letters)}), power names, M (master), O (observers), ALL")
+            found = token_powers(v, tok, {"M": "Master", "O": "Observers"})
+            if found is None:
+                raise CommandError(f"unknown press recipient {tok!r}: use power letters "
+                                   f"({''.join(letters)}), power names, M (master), O (observers), ALL")
+            dest |= found
         out = include - exclude
         if not out:
             raise CommandError("nobody to send this press to")
@@ -677,6 +674,10 @@ class Handler:
             return
         if key in ("DRAW", "NODRAW"):
             self.vote(key == "DRAW")
+            return
+        if key in SET_ALIASES:
+            name = SET_ALIASES[key]
+            getattr(self, "do_" + name.lower())(Command(name, rest, cmd.line, cmd.lineno))
             return
         if key == "PASSWORD":
             if len(rest) != 1:
@@ -749,13 +750,128 @@ class Handler:
         if self.session.became:
             raise CommandError("the master cannot resign for a power; use EJECT")
         self.need_phase(g)
-        self.ctx.store.update("seats", self.session.seat["id"], status="vacant", password_hash=None, wait=0, draw=0)
+        if cmd.args:
+            raise CommandError(f"{cmd.name} takes no arguments: nothing was changed (NOALLY withdraws an alliance)")
+        self.ctx.store.update("seats", self.session.seat["id"], status="vacant", password_hash=None, wait=0, draw=0,
+                              allies=None, concede=None)
         self.say(f"You have resigned {power} in '{g.name}'.")
         games.notice(self.ctx, g, f"Resignation: {g.variant.powers[power].letter}",
                      f"{power} has resigned from '{g.name}' and is open for takeover "
                      f"(SIGNON ?{g.name} <password>). Its units hold until then.")
         self.touched = True
         raise Stop
+
+    # -- alliances and concessions (1885 II rule 5) --------------------------------------------------------
+    def named_powers(self, g: Game, tokens: list[str]) -> set[str]:
+        """Powers named by letters run together (``EF``) or by names (``England France``)."""
+        v = g.variant
+        out: set[str] = set()
+        for tok in tokens:
+            t = tok.strip(",;.+").upper()
+            if t in ("", "WITH", "AND", "TO", "&"):
+                continue
+            found = token_powers(v, t)
+            if found is None:
+                letters = "".join(p.letter for p in v.powers.values())
+                raise CommandError(f"unknown power {tok!r}: use power letters ({letters}) or names")
+            out |= found
+        return out
+
+    def alliance_seat(self) -> tuple[Game, str, Any]:
+        g, power = self.need_power()
+        self.need_phase(g)
+        if not games.alliance_sizes(g.variant):
+            raise CommandError(f"{g.variant.title} has no alliance victories")
+        if self.session.became:
+            raise CommandError("only the power's own player may declare or withdraw its alliances")
+        return g, power, self.ctx.store.one("SELECT * FROM seats WHERE id = ?", (self.session.seat["id"],))
+
+    def do_ally(self, cmd: Command) -> None:
+        g, power, seat = self.alliance_seat()
+        need = games.alliance_sizes(g.variant)
+        groups = games.seat_alliances(seat)
+        if cmd.args:
+            group = sorted(self.named_powers(g, cmd.args) | {power})
+            if len(group) not in need:
+                sizes = " or ".join(str(n) for n in sorted(need))
+                raise CommandError(f"an alliance has {sizes} powers (yours: {', '.join(group)})")
+            if group in groups:
+                self.say(f"{power} has already declared the alliance of {games.join_names(group)}.")
+            else:
+                groups.append(group)
+                games.set_alliances(self.ctx, g, seat, groups)
+                waiting = self.alliance_waiting(g, group)
+                if waiting:
+                    st = self.ctx.store
+                    to = [a for p in waiting for a in games.seat_addresses(st, games.seat_of_power(st, g.id, p))]
+                    letters = "".join(g.variant.powers[p].letter for p in group)
+                    if to:
+                        games.notice(self.ctx, g, "Alliance proposed",
+                                     f"{power} declares an alliance of {games.join_names(group)}. It counts for an "
+                                     f"alliance victory once every member has declared it (send ALLY {letters}).",
+                                     to=to)
+        self.say(self.alliance_status(g, power))
+
+    def alliance_waiting(self, g: Game, group: list[str]) -> list[str]:
+        """Members of ``group`` that have not declared it."""
+        st = self.ctx.store
+        return [p for p in group if (s := games.seat_of_power(st, g.id, p)) is None or group not in games.seat_alliances(s)]
+
+    def alliance_status(self, g: Game, power: str) -> str:
+        seat = self.ctx.store.one("SELECT * FROM seats WHERE id = ?", (self.session.seat["id"],))
+        groups = games.seat_alliances(seat)
+        if not groups:
+            return f"{power} has declared no alliance."
+        need = games.alliance_sizes(g.variant)
+        lines = [f"{power} has declared:"]
+        for group in groups:
+            waiting = self.alliance_waiting(g, group)
+            state = (f"waiting for {games.join_names(waiting)} to declare it" if waiting else
+                     f"in force: {need[len(group)]} centres jointly at the end of a move after which centres "
+                     f"change hands win")
+            lines.append(f"  {games.join_names(group)} ({state})")
+        return "\n".join(lines)
+
+    def do_noally(self, cmd: Command) -> None:
+        g, power, seat = self.alliance_seat()
+        groups = games.seat_alliances(seat)
+        if cmd.args:
+            group = sorted(self.named_powers(g, cmd.args) | {power})
+            if group not in groups:
+                raise CommandError(f"{power} has not declared the alliance of {games.join_names(group)}")
+            keep = [x for x in groups if x != group]
+        else:
+            keep = []
+        if keep != groups:
+            games.set_alliances(self.ctx, g, seat, keep)
+        self.say(self.alliance_status(g, power))
+
+    def do_concede(self, cmd: Command) -> None:
+        g, power = self.need_power()
+        ph = self.need_phase(g)
+        if not cmd.args:
+            raise CommandError("write CONCEDE <power>, e.g. CONCEDE E (or NOCONCEDE to take it back)")
+        to = sorted(self.named_powers(g, cmd.args))
+        sizes = games.alliance_sizes(g.variant)
+        if len(to) > 1 and len(to) not in sizes:
+            raise CommandError("the game can be conceded to one power only" if not sizes else
+                               f"the game can be conceded to one power or to an alliance of "
+                               f"{' or '.join(str(n) for n in sorted(sizes))} powers")
+        out = [p for p in to if p not in games.survivors(ph.position)]
+        if out:
+            raise CommandError(f"{games.join_names(out)} {'is' if len(out) == 1 else 'are'} out of the game")
+        self.ctx.store.update("seats", self.session.seat["id"], concede=dumps(to))
+        self.say(f"{power} concedes the game to {games.join_names(to)}. The game ends when every surviving power concedes "
+                 f"it to the same powers (votes are reset every phase; NOCONCEDE takes it back).")
+        if games.check_concession(self.ctx, g):
+            self.say(f"Every surviving power has conceded: the game is over, {games.join_names(to)} "
+                     f"{'wins' if len(to) == 1 else 'win'}.")
+
+    def do_noconcede(self, cmd: Command) -> None:
+        g, power = self.need_power()
+        self.need_phase(g)
+        self.ctx.store.update("seats", self.session.seat["id"], concede=None)
+        self.say(f"{power} does not concede the game.")
 
     # -- the master ------------------------------------------------------------------------------------
     def do_start(self, cmd: Command) -> None:
@@ -846,7 +962,7 @@ class Handler:
             st.conn.execute("DELETE FROM seats WHERE id = ?", (seat["id"],))
         else:
             st.update("seats", seat["id"], status="vacant", password_hash=None, player_id=None, addresses=None,
-                      wait=0, draw=0)
+                      wait=0, draw=0, allies=None, concede=None)
         label = seat["power"] or seat["role"]
         self.say(f"Ejected {label} ({', '.join(gone)}).")
         games.notice(self.ctx, g, "Ejected", f"The master has removed you ({label}) from '{g.name}'.", to=gone)
@@ -884,8 +1000,8 @@ class Handler:
             return
         pos = ph.position
         cur = orderbook.current_orders(self.ctx.store, ph.id, s.power)
-        need = orderbook.needed(pos, s.power)
-        miss = orderbook.missing(pos, s.power, cur)
+        need = orderbook.needed(pos, s.power, g.rules)
+        miss = orderbook.missing(pos, s.power, cur, g.rules)
         seat = self.ctx.store.one("SELECT * FROM seats WHERE id = ?", (s.seat["id"],))
         pending = [r["phase_name"] for r in self.ctx.store.all(
             "SELECT phase_name FROM future_orders WHERE game_id = ? AND power = ? AND state = 'pending' ORDER BY id",
@@ -893,8 +1009,8 @@ class Handler:
         self.say("")
         self.say(render_part("orders_status.txt", game=g.name, power=s.power, kind=report.PHASE_WORD[pos.phase.kind],
                              title=report.phase_title(pos.phase), seq=f"{ph.seq:03d}",
-                             orders=report.order_list(pos, s.power, cur), need=need, missing=miss,
-                             wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=report.adjustment_note(pos, s.power),
+                             orders=report.order_list(pos, s.power, cur, g.rules), need=need, missing=miss,
+                             wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=report.adjustment_note(pos, s.power, g.rules),
                              deadline=self.ctx.when(ph.deadline), grace_end=self.ctx.when(ph.grace_end),
                              left=deadlines.format_left(ph.deadline - self.ctx.now) if ph.deadline else "",
                              paused=g.state == "paused", pending=sorted(set(pending))))
@@ -911,6 +1027,18 @@ class Handler:
         to = list(self.mail.reply_to) + [a for a in self.copy_to if a not in self.mail.reply_to]
         self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
                       in_reply_to=self.mail.message_id, references=self.mail.references, auto="auto-replied")
+
+
+def token_powers(v: Variant, tok: str, extra: dict[str, str] | None = None) -> set[str] | None:
+    """What one upper-case word names: a power by name, or letters run together (``EF``, with
+    ``extra`` letters such as M for the master); None if a letter names nobody."""
+    p = v.power(tok)
+    if p is not None and len(tok) > 1:
+        return {p.name}
+    letters = (extra or {}) | {p.letter.upper(): p.name for p in v.powers.values()}
+    if not tok or any(ch not in letters for ch in tok):
+        return None
+    return {letters[ch] for ch in tok}
 
 
 def _join(names: list[str]) -> str:

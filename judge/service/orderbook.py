@@ -14,6 +14,7 @@ from typing import Any
 
 from judge.engine import adjudicate
 from judge.engine.adjustment import adjustments_due, build_sites
+from judge.engine.modules import read_orders
 from judge.engine.orders import ORDER_KINDS, Build, Order, Remove, Waive
 from judge.engine.position import Position
 from judge.orders import parse_orders
@@ -23,9 +24,28 @@ from judge.variant import province_of
 log = logging.getLogger(__name__)
 
 
-def parse_order_text(text: str, pos: Position, power: str) -> list[Any]:
-    """Read a power's order text with the order language (checked against the board)."""
-    return parse_orders(text, pos, power=power, check=True)
+def parse_order_text(text: str, pos: Position, power: str, rules: dict[str, Any] | None = None) -> list[Any]:
+    """Read a power's order text with the order language (checked against the board).
+
+    A rule module may read the text itself where the board alone cannot (1885 II: the first
+    move's orders for hidden start units), through :func:`judge.engine.modules.read_orders`.
+    """
+    rules = rules if rules is not None else pos.variant.rules
+
+    def parse(t: str, p: Position) -> list[Any]:
+        return parse_orders(t, p, power=power, check=True, rules=rules)
+
+    return read_orders(text, pos, rules, parse)
+
+
+def hidden_units(pos: Position, rules: dict[str, Any] | None = None) -> dict[str, str]:
+    """Province -> power of units that are ordered but not yet on the board (1885 II's start units)."""
+    rules = rules if rules is not None else pos.variant.rules
+    if "davis1885" not in rules.get("modules", ()):
+        return {}
+    from judge.engine.modules.davis1885 import pending_choices
+
+    return pending_choices(pos)
 
 
 # -- stored form -----------------------------------------------------------------------------------
@@ -71,34 +91,42 @@ def all_orders(store: Store, phase_id: int, powers: list[str]) -> list[Order]:
 
 
 # -- what a power must order --------------------------------------------------------------------------
-def needed(pos: Position, power: str) -> int:
+def needed(pos: Position, power: str, rules: dict[str, Any] | None = None) -> int:
     """How many orders ``power`` must give this phase (0: nothing to order)."""
     kind = pos.phase.kind
     if kind == "movement":
-        return sum(1 for u in pos.units.values() if u.power == power)
+        hidden = sum(1 for p in hidden_units(pos, rules).values() if p == power)
+        return sum(1 for u in pos.units.values() if u.power == power) + hidden
     if kind == "retreat":
         return sum(1 for d in pos.dislodged.values() if d.unit.power == power)
     due = adjustments_due(pos).get(power, 0)
     if due > 0:
-        return min(due, len(build_sites(pos, power)))
+        return min(due, len(build_sites(pos, power, rules)))
     return -due
 
 
-def missing(pos: Position, power: str, orders: dict[str, Order]) -> int:
+def missing(pos: Position, power: str, orders: dict[str, Order], rules: dict[str, Any] | None = None) -> int:
     """How many of the orders ``power`` needs are still missing."""
     kind = pos.phase.kind
     if kind == "movement":
-        return sum(1 for p, u in pos.units.items() if u.power == power and p not in orders)
+        hidden = sum(1 for p, pw in hidden_units(pos, rules).items() if pw == power and p not in orders)
+        return sum(1 for p, u in pos.units.items() if u.power == power and p not in orders) + hidden
     if kind == "retreat":
         return sum(1 for p, d in pos.dislodged.items() if d.unit.power == power and p not in orders)
     due = adjustments_due(pos).get(power, 0)
     if due > 0:
         given = sum(1 for o in orders.values() if isinstance(o, (Build, Waive)))
-        return max(0, needed(pos, power) - given)
+        return max(0, needed(pos, power, rules) - given)
     if due < 0:
-        given = sum(1 for o in orders.values() if isinstance(o, Remove))
+        given = sum(_removal_size(pos, o) for o in orders.values() if isinstance(o, Remove))
         return max(0, -due - given)
     return 0
+
+
+def _removal_size(pos: Position, order: Remove) -> int:
+    """Units a removal takes: an army/fleet counts as two, unless only its army is removed (``Remove A Eng``)."""
+    u = pos.units.get(province_of(order.loc))
+    return 2 if u is not None and u.kind == "A/F" and order.kind != "A" else 1
 
 
 # -- submitting ---------------------------------------------------------------------------------------
@@ -143,7 +171,7 @@ def submit(store: Store, phase_id: int, pos: Position, power: str, text: str, ru
     """Read ``text`` as ``power``'s orders for the phase; store the valid ones."""
     m = pos.map
     try:
-        parsed = parse_order_text(text, pos, power)
+        parsed = parse_order_text(text, pos, power, rules)
     except Exception:
         log.exception("order parser failed")
         return Submission([LineReport(text.strip(), error="the judge could not read these orders")])

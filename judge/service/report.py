@@ -159,14 +159,20 @@ def ownership(pos: Position) -> dict[str, Any]:
     return {"rows": rows, "unowned": unowned}
 
 
-def order_list(pos: Position, power: str, orders: dict[str, Order]) -> list[str]:
+def order_list(pos: Position, power: str, orders: dict[str, Order], rules: dict[str, Any] | None = None) -> list[str]:
     """A power's current orders, one line a unit (or build), unordered units shown as such."""
     kind = pos.phase.kind
     out: list[str] = []
     if kind == "movement":
-        for prov, u in sorted(pos.units.items(), key=lambda kv: pos.map.name(kv[1].loc)):
-            if u.power != power:
+        from judge.service.orderbook import hidden_units
+
+        hidden = {p for p, pw in hidden_units(pos, rules).items() if pw == power}
+        provs = [p for p, u in pos.units.items() if u.power == power] + sorted(hidden)
+        for prov in sorted(provs, key=pos.map.name):
+            if prov in hidden:
+                out.extend(_hidden_unit_lines(pos, power, prov, orders, rules))
                 continue
+            u = pos.units[prov]
             o = orders.get(prov)
             out.append(f"{power}: {describe(o, pos)}." if o else f"{power}: {_unit(pos, u.kind, u.loc)}, No Order Processed.")
     elif kind == "retreat":
@@ -183,15 +189,38 @@ def order_list(pos: Position, power: str, orders: dict[str, Order]) -> list[str]
     return out
 
 
-def adjustment_note(pos: Position, power: str) -> str:
+def _hidden_unit_lines(pos: Position, power: str, prov: str, orders: dict[str, Order],
+                       rules: dict[str, Any] | None) -> list[str]:
+    """A hidden start unit (1885 II): its order with the kind it will take, and how that was told.
+
+    Only its owner sees this (the reply to its orders); the others learn the kind from the results.
+    """
+    import dataclasses
+
+    from judge.engine.modules.davis1885 import KIND_WORD as CHOSEN, choose_kind
+
+    rules = rules if rules is not None else pos.variant.rules
+    k, how = choose_kind(pos, prov, power, list(orders.values()), rules)
+    o = orders.get(prov)
+    name = pos.map.name(prov)
+    if o is None:
+        line = f"{power}: Army or Fleet {name}, No Order Processed."
+    else:
+        line = f"{power}: {describe(dataclasses.replace(o, kind=o.kind or k), pos)}."
+    return [line, f"  ({name} is to be {CHOSEN[k]}: {how}; secret until the results)"]
+
+
+def adjustment_note(pos: Position, power: str, rules: dict[str, Any] | None = None) -> str:
     if pos.phase.kind != "adjustment":
         return ""
     d = adjustments_due(pos).get(power, 0)
     if d > 0:
         from judge.engine.adjustment import build_sites
 
-        sites = ", ".join(pos.map.name(s) for s in build_sites(pos, power)) or "none"
-        return f"{power} may build {d} unit{'s' if d != 1 else ''} (free home centres: {sites})."
+        rules = rules if rules is not None else pos.variant.rules
+        where = "vacant owned centres" if rules.get("build_sites") == "any_owned" else "free home centres"
+        sites = ", ".join(pos.map.name(s) for s in build_sites(pos, power, rules)) or "none"
+        return f"{power} may build {d} unit{'s' if d != 1 else ''} ({where}: {sites})."
     if d < 0:
         return f"{power} must remove {-d} unit{'s' if d != -1 else ''}."
     return f"{power} has no adjustments to make."

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 
 import sqlite_utils
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def iso(t: datetime | None) -> str | None:
@@ -109,7 +109,17 @@ def _v1(db: sqlite_utils.Database) -> None:
     db["events"].create_index(["state", "due"], if_not_exists=True)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
+def _v2(db: sqlite_utils.Database) -> None:
+    # variant victory rules: a seat's declared alliances (JSON list of power-name lists, 1885 II
+    # rule 5b/c) and its concession vote (JSON list of the powers it concedes to, rule 5d)
+    cols = db["seats"].columns_dict
+    if "allies" not in cols:
+        db["seats"].add_column("allies", str)
+    if "concede" not in cols:
+        db["seats"].add_column("concede", str)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2]
 
 
 class Store:

@@ -1,0 +1,398 @@
+"""Every variant in seeds/ played by mail through the Maildir path (real SQLite file, injected clock).
+
+Sign-on with each variant's power letters, 1885 II's hidden start units, month phases, rule 11
+builds, declared alliances and concession; Deluge II's Winter 1900 builds, the sinking board and
+the survivor rule; Coast-Running's protect orders; Army/Fleet embark and disembark.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from judge.service import game as games
+from judge.variant import available_variants, load_variant
+from test_service_helpers import MASTER, Mail, Table
+
+VARIANTS = [v for v in ("standard", "coast_running", "deluge2", "1885", "af_standard") if v in available_variants()]
+HAS_AF = importlib.util.find_spec("judge.engine.modules.army_fleet") is not None and "af_standard" in VARIANTS
+
+
+def flat(text: str) -> str:
+    """The text with its line breaks (mail wrapping) undone."""
+    return " ".join(text.split())
+
+
+class VariantTable(Table):
+    """A :class:`Table` for any variant: one player a power."""
+
+    variant = load_variant("standard")
+
+    def start_variant(self, variant: str, options: str = "move=24h retreat=12h adjust=12h grace=12h") -> None:
+        self.variant = load_variant(variant)
+        self.send(MASTER, f"CREATE ?tg masterpw {variant} {options}")
+        n = len(self.variant.powers)
+        for i in range(n):
+            addr = f"p{i}@example.test"
+            self.passwords[addr] = f"pw{i}"
+            self.send(addr, f"SIGNON ?tg pw{i}")
+            assert self.game_state() == ("active" if i == n - 1 else "forming")
+        for m in self.mails:
+            found = re.search(r"You are (\w+)\.", m.body)
+            if "Game Starting" in m.subject and found:
+                self.powers[found.group(1)] = m.to[0]
+        assert sorted(self.powers) == sorted(self.variant.powers)
+
+    def signon(self, power: str, game: str = "tg") -> str:
+        return f"SIGNON {self.variant.powers[power].letter}{game} {self.passwords[self.powers[power]]}"
+
+    def master(self, commands: str) -> list[Mail]:
+        return self.send(MASTER, "SIGNON Mtg masterpw\n" + commands)
+
+    def game(self) -> games.Game:
+        g = games.get_game(self.judge.store, "tg")
+        assert g is not None
+        return g
+
+    def position(self):  # type: ignore[no-untyped-def]
+        ph = games.current_phase(self.judge.store, self.game())
+        assert ph is not None
+        return ph.position
+
+    def hold_rest(self, skip: tuple[str, ...] = ()) -> None:
+        """Every other power holds all its units, hidden start units (no kind written) included."""
+        from judge.service.orderbook import hidden_units
+
+        pos = self.position()
+        for power in self.powers:
+            if power in skip:
+                continue
+            lines = [f"{u.kind} {pos.map.display(u.loc)} H" for u in pos.units.values() if u.power == power]
+            lines += [f"{pos.map.display(p)} H" for p, pw in hidden_units(pos).items() if pw == power]
+            if lines:
+                self.order(power, "\n".join(lines))
+
+    def outcome(self) -> dict:
+        return json.loads(self.rows("SELECT outcome FROM games WHERE name = 'tg'")[0]["outcome"] or "null")
+
+
+@pytest.fixture
+def table(tmp_path: Path):
+    t = VariantTable(tmp_path)
+    yield t
+    t.close()
+
+
+# -- every variant: create, sign on with its letters, start ---------------------------------------------
+FIRST = {"standard": "S1901M", "coast_running": "S1901M", "af_standard": "S1901M", "deluge2": "W1900A",
+         "1885": "Jan1885M"}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_create_signon_and_start(table: VariantTable, variant: str) -> None:
+    table.start_variant(variant)
+    v = table.variant
+    assert table.phase() == FIRST[variant]
+    starting = [m for m in table.mails if "Game Starting" in m.subject]
+    assert len(starting) == len(v.powers) + 1  # the players and the master
+    assert all(f"{FIRST[variant]} Game Starting" in m.subject for m in starting)
+    for power, addr in table.powers.items():
+        mail = [m for m in starting if addr in m.to][0]
+        assert f"SIGNON {v.powers[power].letter}tg" in mail.body
+        out = table.send(addr, table.signon(power))
+        reply = table.reply_to(addr, out)
+        assert f"Signed on as {power}" in reply.body and "Error" not in reply.subject
+
+
+def test_1885_letters_spain_p_sweden_w_and_no_s(table: VariantTable) -> None:
+    table.start_variant("1885")
+    assert len(table.powers) == 9
+    assert table.variant.powers["Spain"].letter == "P" and table.variant.powers["Sweden"].letter == "W"
+    spain, sweden = table.powers["Spain"], table.powers["Sweden"]
+    out = table.send(spain, f"SIGNON Ptg {table.passwords[spain]}")
+    assert "Signed on as Spain" in flat(table.reply_to(spain, out).body)
+    out = table.send(sweden, f"SIGNON Wtg {table.passwords[sweden]}")
+    assert "Signed on as Sweden" in flat(table.reply_to(sweden, out).body)
+    out = table.send(spain, f"SIGNON Stg {table.passwords[spain]}")  # S is nobody's letter in 1885
+    assert "Invalid password or power ID" in flat(table.reply_to(spain, out).body)
+    # the start mail names the hidden start units without a kind
+    start = [m for m in table.mails if "Game Starting" in m.subject and table.powers["Italy"] in m.to][0]
+    assert "Italy: Army or Fleet Rome" in flat(start.body)
+
+
+# -- 1885 II ------------------------------------------------------------------------------------------
+def test_1885_hidden_start_units_by_mail_secret_until_the_results(table: VariantTable) -> None:
+    table.start_variant("1885")
+    ita, rus = table.powers["Italy"], table.powers["Russia"]
+    out = table.order("Italy", "F Rom - Tys\nF Nap - Ion\nA Ven H")
+    reply = table.reply_to(ita, out)
+    body = flat(reply.body)
+    assert "Error" not in reply.subject, reply.body
+    assert "Italy: Fleet Rome -> Tyrrhenian Sea." in body
+    assert "Rome is to be a fleet: as ordered" in body
+    assert "Your orders are complete." in body
+    # zine style without a kind: the order tells the kind (only an army reaches Ukraine)
+    out = table.order("Russia", "Sev - Ukr\nStP - Fin\nA Mos H\nA War H")
+    body = flat(table.reply_to(rus, out).body)
+    assert "Sevastopol is to be an army" in body and "St Petersburg is to be a fleet" in body
+    # nobody else sees the choice before the deadline
+    for m in table.mails:
+        if ita not in m.to:
+            assert "Tyrrhenian" not in m.body
+        if rus not in m.to:
+            assert "Ukraine" not in m.body
+    table.hold_rest(skip=("Italy", "Russia"))
+    assert table.phase() == "Feb1885M"  # all orders in: processed early
+    results = [m for m in table.mails if "Jan1885M Results" in m.subject]
+    assert {a for m in results for a in m.to} >= set(table.powers.values()) | {MASTER}
+    text = flat(results[0].body)
+    assert "Italy: the unit in Rome is a fleet" in text
+    assert "Russia: the unit in Sevastopol is an army" in text
+    assert "Sweden: the unit in Norway is an army" in text  # no kind written: the default
+    units = table.position().units
+    assert units["tys"].kind == "F" and units["ukr"].kind == "A" and units["fin"].kind == "F"
+    assert units["nwy"].kind == "A"
+
+
+def test_1885_month_phases_phase_command_and_rule_11_builds(table: VariantTable) -> None:
+    table.start_variant("1885")
+    tur = table.powers["Turkey"]
+    # builds for March queued in January with a month phase code
+    out = table.order("Turkey", "A Con - Mac\nA Smy H\nF Sin H\nPHASE Mar1885A\nBuild A Con")
+    reply = table.reply_to(tur, out)
+    assert "Error" not in reply.subject, reply.body
+    assert "Orders below are for March 1885 Adjustment." in reply.body
+    out = table.send(tur, table.signon("Turkey") + "\nPHASE J1885M")
+    assert "ambiguous" in flat(table.reply_to(tur, out).body)
+    table.hold_rest(skip=("Turkey",))
+    assert table.phase() == "Feb1885M"
+    out = table.order("Turkey", "A Mac H\nA Smy H\nF Sin H")
+    assert table.reply_to(tur, out).subject.startswith("Re: TEST:tg - Feb1885M")
+    table.hold_rest(skip=("Turkey",))
+    # rule 11: Turkey still holds Macedonia and Russia Archangel after February: builds in March
+    assert table.phase() == "Mar1885A"
+    applied = [m for m in table.mails if tur in m.to and "Mar1885A" in m.subject and "Build" in m.body]
+    assert applied, "the queued build was not applied"
+    out = table.order("Russia", "Build A Arc")
+    assert "Error" not in table.reply_to(table.powers["Russia"], out).subject
+    assert table.phase() == "Mar1885M"
+    assert any("Mar1885A Results" in m.subject for m in table.mails)
+    units = table.position().units
+    assert units["con"].power == "Turkey" and units["arc"].power == "Russia"
+    shorts = [r["short"] for r in table.rows("SELECT short FROM phases ORDER BY seq")]
+    assert shorts == ["Jan1885M", "Feb1885M", "Mar1885A", "Mar1885M"]
+
+
+def _alliance_position(table: VariantTable) -> None:
+    """Set the open Fall move's board so that England and France jointly own 34 centres (a test set-up)."""
+    ph = games.current_phase(table.judge.store, table.game())
+    pos = ph.position
+    keep = {}  # one unit for each other power, on its own home centre
+    for u in sorted(pos.units.values(), key=lambda u: u.loc):
+        if u.power not in ("England", "France") and u.power not in keep:
+            keep[u.power] = u
+    taken = {u.prov for u in keep.values()} | {u.prov for u in pos.units.values() if u.power in ("England", "France")}
+    free = sorted(c for c in pos.map.centres if c not in taken and pos.centres.get(c) not in ("England", "France"))
+    eng = [c for c, o in pos.centres.items() if o == "England"]
+    fra = [c for c, o in pos.centres.items() if o == "France"]
+    while len(eng) < 17:
+        eng.append(free.pop())
+    while len(fra) < 17:
+        fra.append(free.pop())
+    pos.units = {p: u for p, u in pos.units.items() if u.power in ("England", "France") or keep.get(u.power) is u}
+    for c in eng:
+        pos.centres[c] = "England"
+    for c in fra:
+        pos.centres[c] = "France"
+    table.judge.store.conn.execute("UPDATE phases SET position = ? WHERE id = ?", (json.dumps(pos.to_json()), ph.id))
+
+
+def test_1885_declared_alliance_wins_and_undeclared_does_not(table: VariantTable) -> None:
+    table.start_variant("1885")
+    eng, fra, ger = table.powers["England"], table.powers["France"], table.powers["Germany"]
+    out = table.order("England", "ALLY F")
+    reply = table.reply_to(eng, out)
+    assert "Error" not in reply.subject, reply.body
+    assert "England and France (waiting for France to declare it)" in flat(reply.body)
+    proposed = [m for m in out if "Alliance proposed" in m.subject]
+    assert [m.to for m in proposed] == [[fra]]  # only the other member hears of it
+    assert not [m for m in out if "Alliance declared" in m.subject]
+    # an alliance has 2 or 3 powers
+    out = table.order("Germany", "ALLY EFIA")
+    assert "an alliance has 2 or 3 powers" in flat(table.reply_to(ger, out).body)
+    table.master("PROCESS")  # January
+    assert table.phase() == "Feb1885M"
+    _alliance_position(table)
+    table.master("PROCESS")  # February, a "Fall" move: England and France own 34, but only England declared
+    assert table.game_state() == "active" and table.phase() == "Mar1885A"
+    table.master("ROLLBACK Feb1885M")
+    assert table.phase() == "Feb1885M"
+    out = table.order("France", "SET ALLY England")
+    assert "England and France (in force" in flat(table.reply_to(fra, out).body)
+    declared = [m for m in out if "Alliance declared" in m.subject]
+    assert {a for m in declared for a in m.to} >= set(table.powers.values())
+    table.master("PROCESS")
+    assert table.game_state() == "finished"
+    assert table.outcome()["winner"] == ["England", "France"] and table.outcome()["rule"] == "alliance"
+    assert any("Feb1885M Victory" in m.subject for m in table.mails)
+    # the alliance is in the board the engine read
+    feb = table.rows("SELECT position FROM phases WHERE short = 'Feb1885M' AND state = 'processed'")
+    assert json.loads(feb[0]["position"])["extra"]["alliances"] == [["England", "France"]]
+
+
+def test_1885_alliance_withdrawn_and_declarations_need_the_variant(table: VariantTable, tmp_path: Path) -> None:
+    table.start_variant("1885")
+    eng, fra = table.powers["England"], table.powers["France"]
+    table.order("England", "ALLY F")
+    table.order("France", "DECLARE ALLIANCE England")
+    out = table.order("France", "WITHDRAW ALLIANCE E")
+    assert "France has declared no alliance." in flat(table.reply_to(fra, out).body)
+    assert [m for m in out if "Alliance withdrawn" in m.subject]
+    assert table.game_state() == "active"  # WITHDRAW ALLIANCE is not WITHDRAW (resign)
+    out = table.order("England", "RESIGN please")
+    assert "takes no arguments" in flat(table.reply_to(eng, out).body)
+    assert table.rows("SELECT status FROM seats WHERE power = 'England'")[0]["status"] == "active"
+    std = VariantTable(tmp_path / "std")
+    try:
+        std.start_variant("standard")
+        out = std.order("England", "ALLY F")
+        assert "has no alliance victories" in flat(std.reply_to(std.powers["England"], out).body)
+    finally:
+        std.close()
+
+
+def test_1885_concession_by_all(table: VariantTable) -> None:
+    table.start_variant("1885")
+    powers = list(table.powers)
+    out = table.order("France", "CONCEDE EFGIA")
+    assert "conceded to one power or to an alliance of 2 or 3 powers" in flat(table.reply_to(table.powers["France"], out).body)
+    for p in powers[:-1]:
+        out = table.order(p, "CONCEDE E")
+        assert "concedes the game to England" in flat(table.reply_to(table.powers[p], out).body)
+    assert table.game_state() == "active"
+    # one takes it back, then concedes again: still not all
+    table.order(powers[0], "NOCONCEDE")
+    table.order(powers[-1], "SET CONCEDE England")
+    assert table.game_state() == "active"
+    out = table.order(powers[0], "CONCEDE E")
+    assert table.game_state() == "finished"
+    assert table.outcome() == {"kind": "concession", "winner": ["England"], "phase": "Jan1885M"}
+    notices = [m for m in out if "Concession" in m.subject]
+    assert {a for m in notices for a in m.to} >= set(table.powers.values()) | {MASTER}
+
+
+def test_concession_votes_are_reset_every_phase(table: VariantTable) -> None:
+    table.start_variant("standard")
+    table.order("France", "CONCEDE E")
+    assert table.rows("SELECT concede FROM seats WHERE power = 'France'")[0]["concede"] == '["England"]'
+    out = table.order("Germany", "CONCEDE EF")
+    assert "conceded to one power only" in flat(table.reply_to(table.powers["Germany"], out).body)
+    table.master("PROCESS")
+    assert table.rows("SELECT concede FROM seats WHERE power = 'France'")[0]["concede"] is None
+
+
+# -- Deluge II -----------------------------------------------------------------------------------------
+def test_deluge_winter_1900_builds_sinking_and_the_survivor(table: VariantTable) -> None:
+    table.start_variant("deluge2")
+    rus = table.powers["Russia"]
+    start = [m for m in table.mails if "Game Starting" in m.subject and rus in m.to][0]
+    assert "Russia may build 4 units" in flat(start.body)
+    out = table.order("Russia", "Build F StP/nc\nBuild A Mos\nBuild A War\nBuild F Sev")
+    reply = table.reply_to(rus, out)
+    assert "Error" not in reply.subject, reply.body
+    assert "Builds a fleet in St Petersburg (north coast)." in flat(reply.body)
+    assert "Your orders are complete." in reply.body
+    table.order("England", "Build A Lon\nBuild A Lvp\nBuild A Edi")  # armies: London's drowns in W1901
+    table.order("Germany", "Build A Mun\nBuild A Ber\nBuild F Kie")
+    table.master("PROCESS")  # the others build nothing
+    assert table.phase() == "S1901M"
+    units = table.position().units
+    assert units["stp"].loc == "stp/nc" and units["stp"].kind == "F" and units["lon"].kind == "A"
+    alone = []  # phases in which Germany was the only power left
+    for _ in range(40):  # empty orders, but for the move into Switzerland, which never sinks
+        if table.game_state() != "active":
+            break
+        if table.phase() == "S1905M":
+            out = table.order("Germany", "A Mun - Swi")
+            assert "Error" not in table.reply_to(table.powers["Germany"], out).subject
+        pos = table.position()
+        if {u.power for u in pos.units.values()} | set(pos.centres.values()) == {"Germany"}:
+            alone.append(table.phase())
+        table.master("PROCESS")
+    assert table.game_state() == "finished"
+    text = "\n".join(flat(m.body) for m in table.mails if "Results" in m.subject or "Victory" in m.subject)
+    assert "submerged: Belgium, Gascony, Holland, Livonia, London, Venice" in text
+    assert "England: A Lon drowned" in text
+    assert "new supply centre Wales: England" in text
+    assert "new supply centre Switzerland: Germany" in text
+    assert "Iceland becomes passable" in text
+    # the survivor after Winter 1908 wins; being alone earlier does not end the game
+    assert alone[:2] == ["S1908M", "F1908M"]
+    assert table.outcome()["winner"] == ["Germany"] and table.outcome()["rule"] == "survivor"
+    assert table.outcome()["phase"] == "W1908A"
+    assert any("W1908A Victory" in m.subject for m in table.mails)
+
+
+def test_deluge_no_survivor_ends_without_winner(table: VariantTable) -> None:
+    table.start_variant("deluge2")
+    for _ in range(40):  # nobody builds: the centres sink until nothing is left
+        if table.game_state() != "active":
+            break
+        table.master("PROCESS")
+    assert table.outcome()["kind"] == "no winner" and table.outcome()["winner"] == []
+    last = [m for m in table.mails if "Results" in m.subject][-1]
+    assert "nobody wins" in flat(last.body)
+
+
+# -- Coast-Running -------------------------------------------------------------------------------------
+def test_coast_running_protect_orders_by_mail(table: VariantTable) -> None:
+    table.start_variant("coast_running")
+    ita = table.powers["Italy"]
+    table.order("Italy", "F Nap - Ion\nA Rom - Apu\nA Ven H")
+    table.hold_rest(skip=("Italy",))
+    table.order("Italy", "F Ion C A Apu - Tun\nA Apu - Tun\nA Ven H")
+    table.hold_rest(skip=("Italy",))
+    assert table.phase() == "W1901A"
+    table.order("Italy", "Build A Rom")
+    assert table.phase() == "S1902M"
+    out = table.order("Italy", "A Tun P F Ion - WMed\nF Ion - WMed\nA Ven H\nA Rom H")
+    reply = table.reply_to(ita, out)
+    assert "Error" not in reply.subject, reply.body
+    # the zine style replaces it, read the same way
+    out = table.order("Italy", "IA Tun P IF Ion-WMed\nIF Ion-WMed")
+    reply = table.reply_to(ita, out)
+    assert "Error" not in reply.subject, reply.body
+    assert "A Tun P F Ion - Wes" in reply.body or "Tunis" in reply.body
+    assert len(table.rows("SELECT id FROM orders WHERE power = 'Italy' AND phase_id = "
+                          "(SELECT MAX(id) FROM phases)")) == 2
+    table.hold_rest(skip=("Italy",))
+    assert table.phase() == "F1902M"
+    units = table.position().units
+    assert units["wes"].power == "Italy" and units["wes"].kind == "F" and "ion" not in units
+
+
+# -- Army/Fleet ----------------------------------------------------------------------------------------
+@pytest.mark.skipif(not HAS_AF, reason="the Army/Fleet module (judge/engine/modules/army_fleet.py) or the "
+                                       "af_standard variant is not committed yet")
+def test_army_fleet_embark_and_disembark_by_mail(table: VariantTable) -> None:
+    table.start_variant("af_standard")
+    eng = table.powers["England"]
+    table.order("England", "F Edi - Nth\nA Lvp - Edi\nF Lon H")
+    table.hold_rest(skip=("England",))
+    out = table.order("England", "A Edi E F Nth\nF Nth H\nF Lon H")
+    assert "Error" not in table.reply_to(eng, out).subject
+    table.hold_rest(skip=("England",))
+    assert table.phase() == "S1902M"
+    units = table.position().units
+    assert units["nth"].kind == "A/F" and "edi" not in units
+    out = table.order("England", "A Nth D Den\nF Lon H")
+    reply = table.reply_to(eng, out)
+    assert "Error" not in reply.subject, reply.body
+    assert "Your orders are complete." in reply.body
+    table.hold_rest(skip=("England",))
+    units = table.position().units
+    assert units["den"].power == "England" and units["den"].kind == "A" and units["nth"].kind == "F"
