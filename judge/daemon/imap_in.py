@@ -274,8 +274,9 @@ class ImapIngest:
         """Hand every waiting message to the service, bounded batch by bounded batch."""
         cfg = self.cfg
         while not self.stop.is_set():
-            # In move mode every message left in the mailbox is unprocessed, read or not.
-            criterion = "ALL" if cfg.processed_folder else "UNSEEN"
+            # In move mode every message left in the mailbox is unprocessed, read or not (less
+            # those a COPY+EXPUNGE fallback has marked \Deleted but not yet expunged).
+            criterion = "UNDELETED" if cfg.processed_folder else "UNSEEN"
             resp = _ok(await guarded(client.uid_search(criterion, charset=None), cfg.timeout, lost), "UID SEARCH")
             self.stats.last_contact = time.time()
             self.state.put("imap_last_contact", self.stats.last_contact, every=5.0)
@@ -296,7 +297,8 @@ class ImapIngest:
         budget = 0
         for uid in uids:
             size = sizes.get(uid)
-            if size is None:  # expunged meanwhile by another client
+            if size is None:  # expunged meanwhile, or an answer we cannot read: not in a hot loop
+                self._failed.add(uid)
                 continue
             if group and budget + size > cfg.batch_bytes:
                 await self._fetch_and_handle(client, lost, group, sizes)
@@ -325,7 +327,9 @@ class ImapIngest:
             for uid in uids:
                 raw = bodies.get(uid)
                 if raw is None:
-                    # asked for but not returned: gone meanwhile, or a server we do not understand
+                    # asked for but not returned: gone meanwhile, or a server we do not understand;
+                    # tried again after the next reconnect rather than in a hot loop
+                    self._failed.add(uid)
                     log(logger, "imap.fetch_missing", logging.WARNING, uid=uid)
                 elif self._receipt(uid, raw):
                     done.append(uid)
