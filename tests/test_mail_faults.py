@@ -111,3 +111,16 @@ async def test_header_injection_in_recipient_is_refused(mail: Dovecot, smtp_sink
     async with running_daemon(cfg) as d:
         await until(lambda: d.smtp.stats.permanent == 1 and d.smtp.stats.sent == 1, what="one refused, one sent")
     assert [m.rcpts for m in smtp_sink.messages] == [["player@example.test"]]
+
+
+async def test_a_service_exception_leaves_the_message_unseen(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    mail.append([order_mail("ok1"), order_mail("bad", extra="RAISE-IN-SERVICE"), order_mail("ok2")])
+    cfg = daemon_config(mail, smtp_sink, workdir)
+    async with running_daemon(cfg) as d:
+        await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 2, what="the two good ones answered")
+        await until(lambda: d.imap.stats.errors == 1, what="the failure counted")
+        await asyncio.sleep(0.5)
+        assert d.imap.stats.errors == 1  # not retried in a loop
+        assert mail.count("UNSEEN") == 1  # kept for a later try, never dropped
+        mail.append(order_mail("ok3"))  # and the daemon carries on
+        await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 3, what="later mail answered")

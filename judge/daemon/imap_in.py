@@ -44,6 +44,8 @@ _SEEN = r"(\Seen)"
 
 #: messages handed to the service per trip to its thread
 RECEIVE_CHUNK = 5
+#: seconds before a message that failed is tried again in the same session
+FAILED_RETRY = 300.0
 
 
 class ImapError(Exception):
@@ -179,9 +181,10 @@ class ImapIngest:
         self.cfg, self.judge, self.service, self.state = cfg, judge, service, state
         self.stop, self.on_handled = stop, on_handled
         self.stats = ImapStats()
-        # UIDs whose receive() raised in this session: retried after a reconnect or restart, not
-        # in a hot loop (the service promises never to raise, but a bug must not spin the daemon)
-        self._failed: set[int] = set()
+        # UIDs whose receive() raised, or that the server would not give us: tried again after
+        # FAILED_RETRY seconds or a reconnect, not in a hot loop (the service promises never to
+        # raise, but a bug must not spin the daemon)
+        self._failed: dict[int, float] = {}
         self.connected = asyncio.Event()  # for tests and status: a session is up
         self.uidvalidity = "?"
         self.use_move = False
@@ -280,7 +283,8 @@ class ImapIngest:
             resp = _ok(await guarded(client.uid_search(criterion, charset=None), cfg.timeout, lost), "UID SEARCH")
             self.stats.last_contact = time.time()
             self.state.put("imap_last_contact", self.stats.last_contact, every=5.0)
-            uids = [u for u in parse_search(resp.lines) if u not in self._failed]
+            now = time.monotonic()
+            uids = [u for u in parse_search(resp.lines) if self._failed.get(u, 0.0) <= now]
             if not uids:
                 return
             for start in range(0, len(uids), cfg.batch_size):
@@ -298,7 +302,7 @@ class ImapIngest:
         for uid in uids:
             size = sizes.get(uid)
             if size is None:  # expunged meanwhile, or an answer we cannot read: not in a hot loop
-                self._failed.add(uid)
+                self._failed[uid] = time.monotonic() + FAILED_RETRY
                 continue
             if group and budget + size > cfg.batch_bytes:
                 await self._fetch_and_handle(client, lost, group, sizes)
@@ -329,7 +333,7 @@ class ImapIngest:
                 if raw is None:
                     # asked for but not returned: gone meanwhile, or a server we do not understand;
                     # tried again after the next reconnect rather than in a hot loop
-                    self._failed.add(uid)
+                    self._failed[uid] = time.monotonic() + FAILED_RETRY
                     log(logger, "imap.fetch_missing", logging.WARNING, uid=uid)
                 elif self._receipt(uid, raw):
                     done.append(uid)
@@ -368,7 +372,7 @@ class ImapIngest:
         """Count and log one receive() outcome; True when it committed (so flag the message)."""
         if isinstance(result, Exception):
             self.stats.errors += 1
-            self._failed.add(uid)
+            self._failed[uid] = time.monotonic() + FAILED_RETRY
             log(logger, "imap.receive_failed", logging.ERROR, uid=uid, size=size,
                 error=f"{type(result).__name__}: {result}")
             return False
