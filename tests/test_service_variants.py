@@ -2,7 +2,8 @@
 
 Sign-on with each variant's power letters, 1885 II's hidden start units, month phases, rule 11
 builds, declared alliances and concession; Deluge II's Winter 1900 builds, the sinking board and
-the survivor rule; Coast-Running's protect orders; Army/Fleet embark and disembark.
+the survivor rule; Coast-Running's protect orders; Army/Fleet embark and disembark; the robots
+and ``judge demo --variant`` on each variant.
 """
 
 from __future__ import annotations
@@ -396,3 +397,41 @@ def test_army_fleet_embark_and_disembark_by_mail(table: VariantTable) -> None:
     table.hold_rest(skip=("England",))
     units = table.position().units
     assert units["den"].power == "England" and units["den"].kind == "A" and units["nth"].kind == "F"
+
+
+# -- robots and the demo ---------------------------------------------------------------------------------
+YEARS = {"standard": 2, "coast_running": 2, "af_standard": 2, "deluge2": 3, "1885": 1}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_robots_play_each_variant(tmp_path: Path, variant: str) -> None:
+    import sqlite3
+
+    from judge.service.demo import run_demo
+
+    summary = run_demo(tmp_path / "out", seed=3, max_years=YEARS[variant], variant=variant)
+    assert summary.startswith("Demo finished: "), summary
+    assert "draw" in summary or "victory" in summary or "winner" in summary
+    db = sqlite3.connect(tmp_path / "out" / "judge.sqlite")
+    try:
+        assert {r[0] for r in db.execute("SELECT status FROM inbox")} == {"handled"}
+        assert db.execute("SELECT COUNT(*) FROM outbox WHERE kind = 'error'").fetchone()[0] == 0
+        years = {r[0][-5:-1] for r in db.execute("SELECT short FROM phases WHERE state = 'processed'")}
+        assert len(years) >= YEARS[variant]
+        assert db.execute("SELECT variant FROM games").fetchone()[0] == variant
+    finally:
+        db.close()
+    assert any((tmp_path / "out" / "reports").iterdir())
+
+
+def test_demo_command_takes_a_variant(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from judge.cli import main
+
+    r = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "d"), "--variant", "deluge2", "--max-years", "1",
+                                  "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("Demo finished: ")
+    r = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "e"), "--variant", "nosuch"])
+    assert r.exit_code != 0 and "unknown variant" in r.output

@@ -239,9 +239,17 @@ def game_rollback(name: str, phase: str | None, **kw: Any) -> None:
 @click.option("--seed", default=1, show_default=True, help="Seed for the robot players.")
 @click.option("--max-years", default=8, show_default=True, help="The robots agree a draw after this many years.")
 @click.option("--quiet", is_flag=True, help="Print only the final line.")
-def demo(out: str, seed: int, max_years: int, quiet: bool) -> None:
-    """Play a short standard game offline, by mail, with robot players; reports go to --out."""
+@click.option("--variant", default="standard", show_default=True,
+              help="The variant to play (a name from seeds/, e.g. 1885, deluge2, coast_running).")
+def demo(out: str, seed: int, max_years: int, quiet: bool, variant: str) -> None:
+    """Play a short game offline, by mail, with robot players; reports go to --out."""
     from judge.service.demo import run_demo
+    from judge.variant import VariantError, load_variant
 
-    summary = run_demo(Path(out), seed=seed, max_years=max_years, echo=None if quiet else click.echo)
+    try:
+        load_variant(variant)
+    except VariantError as exc:
+        raise click.BadParameter(str(exc), param_hint="--variant") from None
+    summary = run_demo(Path(out), seed=seed, max_years=max_years, echo=None if quiet else click.echo,
+                       variant=variant)
     click.echo(summary)

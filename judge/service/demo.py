@@ -1,6 +1,6 @@
-"""``judge demo``: a whole short standard game, offline, through the real mail path.
+"""``judge demo``: a whole short game (standard, or ``--variant``), offline, through the real mail path.
 
-Seven robot players and a robot master write mail into a Maildir inbox; ``judge serve --once``
+One robot player a power and a robot master write mail into a Maildir inbox; ``judge serve --once``
 logic reads it, and the robots read the judge's answers from the outbox Maildir. The clock is
 simulated, so deadlines, a late notice and civil disorder happen in seconds. Every results
 mail is also written to ``OUT/reports`` as a text file.
@@ -23,14 +23,17 @@ from judge.service.config import JudgeConfig
 from judge.service.judge import Judge
 from judge.service.maildir import Folders, run_once
 from judge.service.robots import Robot, free_form_available, make_mail
+from judge.variant import load_variant
 
 JUDGE_ADDRESS = "judge@demo.invalid"
 GAME = "demo"
 
 
 class Demo:
-    def __init__(self, out: Path, seed: int = 1, max_years: int = 8, echo: Callable[[str], None] | None = None):
+    def __init__(self, out: Path, seed: int = 1, max_years: int = 8, echo: Callable[[str], None] | None = None,
+                 variant: str = "standard"):
         self.out = out
+        self.variant = load_variant(variant)
         self.rng = random.Random(seed)
         self.max_years = max_years
         self.echo = echo or (lambda s: None)
@@ -40,7 +43,7 @@ class Demo:
         self.cfg = JudgeConfig(address=JUDGE_ADDRESS, name="Demo Judge", db_path=out / "judge.sqlite",
                                code="DEMO", clock=lambda: self.clock, password_cost=10)
         self.robots = [Robot(f"player{i + 1}@demo.invalid", f"secret{i + 1}", random.Random(seed * 100 + i))
-                       for i in range(7)]
+                       for i in range(len(self.variant.powers))]
         self.master = "master@demo.invalid"
         self.seen_outbox: set[str] = set()
         self.mailboxes: dict[str, list[tuple[str, str]]] = {}
@@ -64,7 +67,8 @@ class Demo:
                 self.seen_outbox.add(f.name)
                 msg = message_from_bytes(f.read_bytes(), policy=policy.default)
                 subject = str(msg["Subject"])
-                body = msg.get_content()  # type: ignore[attr-defined]
+                part = msg.get_body(preferencelist=("plain",))  # type: ignore[attr-defined]
+                body = part.get_content() if part is not None else ""
                 for addr in [a.strip() for a in str(msg["To"]).split(",")]:
                     self.mailboxes.setdefault(addr, []).append((subject, body))
                     self.counts["received"] += 1
@@ -100,9 +104,13 @@ class Demo:
 
     def _run(self, started: float) -> str:
         style = "free-form" if free_form_available() else "canonical"
-        self.echo(f"judge demo: 7 robot players, orders in {style} text; mail folders in {self.folders.root}")
-        self.send(self.master, f"CREATE ?{GAME} masterpw standard move=24h retreat=12h adjust=12h grace=12h "
-                               f"centres=10 press=any", subject="new game")
+        v = self.variant
+        self.echo(f"judge demo: {v.title}, {len(self.robots)} robot players, orders in {style} text; "
+                  f"mail folders in {self.folders.root}")
+        # the standard game is won at 10 centres to keep it short; a variant keeps its own victory rules
+        centres = " centres=10" if v.name == "standard" else ""
+        self.send(self.master, f"CREATE ?{GAME} masterpw {v.name} move=24h retreat=12h adjust=12h grace=12h"
+                               f"{centres} press=any", subject="new game")
         for r in self.robots:
             self.send(r.address, f"Hello judge, please sign me up.\n\nSIGNON ?{GAME} {r.password}\n\n-- \n{r.address}",
                       subject="join")
@@ -114,8 +122,9 @@ class Demo:
                     r.power = m.group(1)
         assert all(r.power for r in self.robots), "the game did not start"
         self.echo("  powers: " + ", ".join(f"{r.power} ({r.address})" for r in self.robots))
-        late_robot = self.robots[self.rng.randrange(7)]
+        late_robot = self.robots[self.rng.randrange(len(self.robots))]
         phases = 0
+        move_ids: list[int] = []  # the movement phases seen, in order
         start_year = self.game().variant.calendar.start.year
         while True:
             g = self.game()
@@ -125,13 +134,16 @@ class Demo:
             assert ph is not None
             pos = ph.position
             phases += 1
+            if pos.phase.kind == "movement" and ph.id not in move_ids:
+                move_ids.append(ph.id)
+            moves = move_ids.index(ph.id) + 1 if ph.id in move_ids else 0
             draw = pos.phase.year >= start_year + self.max_years
             for r in self.robots:
                 seat = games.seat_of_power(self.judge.store, g.id, r.power)  # type: ignore[arg-type]
                 if seat["status"] == "vacant":
                     continue
-                lines = r.orders(pos)
-                if r is late_robot and ph.short == "F1901M":
+                lines = r.orders(pos, g.rules)
+                if r is late_robot and pos.phase.kind == "movement" and moves == 2:
                     continue  # one player forgets: the deadline passes, grace runs out, civil disorder
                 body = [f"SIGNON {g.variant.powers[r.power].letter}{GAME} {r.password}"]  # type: ignore[index]
                 body += lines
@@ -142,8 +154,8 @@ class Demo:
                     friend = r.rng.choice(others)
                     body += [f"PRESS TO {g.variant.powers[friend.power].letter}",  # type: ignore[index]
                              f"{friend.power}, shall we work together this year?", "ENDPRESS"]
-                if ph.short == "S1901M" and r is self.robots[0]:
-                    body.append("SET WAIT")  # one player waits: S1901M runs to its deadline
+                if pos.phase.kind == "movement" and moves == 1 and r is self.robots[0]:
+                    body.append("SET WAIT")  # one player waits: the first move runs to its deadline
                 if lines or draw or len(body) > 1:
                     self.send(r.address, "\n".join(body) + f"\n\n-- \n{r.power}", subject=f"{ph.short} orders")
             self.pump()
@@ -172,6 +184,10 @@ class Demo:
             how = f"victory for {', '.join(outcome.get('winner', []))}"
         elif outcome.get("kind") == "draw":
             how = f"draw between {', '.join(outcome.get('powers', []))}"
+        elif outcome.get("kind") == "concession":
+            how = f"concession to {', '.join(outcome.get('winner', []))}"
+        elif outcome.get("kind") == "no winner":
+            how = f"no winner ({outcome.get('rule', '')})"
         else:
             how = g.state
         secs = time.monotonic() - started
@@ -180,11 +196,12 @@ class Demo:
                 f"{self.folders.root}/, database {self.cfg.db_path}.")
 
 
-def run_demo(out: Path, seed: int = 1, max_years: int = 8, echo: Callable[[str], None] | None = None) -> str:
+def run_demo(out: Path, seed: int = 1, max_years: int = 8, echo: Callable[[str], None] | None = None,
+             variant: str = "standard") -> str:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("mail", "reports"):
         shutil.rmtree(out / name, ignore_errors=True)
     for suffix in ("", "-wal", "-shm"):
         (out / f"judge.sqlite{suffix}").unlink(missing_ok=True)
-    return Demo(out, seed, max_years, echo).run()
+    return Demo(out, seed, max_years, echo, variant).run()

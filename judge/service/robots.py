@@ -14,7 +14,7 @@ from email.utils import format_datetime, make_msgid
 from datetime import datetime
 
 from judge.engine.adjustment import adjustments_due, build_sites
-from judge.engine.position import Position
+from judge.engine.position import Position, Unit
 from judge.variant import province_of
 
 
@@ -54,6 +54,8 @@ class Robot:
 
     def _unit(self, pos: Position, kind: str, loc: str, style: int) -> str:
         m = pos.map
+        if kind == "A/F":
+            return f"A/F {m.display(loc)}"
         if style == 1:
             return f"{'army' if kind == 'A' else 'fleet'} {m.provinces[province_of(loc)].name.lower()}"
         if style == 2:
@@ -66,9 +68,11 @@ class Robot:
             return m.provinces[loc].name if style == 2 else m.provinces[loc].name.lower()
         return m.display(loc)
 
-    def orders(self, pos: Position) -> list[str]:
-        """Order lines for this robot's power in the phase ``pos`` is in."""
+    def orders(self, pos: Position, rules: dict | None = None) -> list[str]:
+        """Order lines for this robot's power in the phase ``pos`` is in (``rules``: the game's)."""
         assert self.power is not None
+        rules = rules if rules is not None else pos.variant.rules
+        modules = set(rules.get("modules", ()))
         kind = pos.phase.kind
         style = self.rng.choice((0, 0, 1, 2)) if self.free_form else 0
         move_word = {0: " - ", 1: " to ", 2: " -> "}[style]
@@ -76,10 +80,23 @@ class Robot:
         lines: list[str] = []
         if kind == "movement":
             mine = sorted((u for u in pos.units.values() if u.power == self.power), key=lambda u: u.loc)
+            from judge.service.orderbook import hidden_units
+
+            for prov, pw in sorted(hidden_units(pos, rules).items()):  # 1885 II: choose the kind now
+                if pw == self.power:
+                    mine.append(Unit(pw, self.rng.choice(("A", "F")), prov))
             taken: set[str] = set()
+            boarded: set[str] = set()  # fleets an army boards this move: they hold
             for u in mine:
+                special = self._variant_order(pos, u, modules, boarded)
+                if special:
+                    taken.add(u.prov)
+                    lines.append(special)
+                    continue
                 if u.kind == "A":
                     cands = sorted(m.army_adj.get(u.prov, ()))
+                elif u.kind == "A/F":  # an army/fleet keeps to the sea
+                    cands = sorted(c for c in m.fleet_adj.get(u.loc, ()) if m.terrain[province_of(c)] == "sea")
                 else:
                     cands = sorted(m.fleet_adj.get(u.loc, ()))
                 good = [c for c in cands if province_of(c) in m.centres and pos.centres.get(province_of(c)) != self.power
@@ -97,16 +114,19 @@ class Robot:
                 else:
                     taken.add(province_of(dest))
                     lines.append(f"{self._unit(pos, u.kind, u.loc, style)}{move_word}{self._place(pos, dest, style)}")
+            for i, u in enumerate(mine):
+                if u.prov in boarded:
+                    lines[i] = f"{self._unit(pos, u.kind, u.loc, 0)} H"
             # a unit left holding supports a neighbour's attack where it can
             moves = {}  # target province -> (unit, dest)
             for u, line in zip(mine, lines):
-                if line.endswith((" H", " holds")):
+                if line.endswith((" H", " holds")) or u.kind == "A/F":
                     continue
                 for c in (m.army_adj.get(u.prov, ()) if u.kind == "A" else m.fleet_adj.get(u.loc, ())):
                     if line.lower().endswith((m.display(c).lower(), m.provinces[province_of(c)].name.lower())):
                         moves[province_of(c)] = (u, c)
             for i, u in enumerate(mine):
-                if not lines[i].endswith((" H", " holds")):
+                if not lines[i].endswith((" H", " holds")) or u.prov in boarded:
                     continue
                 reach = m.army_adj.get(u.prov, ()) if u.kind == "A" else m.fleet_reach.get(u.loc, frozenset())
                 for target, (mover, dest) in moves.items():
@@ -125,12 +145,12 @@ class Robot:
                     continue
                 if d.retreats:
                     lines.append(f"{d.unit.kind} {m.display(d.unit.loc)} - {m.display(self.rng.choice(d.retreats))}")
-                else:
+                elif rules.get("retreat_disband") != "forbidden":  # else the variant's default retreat
                     lines.append(f"{d.unit.kind} {m.display(d.unit.loc)} disband")
         else:
             due = adjustments_due(pos).get(self.power, 0)
             if due > 0:
-                sites = build_sites(pos, self.power)
+                sites = build_sites(pos, self.power, rules)
                 self.rng.shuffle(sites)
                 for s in sites[:due]:
                     coastal = m.fleet_locs.get(s)
@@ -142,6 +162,35 @@ class Robot:
                     lines.append("Waive")
             elif due < 0:
                 mine = sorted((u for u in pos.units.values() if u.power == self.power), key=lambda u: u.loc)
-                for u in self.rng.sample(mine, -due):
-                    lines.append(f"Remove {u.kind} {m.display(u.loc)}")
+                left = -due
+                for u in self.rng.sample(mine, len(mine)):
+                    if left <= 0:
+                        break
+                    if u.kind == "A/F" and left == 1:  # an army/fleet is two units: take only its army
+                        lines.append(f"Remove A {m.display(u.loc)}")
+                    else:
+                        lines.append(f"Remove {u.kind} {m.display(u.loc)}")
+                    left -= 2 if u.kind == "A/F" and left > 1 else 1
         return lines
+
+    def _variant_order(self, pos: Position, u: Unit, modules: set[str], boarded: set[str]) -> str | None:
+        """Now and then an order only a rule module knows: transform, embark, disembark."""
+        m = pos.map
+        if not modules & {"transform", "army_fleet"} or u.prov not in pos.units or self.rng.random() > 0.25:
+            return None  # (nor for a hidden start unit)
+        coasts = m.fleet_locs.get(u.prov, ())
+        if "transform" in modules and u.kind == "A" and coasts and m.terrain[u.prov] == "coast":
+            c = self.rng.choice(coasts)
+            return f"A {m.display(u.loc)} T F{c[len(u.prov):]}"
+        if "army_fleet" in modules and u.kind == "A":
+            ships = [f for f in pos.units.values() if f.power == u.power and f.kind == "F" and f.prov not in boarded
+                     and m.terrain[f.prov] == "sea" and f.prov in m.fleet_reach_prov.get(u.prov, ())]
+            if ships and m.terrain[u.prov] == "coast":
+                ship = self.rng.choice(ships)
+                boarded.add(ship.prov)
+                return f"A {m.display(u.loc)} E F {m.display(ship.loc)}"
+        if "army_fleet" in modules and u.kind == "A/F":
+            shore = sorted(p for p in m.fleet_reach.get(u.loc, ()) if m.terrain[p] == "coast")
+            if shore:
+                return f"A {m.display(u.loc)} D {m.display(self.rng.choice(shore))}"
+        return None
