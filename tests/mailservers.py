@@ -711,7 +711,16 @@ async def kill_run(dovecot: Dovecot, sink: SmtpSink, workdir: Path, kills: int, 
         raws.append(raw)
     t0 = time.monotonic()
     proc.start()
+    try:
+        return await _kill_run(dovecot, sink, workdir, kills, rng, cfg, proc, tokens, order_ids, raws, t0,
+                               settle_timeout, progress)
+    finally:
+        proc.kill9()  # a failed run must not leave a daemon behind
 
+
+async def _kill_run(dovecot: Dovecot, sink: SmtpSink, workdir: Path, kills: int, rng: Any, cfg: dict[str, Any],
+                    proc: DaemonProcess, tokens: list[str], order_ids: dict[str, str], raws: list[bytes], t0: float,
+                    settle_timeout: float, progress: Callable[[str], None]) -> tuple[KillReport, list[str]]:
     def feed() -> None:
         i = 0
         while i < len(raws):

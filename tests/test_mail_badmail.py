@@ -87,8 +87,11 @@ def judge_daemon(dovecot: Dovecot) -> Any:
                         judge={"options": {"password_cost": 10}}, imap={"poll_interval": 1.0})
     proc = DaemonProcess(write_config(work / "judge.toml", cfg), work / "daemon.log")
     proc.start()
-    yield dovecot, sink.sink, proc, work
-    code = proc.terminate()
+    try:
+        yield dovecot, sink.sink, proc, work
+        code = proc.terminate()
+    finally:
+        proc.kill9()
     sink.close()
     log = (work / "daemon.log").read_text(errors="replace")
     if os.environ.get("JUDGE_KEEP_LOG"):

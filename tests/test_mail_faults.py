@@ -30,9 +30,12 @@ async def test_sigterm_is_a_clean_stop(mail: Dovecot, smtp_sink: SmtpSink, workd
     cfg = daemon_config(mail, smtp_sink, workdir)
     proc = DaemonProcess(write_config(workdir / "judge.toml", cfg), workdir / "daemon.log")
     proc.start()
-    mail.append([order_mail(f"s{i}") for i in range(10)])
-    await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 10, what="10 replies")
-    assert await asyncio.to_thread(proc.terminate, 20) == 0  # the sink shares this loop: do not block it
+    try:
+        mail.append([order_mail(f"s{i}") for i in range(10)])
+        await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 10, what="10 replies")
+        assert await asyncio.to_thread(proc.terminate, 20) == 0  # the sink shares this loop: do not block it
+    finally:
+        proc.kill9()
     text = (workdir / "daemon.log").read_text()
     assert '"event": "daemon.stopped"' in text
 
