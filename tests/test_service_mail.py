@@ -127,3 +127,14 @@ def test_demo_plays_a_whole_game(tmp_path: Path) -> None:
     assert reports[0] == "001-S1901M-Results.txt"
     assert any("Late-Notice" in r for r in reports)
     assert "summary-and-history.txt" in reports
+
+
+def test_maildir_inbox_is_read_in_arrival_order(tmp_path: Path) -> None:
+    from judge.service.maildir import incoming
+
+    new = tmp_path / "new"
+    new.mkdir()
+    names = ["1700000000.M96215P7Q1.host", "1700000000.M104522P7Q2.host", "1700000001.M5P7Q3.host"]
+    for n in reversed(names):
+        (new / n).write_text("x")
+    assert [p.name for p in incoming(tmp_path)] == names  # microseconds are not zero-padded

@@ -12,11 +12,13 @@ from __future__ import annotations
 import logging
 import mailbox
 import os
+import re
 import socket
 import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from judge.service.judge import TRANSIENT, Judge
 
@@ -45,6 +47,12 @@ class Folders:
             mailbox.Maildir(str(p), create=True)
 
 
+def arrival_key(name: str) -> list[Any]:
+    """Sort key for Maildir file names: their numbers as numbers (``1700000000.M96215P…`` comes
+    before ``1700000000.M104522P…``: the microseconds are not zero-padded)."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
 def incoming(folder: Path) -> list[Path]:
     """Messages waiting in a Maildir (new/ then cur/), oldest first by name."""
     out: list[Path] = []
@@ -52,7 +60,7 @@ def incoming(folder: Path) -> list[Path]:
         d = folder / sub
         if not d.is_dir():
             continue
-        names = sorted(n for n in os.listdir(d) if not n.startswith("."))
+        names = sorted((n for n in os.listdir(d) if not n.startswith(".")), key=arrival_key)
         out.extend(d / n for n in names)
     return out
 
