@@ -78,7 +78,7 @@ class Table:
             self.seen.add(f.name)
             msg = message_from_bytes(f.read_bytes(), policy=policy.default)
             new.append(Mail([a.strip() for a in str(msg["To"]).split(",")], str(msg["Subject"]),
-                            msg.get_content(), msg))  # type: ignore[attr-defined]
+                            msg.get_body(("plain",)).get_content(), msg))  # type: ignore[attr-defined,union-attr]
         self.mails += new
         return new
 

@@ -14,6 +14,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime, formataddr, make_msgid
 
 from judge.service.config import JudgeConfig
+from judge.service.render import mail_html
 from judge.service.store import Store, dumps, iso, loads
 
 #: wait after the n-th temporary failure (the last value repeats)
@@ -32,8 +33,14 @@ class OutboxItem:
 
 def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datetime, *,
             in_reply_to: str | None = None, references: str | None = None,
-            auto: str = "auto-generated") -> tuple[bytes, str]:
-    """Build one message; returns (bytes, Message-ID)."""
+            auto: str = "auto-generated", headers: dict[str, str] | None = None) -> tuple[bytes, str]:
+    """Build one message; returns (bytes, Message-ID).
+
+    Every message has a plain-text and an HTML part (``multipart/alternative``): the HTML that
+    :mod:`render` made with the text (a :class:`~judge.service.render.MailText`), or the text laid
+    out. Pictures with a Content-ID go with the HTML part (``multipart/related``, inline, with a
+    file name so text-only readers can save them); the others are attachments.
+    """
     msg = EmailMessage(policy=policy.SMTP)
     domain = cfg.address.rpartition("@")[2] or "localhost"
     mid = make_msgid(idstring="judge", domain=domain)
@@ -47,7 +54,22 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
         msg["References"] = references or in_reply_to
     msg["Auto-Submitted"] = auto
     msg[cfg.loop_header] = cfg.address
-    msg.set_content(text, charset="utf-8")
+    for name, value in (headers or {}).items():
+        msg[name] = value
+    msg.set_content(str(text), charset="utf-8")
+    html = getattr(text, "html", None) or mail_html(subject, str(text))
+    msg.add_alternative(html, subtype="html", charset="utf-8")
+    files = list(getattr(text, "attachments", ()))
+    html_part = msg.get_payload()[1]  # type: ignore[index]
+    for a in files:
+        maintype, _, subtype = a.content_type.partition("/")
+        if a.cid:
+            html_part.add_related(a.data, maintype, subtype, cid=f"<{a.cid}>", filename=a.filename,
+                                  disposition="inline")
+    for a in files:
+        maintype, _, subtype = a.content_type.partition("/")
+        if not a.cid:
+            msg.add_attachment(a.data, maintype, subtype, filename=a.filename)
     return msg.as_bytes(policy=policy.SMTP), mid
 
 
