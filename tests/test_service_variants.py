@@ -129,7 +129,10 @@ def test_1885_letters_spain_p_sweden_w_and_no_s(table: VariantTable) -> None:
 def test_1885_hidden_start_units_by_mail_secret_until_the_results(table: VariantTable) -> None:
     table.start_variant("1885")
     ita, rus = table.powers["Italy"], table.powers["Russia"]
-    out = table.order("Italy", "F Rom - Tys\nF Nap - Ion\nA Ven H")
+    out = table.order("Italy", "Rom - Tys\nF Nap - Ion\nA Ven H")  # no kind: only a fleet can
+    body = flat(table.reply_to(ita, out).body)
+    assert "Italy: Fleet Rome -> Tyrrhenian Sea." in body and "Rome is to be a fleet" in body
+    out = table.order("Italy", "F Rom - Tys")
     reply = table.reply_to(ita, out)
     body = flat(reply.body)
     assert "Error" not in reply.subject, reply.body
