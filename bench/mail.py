@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import shutil
 import sqlite3
@@ -102,6 +103,7 @@ async def run(args: argparse.Namespace) -> None:
     reason = dovecot_missing()
     if reason:
         sys.exit(f"bench/mail.py: {reason}")
+    load = os.getloadavg()[0]  # other work on the machine skews every figure below
     dovecot = Dovecot().start()
     work = Path(tempfile.mkdtemp(prefix="judge-bench."))
     sink = await SmtpSink().start()
@@ -130,7 +132,7 @@ async def run(args: argparse.Namespace) -> None:
         feeder.join()
         secs = last - started[0]
         print(f"throughput ({args.service}): {args.mails} order mails IMAP -> SQLite -> SMTP in {secs:.2f} s "
-              f"= {args.mails / secs:.0f} mails/s")
+              f"= {args.mails / secs:.0f} mails/s  (load average before: {load:.1f} on {os.cpu_count()} cores)")
         if args.service == "standin" and args.deadlines:
             await deadline_latency(dovecot, sink, cfg["judge"]["db_path"], args.deadlines)
     finally:

@@ -28,7 +28,7 @@ def crash_inside_data(cfg: dict) -> bytes:
     state = DaemonState(parsed.judge.resolved_state_path)
     state.begin_data(item.id, digest_of(item.message), MID)
     state.close()
-    return with_date_and_id(item.message, MID)
+    return with_date_and_id(item.message, MID)[0]
 
 
 def sent_status(cfg: dict) -> list[str]:

@@ -63,10 +63,11 @@ def test_receipt_recognised_only_for_our_own_mail() -> None:
 
 def test_date_and_message_id_added_only_when_missing() -> None:
     bare = b"From: a@b.test\r\nSubject: x\r\n\r\nbody\r\n"
-    out = with_date_and_id(bare, "<id@x>")
+    out, mid = with_date_and_id(bare, "<id@x>")
     assert out.startswith(b"Date: ") and b"\r\nMessage-ID: <id@x>\r\n" in out and out.endswith(bare)
+    assert mid == "<id@x>"
     full = b"Date: Mon, 1 Jan 2024 00:00:00 +0000\nMessage-ID: <keep@x>\n\nbody\n"
-    assert with_date_and_id(full, "<other@x>") == full
+    assert with_date_and_id(full, "<other@x>") == (full, "<keep@x>")
 
 
 @pytest.mark.parametrize("addr, ok", [

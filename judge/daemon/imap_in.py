@@ -100,8 +100,11 @@ def receipt_message_id(raw: bytes, judge: JudgeSection) -> str | None:
     header), which the SMTP runner asked for as proof that a send was accepted."""
     end = raw.find(b"\r\n\r\n")
     end = raw.find(b"\n\n") if end < 0 else end
+    head = raw[: end if end >= 0 else 65536]
+    if judge.loop_header.lower().encode("ascii", "replace") not in head.lower():
+        return None  # the common case, decided without parsing
     try:
-        hdr = BytesHeaderParser(policy=compat32).parsebytes(raw[: end if end >= 0 else 65536])
+        hdr = BytesHeaderParser(policy=compat32).parsebytes(head)
         if hdr.get(judge.loop_header) is None:
             return None
         senders = [a.lower() for _, a in getaddresses([str(v) for v in hdr.get_all("From", [])])]

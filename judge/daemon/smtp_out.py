@@ -72,8 +72,10 @@ def digest_of(message: bytes) -> str:
     return hashlib.sha256(message).hexdigest()[:32]
 
 
-def with_date_and_id(message: bytes, message_id: str) -> bytes:
+def with_date_and_id(message: bytes, message_id: str | None) -> tuple[bytes, str]:
     """Prepend Date and Message-ID when the service left them out (aiosmtplib adds neither).
+    Returns the message and the Message-ID it goes out with (``message_id`` is used when the
+    message has none; None makes a fresh one).
 
     Headers are prepended as bytes rather than by re-serialising the message, so the service's
     MIME structure and encodings reach the server exactly as it wrote them."""
@@ -82,14 +84,11 @@ def with_date_and_id(message: bytes, message_id: str) -> bytes:
     extra = b""
     if hdr.get("Date") is None:
         extra += b"Date: " + formatdate(localtime=False, usegmt=True).encode() + nl
-    if hdr.get("Message-ID") is None:
-        extra += b"Message-ID: " + message_id.encode("ascii") + nl
-    return extra + message
-
-
-def existing_message_id(message: bytes) -> str | None:
-    mid = BytesHeaderParser(policy=compat32).parsebytes(message).get("Message-ID")
-    return str(mid).strip() if mid else None
+    existing = hdr.get("Message-ID")
+    if existing:
+        return extra + message, str(existing).strip()
+    message_id = message_id or make_msgid(domain="localhost")
+    return extra + b"Message-ID: " + message_id.encode("ascii") + nl + message, message_id
 
 
 class SmtpSender:
@@ -237,9 +236,8 @@ class SmtpSender:
             return
         if cfg.receipt_to and cfg.receipt_to not in rcpts:
             rcpts.append(cfg.receipt_to)
-        message_id = doubt.message_id if doubt else (existing_message_id(item.message)
-                                                     or make_msgid(idstring=f"j{item.id}", domain=self.judge.domain))
-        data = with_date_and_id(item.message, message_id)
+        data, message_id = with_date_and_id(
+            item.message, doubt.message_id if doubt else make_msgid(idstring=f"j{item.id}", domain=self.judge.domain))
         started = False
         try:
             await smtp.mail(sender)
