@@ -8,6 +8,11 @@ import pytest
 from test_service_helpers import MASTER, Table, hold_all
 
 
+def flat(text: str) -> str:
+    """The text with its line breaks (72-column wrapping) undone."""
+    return " ".join(text.split())
+
+
 @pytest.fixture
 def table(tmp_path):
     t = Table(tmp_path)
@@ -48,7 +53,7 @@ def test_signon_orders_errors_press_early_processing_victory(table: Table) -> No
     assert table.phase() == "F1901M"  # all orders in, nobody waiting: processed early
     results = [m for m in table.mails if "S1901M Results" in m.subject]
     assert {a for m in results for a in m.to} >= set(table.powers.values()) | {MASTER}
-    assert "England: Fleet London -> North Sea." in results[0].body
+    assert "England (" in results[0].body and "F London - North Sea" in flat(results[0].body)
 
     table.order("England", "F Nth - Bel\nF Nwg - Nwy\nA Yor H")
     hold_all(table, skip=("England",))
@@ -79,7 +84,7 @@ def test_deadline_late_power_grace_civil_disorder_and_return(table: Table) -> No
     out = table.advance(hours=12)
     assert table.phase() == "F1901M"
     res = [m for m in out if "S1901M Results" in m.subject][0]
-    assert "Italy: Army Venice, No Order Processed." in res.body
+    assert "Italy (" in res.body and "NMR" in res.body and "A Venice H (no order)" in flat(res.body)
     assert "civil disorder" in res.body
     seat = table.rows("SELECT status FROM seats WHERE power = 'Italy'")[0]
     assert seat["status"] == "cd"
@@ -123,7 +128,7 @@ def test_rollback_reopens_the_phase_and_keeps_its_orders(table: Table) -> None:
     table.order("England", "F Lon - Eng")
     assert table.phase() == "F1901M"
     res = [m for m in table.mails if "S1901M Results" in m.subject][-1]
-    assert "England: Fleet London -> English Channel." in res.body
+    assert "F London - English Channel" in flat(res.body)
     processed = table.rows("SELECT short, state FROM phases ORDER BY seq")
     assert [r["state"] for r in processed].count("processed") == 1
     assert [r["state"] for r in processed].count("undone") == 1
@@ -180,3 +185,19 @@ def test_future_orders_with_phase(table: Table) -> None:
     eng = table.powers["England"]
     applied = [m for m in table.to(eng) if "Pending orders" in m.subject]
     assert applied and "Fleet North Sea -> Norway" in applied[0].body
+
+
+def test_results_are_the_zine_report_kept_for_history(table: Table) -> None:
+    table.start_game()
+    # the master orders for England (BECOME): the report says so
+    table.send(MASTER, "SIGNON Mtg masterpw\nBECOME England\nF Lon - Nth\nF Edi - Nwg\nA Lvp - Yor")
+    hold_all(table, skip=("England",))
+    res = [m for m in table.mails if "S1901M Results" in m.subject][0]
+    assert res.body.startswith(":: Judge: TEST  Game: tg  Variant: ")
+    assert "Game tg - Standard Diplomacy - Spring 1901 Movement" in res.body
+    assert "GM F Lon - Nth" in flat(res.body) and "GM A Par" not in res.body
+    kept = table.rows("SELECT r.subject, r.text, r.png, r.svg, p.report FROM reports r JOIN phases p ON p.id = r.phase_id")
+    assert len(kept) == 1 and kept[0]["subject"] == res.subject and kept[0]["report"] == kept[0]["text"]
+    assert kept[0]["png"][:4] == b"\x89PNG" and "<svg" in kept[0]["svg"]
+    out = table.send("someone@example.test", "HISTORY tg")
+    assert kept[0]["text"].split("\n", 1)[0] in table.reply_to("someone@example.test", out).body

@@ -17,10 +17,10 @@ from typing import Any
 from judge.engine import adjudicate
 from judge.engine.position import Position
 from judge.rules import RuleError, check_rule, merge_rules
-from judge.service import deadlines, orderbook, outbox, report
+from judge.service import deadlines, orderbook, outbox, report, zine
 from judge.service.config import JudgeConfig
 from judge.service.passwords import hash_password, verify_password
-from judge.service.render import render, render_part
+from judge.service.render import render
 from judge.service.store import Store, dumps, from_iso, iso, loads
 from judge.variant import Phase, Variant, VariantError, available_variants, load_variant
 
@@ -465,21 +465,12 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
         ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
         if not winners:
             rctx["events"].append(end_without_winner(victory))
-        body = render_part("results_body.txt", **rctx, cd=cd, next_phase=None, deadline=None,
-                           victory=winners or None, draw=None)
-        ctx.store.update("phases", ph.id, report=body)
-        letters = "".join(v.powers[w].letter for w in winners if w in v.powers)
-        subject, text = render("results.txt", code=ctx.cfg.code, game=game.name, variant=v.title, short=ph.short,
-                               deadline=None, body=body, victory=letters)
+        subject, text = zine.results_mail(ctx, game, ph, pos, result, victory=victory, events=rctx["events"], cd=cd,
+                                          new=None)
         tell_all(ctx, game, subject, text, kind="results")
         return
     new = open_phase(ctx, game, nxt)
-    next_words = f"{report.NEXT_WORD[nxt.phase.kind]} for {report.phase_title(nxt.phase)}"
-    body = render_part("results_body.txt", **rctx, cd=cd, next_phase=next_words, deadline=ctx.when(new.deadline),
-                       victory=None, draw=None)
-    ctx.store.update("phases", ph.id, report=body)
-    subject, text = render("results.txt", code=ctx.cfg.code, game=game.name, variant=v.title, short=ph.short,
-                           deadline=f"{new.short} {ctx.when(new.deadline)}", body=body, victory=None)
+    subject, text = zine.results_mail(ctx, game, ph, pos, result, victory=None, events=rctx["events"], cd=cd, new=new)
     tell_all(ctx, game, subject, text, kind="results")
     apply_future_orders(ctx, game, new)
 

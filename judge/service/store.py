@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 
 import sqlite_utils
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def iso(t: datetime | None) -> str | None:
@@ -119,7 +119,19 @@ def _v2(db: sqlite_utils.Database) -> None:
         db["seats"].add_column("concede", str)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2]
+def _v3(db: sqlite_utils.Database) -> None:
+    # publishing: a game's mailing-list address (SET LIST), and each processed phase's report as
+    # it was mailed (text, HTML, map pictures) for HISTORY and ``judge publish``
+    if "list_address" not in db["games"].columns_dict:
+        db["games"].add_column("list_address", str)
+    db["reports"].create({
+        "phase_id": int, "game_id": int, "subject": str, "text": str, "html": str,
+        "png": bytes, "svg": str, "created": str,
+    }, pk="phase_id", not_null={"game_id", "text", "html"},
+        foreign_keys=[("phase_id", "phases", "id"), ("game_id", "games", "id")], if_not_exists=True)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3]
 
 
 class Store:
