@@ -191,6 +191,25 @@ def test_1885_month_phases_phase_command_and_rule_11_builds(table: VariantTable)
     assert shorts == ["Jan1885M", "Feb1885M", "Mar1885A", "Mar1885M"]
 
 
+def test_1885_a_unit_with_nowhere_to_retreat_needs_no_order(table: VariantTable) -> None:
+    """Rule 10b forbids a disband order: a dislodged unit without a retreat holds up nobody."""
+    table.start_variant("1885")
+    ph = games.current_phase(table.judge.store, table.game())
+    pos = {"variant": "1885", "phase": "January 1885 Retreat",
+           "units": {"Austria": ["A Ven"], "Spain": ["A Mar"], "France": ["A Par"], "Italy": ["F Nap"]},
+           "dislodged": {"Italy": [{"unit": "A Ven", "from": "Tyr", "retreats": []}],
+                         "France": [{"unit": "A Mar", "from": "Val", "retreats": ["Gas"]}]}}
+    table.judge.store.conn.execute("UPDATE phases SET name = ?, short = ?, position = ? WHERE id = ?",
+                                   ("January 1885 Retreat", "Jan1885R", json.dumps(pos), ph.id))
+    out = table.order("Italy", "")
+    body = flat(table.reply_to(table.powers["Italy"], out).body)
+    assert "retreats: none" in body and "Orders not received" not in body
+    table.order("France", "A Mar - Gas")
+    assert table.phase() == "Feb1885M"  # processed early: Italy's army was not waited for
+    units = table.position().units
+    assert units["gas"].power == "France" and "ven" in units and units["ven"].power == "Austria"
+
+
 def _alliance_position(table: VariantTable) -> None:
     """Set the open Fall move's board so that England and France jointly own 34 centres (a test set-up)."""
     ph = games.current_phase(table.judge.store, table.game())
