@@ -36,6 +36,7 @@ class JudgeConfig:
     reminder_hours: float = 8.0  # reminder to late powers this long before the deadline
     max_attempts: int = 8  # temporary delivery failures before an outgoing mail is given up
     password_cost: int = 14  # scrypt cost (log2 n) for new password hashes
+    archive_url: str | None = None  # where ``judge publish`` output is served: List-Archive of list mail
 
     def __post_init__(self) -> None:
         self.address = self.address.strip().lower()

@@ -216,7 +216,8 @@ def master_address(store: Store, game: Game) -> str | None:
 
 
 def audience(store: Store, game: Game, observers: bool = True) -> list[list[str]]:
-    """Everyone who gets a game's public mail: players, observers, the master (one list per person)."""
+    """Everyone who gets a game's public mail: players, observers, the master, the mailing list (one
+    list per person)."""
     out: list[list[str]] = []
     seen: set[str] = set()
     for s in seats(store, game.id, None):
@@ -231,6 +232,9 @@ def audience(store: Store, game: Game, observers: bool = True) -> list[list[str]
     m = master_address(store, game)
     if m and m not in seen:
         out.append([m])
+    lst = store.scalar("SELECT list_address FROM games WHERE id = ?", (game.id,)) if observers else None
+    if lst and lst not in seen and lst != m:
+        out.append([lst])  # the game's mailing list gets what observers get
     return out
 
 

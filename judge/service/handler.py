@@ -220,7 +220,8 @@ class Handler:
                            retreat=deadlines.format_hours(g.hours("retreat")),
                            adjustment=deadlines.format_hours(g.hours("adjustment")),
                            grace=deadlines.format_hours(g.grace_hours), rules=rules, outcome=g.outcome,
-                           npowers=len(g.variant.powers))
+                           npowers=len(g.variant.powers),
+                           list_address=st.scalar("SELECT list_address FROM games WHERE id = ?", (g.id,)))
 
     def do_whogame(self, cmd: Command) -> None:
         g = self.arg_game(cmd)
@@ -706,8 +707,18 @@ class Handler:
             self.say(f"Mail for you in '{g.name}' now goes to {', '.join(addrs)}." if addrs else
                      "Mail for you now goes to your own address again.")
             return
+        if key == "NAME":
+            name = " ".join(rest).strip()
+            if len(name) > 40:
+                raise CommandError("a name has at most 40 characters")
+            st.update("players", games.player_id(self.ctx, self.mail.sender), name=name)
+            self.say(f"Reports now name you {name}." if name else "Reports now name you by your mailbox name.")
+            return
         # the master's settings
         g = self.need_master()
+        if key in ("LIST", "NOLIST"):
+            self.set_list(g, "" if key == "NOLIST" else " ".join(rest))
+            return
         if key == "DEADLINE":
             ph = self.need_phase(g)
             when = deadlines.parse_when(" ".join(rest), self.ctx.now, self.ctx.cfg.timezone)
@@ -729,6 +740,19 @@ class Handler:
         note = games.apply_option(g, name, " ".join(rest), started=g.state != "forming")
         games.save_options(self.ctx, g)
         self.say(note)
+
+    def set_list(self, g: Game, value: str) -> None:
+        """The game's mailing list: public reports go there too (with List-* headers)."""
+        addr = value.strip().lower()
+        if addr in ("none", "off", "-"):
+            addr = ""
+        if addr and ("@" not in addr or " " in addr or addr.startswith("@") or addr.endswith("@")):
+            raise CommandError(f"not an email address: {addr!r}")
+        if addr == self.ctx.cfg.address:
+            raise CommandError("the judge's own address cannot be the game's list")
+        self.ctx.store.update("games", g.id, list_address=addr or None)
+        self.say(f"Results and public notices of '{g.name}' now also go to {addr}." if addr else
+                 f"'{g.name}' has no mailing list now.")
 
     def do_draw(self, cmd: Command) -> None:
         self.vote(True)

@@ -73,6 +73,16 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
     return msg.as_bytes(policy=policy.SMTP), mid
 
 
+def list_headers(cfg: JudgeConfig, game: str, address: str) -> dict[str, str]:
+    """RFC 2369/2919 headers for a report sent to a game's mailing list."""
+    domain = cfg.address.rpartition("@")[2] or "localhost"
+    label = f"{game}.{cfg.code.lower()}.{domain}"
+    out = {"List-Id": f'"{cfg.code} game {game}" <{label}>', "List-Post": f"<mailto:{address}>"}
+    if cfg.archive_url:
+        out["List-Archive"] = f"<{cfg.archive_url.rstrip('/')}/{game}/index.html>"
+    return out
+
+
 def queue(store: Store, cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datetime, *,
           in_reply_to: str | None = None, references: str | None = None, auto: str = "auto-generated",
           game_id: int | None = None, kind: str = "notice") -> int | None:
@@ -81,7 +91,13 @@ def queue(store: Store, cfg: JudgeConfig, to: list[str], subject: str, text: str
     rcpts = [a for a in rcpts if a != cfg.address]
     if not rcpts:
         return None
-    data, _ = compose(cfg, rcpts, subject, text, now, in_reply_to=in_reply_to, references=references, auto=auto)
+    headers = None
+    if game_id is not None:  # a copy for the game's mailing list is marked as list mail
+        g = store.one("SELECT name, list_address FROM games WHERE id = ?", (game_id,))
+        if g is not None and g["list_address"] and g["list_address"] in rcpts:
+            headers = list_headers(cfg, g["name"], g["list_address"])
+    data, _ = compose(cfg, rcpts, subject, text, now, in_reply_to=in_reply_to, references=references, auto=auto,
+                      headers=headers)
     return store.insert("outbox", sender=cfg.address, recipients=dumps(rcpts), message=data, status="pending",
                         attempts=0, next_attempt=iso(now), created=iso(now), game_id=game_id, kind=kind)
 
