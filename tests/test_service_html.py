@@ -184,3 +184,17 @@ def test_set_list_is_for_the_master_and_shown_by_list(tmp_path: Path) -> None:
         assert t.rows("SELECT list_address FROM games")[0]["list_address"] is None
     finally:
         t.close()
+
+
+def test_list_named_before_the_start_hears_of_it(tmp_path: Path) -> None:
+    t = Table(tmp_path)
+    try:
+        t.send(MASTER, f"CREATE ?lg masterpw standard\nSET LIST {LIST}")
+        for i in range(7):
+            t.send(f"p{i}@example.test", f"SIGNON ?lg pw{i}")
+        start = [m for m in t.mails if m.to == [LIST]]
+        assert [m.subject for m in start] == ["TEST:lg - S1901M Game Starting"]
+        assert start[0].msg["List-Id"] == '"TEST game lg" <lg.test.example.test>'
+        assert "@example.test" not in start[0].body  # the list is told who plays by the reports, not here
+    finally:
+        t.close()

@@ -215,6 +215,11 @@ def master_address(store: Store, game: Game) -> str | None:
     return address_of(store, game.master_id)
 
 
+def list_address(store: Store, game: Game) -> str | None:
+    """The game's mailing list (SET LIST), if it has one."""
+    return store.scalar("SELECT list_address FROM games WHERE id = ?", (game.id,))
+
+
 def audience(store: Store, game: Game, observers: bool = True) -> list[list[str]]:
     """Everyone who gets a game's public mail: players, observers, the master, the mailing list (one
     list per person)."""
@@ -232,7 +237,7 @@ def audience(store: Store, game: Game, observers: bool = True) -> list[list[str]
     m = master_address(store, game)
     if m and m not in seen:
         out.append([m])
-    lst = store.scalar("SELECT list_address FROM games WHERE id = ?", (game.id,)) if observers else None
+    lst = list_address(store, game) if observers else None
     if lst and lst not in seen and lst != m:
         out.append([lst])  # the game's mailing list gets what observers get
     return out
@@ -384,6 +389,9 @@ def start(ctx: Ctx, game: Game) -> None:
         notice(ctx, game, "Game Starting", f"Game '{game.name}' has started.\n\n{text}", to=[m] if m else obs)
         if m and obs:
             notice(ctx, game, "Game Starting", f"Game '{game.name}' has started.", to=obs)
+    lst = list_address(ctx.store, game)
+    if lst:  # the mailing list hears what observers hear
+        notice(ctx, game, "Game Starting", f"Game '{game.name}' has started.", to=[lst])
 
 
 def start_notes(pos: Position, rules: dict[str, Any], powers: list[str]) -> list[str]:

@@ -221,7 +221,7 @@ class Handler:
                            adjustment=deadlines.format_hours(g.hours("adjustment")),
                            grace=deadlines.format_hours(g.grace_hours), rules=rules, outcome=g.outcome,
                            npowers=len(g.variant.powers),
-                           list_address=st.scalar("SELECT list_address FROM games WHERE id = ?", (g.id,)))
+                           list_address=games.list_address(st, g))
 
     def do_whogame(self, cmd: Command) -> None:
         g = self.arg_game(cmd)
