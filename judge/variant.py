@@ -190,8 +190,13 @@ class Calendar:
             season = self._abbrev[season_txt[:3]]
         else:
             matches = [s for s, _ in self.seasons if s.lower().startswith(season_txt)]
-            if len(matches) == 1:
+            # A month needs three letters even where fewer would do here: "S1886M" or "F1885M"
+            # mean Spring and Fall in the standard codes, not September and February (1885 II).
+            if len(matches) == 1 and (len(season_txt) >= 3 or matches[0].lower() not in MONTHS):
                 season = matches[0]
+            elif len(matches) == 1:
+                raise ValueError(f"season {m.group(1)!r} in {text!r} is too short: write a month with at least "
+                                 f"three letters ({matches[0][:3]})")
             elif matches:
                 raise ValueError(f"ambiguous season {m.group(1)!r} in {text!r} "
                                  f"({', '.join(matches)}: write at least three letters)")

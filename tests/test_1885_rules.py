@@ -104,6 +104,21 @@ def test_short_phase_codes_unambiguous_for_months():
     assert [std.parse(c).short for c in ("S1901M", "F1901R", "W1901A")] == ["S1901M", "F1901R", "W1901A"]
 
 
+def test_month_codes_need_three_letters():
+    """Rule 4: "each subsequent move will take place during a single month" — there is no Spring or
+    Fall to abbreviate, so a standard-style S1886M or F1885M must not quietly mean September or
+    February (a PHASE command would queue the orders months away)."""
+    cal = V.calendar
+    for code in ("S1886M", "F1885M", "Se1885M", "D1885A", "O1885R"):
+        with pytest.raises(ValueError, match="too short"):
+            cal.parse(code)
+    assert str(cal.parse("Sep1886M")) == "September 1886 Movement"
+    assert str(cal.parse("Sept 1886 Movement")) == "September 1886 Movement"
+    assert str(cal.parse("feb1885r")) == "February 1885 Retreat"
+    std = load_variant("standard").calendar  # one letter stays fine where the seasons are not months
+    assert str(std.parse("S1901M")) == "Spring 1901 Movement" and str(std.parse("F1901M")) == "Fall 1901 Movement"
+
+
 def test_spring_type_move_changes_no_ownership_fall_type_move_does():
     # a hand-made Turkish army in Macedonia walks into Greece in January, a "Spring" move
     p = pos_at("January 1885 Movement", {"Turkey": "A Mac, A Con, A Smy, F Sin"})
@@ -169,6 +184,32 @@ def test_hidden_kind_stated_wins_even_if_its_order_fails():
     r = results(out)
     assert r["F Rom - Apu"][0] == "invalid"
     assert "F Rom" in units(out, "Italy")
+
+
+def test_hidden_kind_named_in_its_owners_other_orders():
+    """Rule 3: "The unit in Rome may be either an A or F. Player does not have to reveal nature of
+    the unit before the first move." The nature is the player's choice: a kind he writes for the
+    unit in another of his orders tells it as well as the unit's own order."""
+    out = play(start(), "Italy: F Nap S F Rom")  # no order for Rome itself
+    assert results(out)["F Nap S F Rom"] == ("succeeds", "")
+    assert "F Rom" in units(out, "Italy")
+    assert any("the unit in Rome is a fleet" in e and "owner's orders" in e for e in out["events"])
+    # no kind written at all: only a fleet in Rome can be supported into the Tyrrhenian
+    out = play(start(), "Italy: F Nap S Rom - Tys\nRussia: A Mos S StP - Lvn")
+    assert "F Rom" in units(out, "Italy")
+    assert "F StP" in units(out, "Russia")  # both kinds can reach Livonia: the default
+    # the unit's own order comes first
+    out = play(start(), "Italy: A Rom H\nItaly: F Nap S F Rom")
+    assert "A Rom" in units(out, "Italy")
+
+
+def test_hidden_kind_not_told_by_another_powers_orders():
+    """Rule 3: the choice is the owner's ("Player does not have to reveal nature of the unit");
+    what another power guesses in its orders does not make it."""
+    s = start()
+    s["units"]["France"] = ["F Bre", "A Par", "A Mar", "F Tus"]  # hand-made: a French fleet in Tuscany
+    out = play(s, "France: F Tus S F Rom - Tys")
+    assert "A Rom" in units(out, "Italy")  # the default, not France's "F"
 
 
 def test_hidden_unit_defends_its_province_during_the_first_move():

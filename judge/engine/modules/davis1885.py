@@ -11,10 +11,12 @@ which are secret until the move is adjudicated, and the results reveal it:
 
 - in the variant's first phase (``calendar.start``), each ``choice_units`` province of a power
   that holds no unit and is owned by that power holds that power's hidden unit;
-- its kind is the one written in the last order for it that names a kind (``F Rom - Tys``,
-  ``A Rom H``, or just ``F Rom``, a hold);
-- else the kind that alone makes one of its orders legal, the last such order deciding
-  (``Rom - Tys`` can only be a fleet's move);
+- only its owner's orders tell; its kind is the one written in the last order for it that names
+  a kind (``F Rom - Tys``, ``A Rom H``, or just ``F Rom``, a hold);
+- else the kind its owner writes for it in another order (``F Nap S F Rom - Tys``);
+- else the kind that alone makes one of its orders legal, then one of its owner's orders about it,
+  the last such order deciding (``Rom - Tys`` can only be a fleet's move; ``Nap S Rom - Tys``
+  can only support a fleet);
 - else the default in ``[davis1885] choice_default`` of the seed (the kind the Regular rules put
   there: A Rome, F St Petersburg, F Sevastopol; Norway, which has no Regular unit, follows Italy,
   "(Same as Italy)": an army);
@@ -74,28 +76,43 @@ def choice_defaults(variant: Variant) -> dict[str, str]:
 
 def choose_kind(pos: Position, prov: str, power: str, orders: Iterable[Order],
                 rules: dict[str, Any]) -> tuple[str, str]:
-    """The kind of the hidden unit in ``prov`` and how it was told: (``"A"``|``"F"``, reason)."""
-    mine = [o for o in orders if o.power == power and province_of(o.loc) == prov]
+    """The kind of the hidden unit in ``prov`` and how it was told: (``"A"``|``"F"``, reason).
+
+    Only its owner's orders tell: first the kind written in the unit's own orders, then the kind
+    written for it in the owner's other orders (``F Nap S F Rom - Tys``); then the kind that
+    alone makes one of its own orders legal, then one of the owner's orders about it
+    (``Nap S Rom - Tys``); the last order deciding at each step. Else the default.
+    """
+    orders = [o for o in orders if o.power == power]
+    mine = [o for o in orders if province_of(o.loc) == prov]
+    about = [o for o in orders if province_of(o.loc) != prov and province_of(getattr(o, "target", "") or "") == prov]
     stated = [o.kind for o in mine if o.kind in ("A", "F")]
     if stated:
         return stated[-1], "as ordered"  # type: ignore[return-value]
+    named = [o.target_kind for o in about if getattr(o, "target_kind", None) in ("A", "F")]
+    if named:
+        return named[-1], "as named in its owner's orders"  # type: ignore[return-value]
     others = tuple(n for n in rules.get("modules", ()) if n != NAME)
     check_cls = resolver_for(others)
-    for o in reversed(mine):
-        legal = []
-        for kind in ("A", "F"):
-            unit = Unit(power, kind, prov)
-            if not pos.map.can_hold(kind, prov):
-                continue
-            trial = pos.copy()
-            trial.units[prov] = unit
-            try:
-                check_cls(trial, [], rules).check(o, unit)
-            except Illegal:
-                continue
-            legal.append(kind)
-        if len(legal) == 1:
-            return legal[0], f"the only kind that can carry out its order {o.text(pos.map)}"
+    for group, what in ((mine, "its order"), (about, "the order")):
+        for o in reversed(group):
+            legal = []
+            for kind in ("A", "F"):
+                unit = Unit(power, kind, prov)
+                if not pos.map.can_hold(kind, prov):
+                    continue
+                trial = pos.copy()
+                trial.units[prov] = unit
+                actor = trial.units.get(province_of(o.loc))
+                if actor is None or actor.power != power:
+                    continue
+                try:
+                    check_cls(trial, [], rules).check(o, actor)
+                except Illegal:
+                    continue
+                legal.append(kind)
+            if len(legal) == 1:
+                return legal[0], f"the only kind that can carry out {what} {o.text(pos.map)}"
     kind = choice_defaults(pos.variant).get(prov, "A")
     return kind, "no kind given: the default"
 
