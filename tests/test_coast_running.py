@@ -391,3 +391,81 @@ def test_protect_notations(text):
     out, res = play({"Italy": ["F Ion", "A Tun"]}, f"F Ion - Wes\n{text}")
     assert res == [("succeeds", ""), ("succeeds", "")]
     assert out["orders"][1]["order"] == "A Tun P F Ion - Wes"
+
+
+# ============================================================ review of issue 6: more runs and rulings
+@pytest.mark.parametrize("units,orders,prov", [
+    ({"Russia": ["F Bar", "A StP"]}, "F Bar - Bot\nA StP P F Bar - Bot", "St Petersburg"),
+    ({"Russia": ["F Bla", "A Bul"]}, "F Bla - Aeg\nA Bul P F Bla - Aeg", "Bulgaria"),
+])
+def test_no_run_through_st_petersburg_or_bulgaria(units, orders, prov):
+    """"coast-running is possible ... but not through double-coasted provinces (StP, Spa and Bul)"."""
+    out, res = play(units, orders)
+    assert [r for r, _ in res] == ["invalid", "invalid"]
+    assert f"no run passes {prov} from one coast to the other" in res[0][1]
+
+
+def test_run_string_ending_on_the_far_coast_of_st_petersburg():
+    """"Multiple coast-running is possible with a string of protecting armies (unbroken)": through
+    fleet-permeable Sweden and along Finland to the south coast, the only coast the string reaches."""
+    out, res = play({"England": ["F Ska", "A Swe", "A Fin"]},
+                    "F Ska - StP\nA Swe P F Ska - StP\nA Fin P F Ska - StP")
+    assert res == [("succeeds", "")] * 3
+    assert board(out)["England"] == ["A Fin", "A Swe", "F StP/sc"]
+
+
+def test_run_string_protector_attacked_but_not_dislodged():
+    """"Protection given by coastal armies may not be cut": Apulia, attacked and not dislodged,
+    still carries the run."""
+    out, res = play({"Austria": ["F Tri"], "Italy": ["A Ven", "A Apu"], "Turkey": ["F Nap"]},
+                    "Austria: F Tri - Ion\nItaly: A Ven P F Tri - Ion\nItaly: A Apu P F Tri - Ion\nTurkey: F Nap - Apu")
+    assert res == [("succeeds", "")] * 3 + [("fails", "bounced")]
+    assert board(out)["Austria"] == ["F Ion"]
+
+
+def test_run_may_not_cut_the_support_of_an_attack_on_the_second_army_of_its_string():
+    """"a convoyed army's attack would affect the outcome of an attack on any of its convoying
+    fleets ... the convoyed attack does not take place", with 'fleet' and 'army' swapped: the run
+    into the Ionian Sea would cut the support of the attack on Apulia, so it does not happen."""
+    out, res = play({"Austria": ["F Tri"], "Italy": ["A Ven", "A Apu"], "Turkey": ["F Ion", "F Nap"]},
+                    "Austria: F Tri - Ion\nItaly: A Ven P F Tri - Ion\nItaly: A Apu P F Tri - Ion\n"
+                    "Turkey: F Nap - Apu\nTurkey: F Ion S F Nap - Apu")
+    assert res[0][0] == "fails" and "no protection" in res[0][1]
+    assert res[2] == ("fails", "dislodged")
+    assert res[3] == ("succeeds", "") and res[4] == ("succeeds", "")  # the support is not cut
+    assert list(dislodged(out)) == ["A Apu"]
+    assert board(out)["Austria"] == ["F Tri"]
+
+
+def test_run_may_not_cut_a_support_that_keeps_its_protector_standing():
+    """"however directly or indirectly", the other way round: cutting the Turkish support that holds
+    Tunis would let the French attack dislodge the protecting army, so the run does not take place
+    and Tunis stands."""
+    out, res = play({"Italy": ["F Ion", "A Tun"], "France": ["F Wes", "F NAf"], "Turkey": ["F Tys"]},
+                    "Italy: F Ion - Tys\nItaly: A Tun P F Ion - Tys\nFrance: F NAf - Tun\n"
+                    "France: F Wes S F NAf - Tun\nTurkey: F Tys S A Tun")
+    assert res[0][0] == "fails" and "no protection" in res[0][1]
+    assert res[2] == ("fails", "bounced")
+    assert res[4] == ("succeeds", "")  # not cut
+    assert not dislodged(out)
+    assert board(out)["Italy"] == ["A Tun", "F Ion"]
+
+
+def test_ruling_protect_naming_another_coast_is_void():
+    """A protect order names the run it protects; a coast it names must be the fleet's (as a
+    support's coast must match, DATC 4.B.4)."""
+    out, res = play({"Turkey": ["F Ank", "A Con"]}, "F Ank - Bul/sc\nA Con P F Ank - Bul/ec")
+    assert res[0] == ("fails", "no protection")
+    assert res[1] == ("fails", "void: the fleet was not ordered so")
+    assert board(out)["Turkey"] == ["A Con", "F Ank"]
+    out, res = play({"Turkey": ["F Ank", "A Con"]}, "F Ank - Bul(sc)\nA Con P F Ank - Bul/SC")  # the same coast
+    assert res == [("succeeds", ""), ("succeeds", "")]
+
+
+def test_ruling_a_fleet_cannot_run_to_the_other_coast_of_its_own_province():
+    """Running "both coasts of a double-coasted province" is passing through; a move (a run too)
+    goes to another province, so F Spa/nc cannot run round Portugal to Spa/sc."""
+    out, res = play({"France": ["F Spa/nc", "A Por"]}, "F Spa/nc - Spa/sc\nA Por P F Spa/nc - Spa/sc")
+    assert [r for r, _ in res] == ["invalid", "invalid"]
+    assert "own province" in res[0][1] and "own province" in res[1][1]
+    assert board(out)["France"] == ["A Por", "F Spa/nc"]

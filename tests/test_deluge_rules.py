@@ -124,6 +124,22 @@ def test_a_sunk_centre_does_not_count_at_the_next_winter():
     assert adjustments_due(res.next) == {"Italy": -1}  # three fleets, two centres left
 
 
+
+def test_a_centre_sinking_this_winter_still_counts_for_its_adjustments():
+    """"Submergences occur every year after any adjustments in Winter": Venice counts for Italy's
+    Winter 1901 builds (four centres, three units) and may be built in; the army drowns after."""
+    pos = position("Winter 1901 Adjustment", {"Italy": ["F Nap", "F Rom", "F Tys"]},
+                   {"Italy": ["Ven", "Rom", "Nap", "Tun"]})
+    from judge.engine.adjustment import adjustments_due
+    assert adjustments_due(pos) == {"Italy": 1}
+    res = play(pos, "Italy: Build A Ven")
+    assert result_of(res, "Build A Ven").result == "succeeds"
+    assert "Italy: A Ven drowned" in res.events
+    assert centres(res)["Italy"] == ["Nap", "Rom", "Tun"]
+    fall = position("Fall 1902 Movement", units(res), centres(res))
+    nxt = play(fall).next  # three centres, three units: Venice is gone, Winter 1902 has nothing to adjust
+    assert str(nxt.phase) == "Spring 1903 Movement" and len(nxt.units) == 3
+
 # -- Additional Rule Revisions, 1: coasts ---------------------------------------------------------
 def test_established_fleets_get_the_coast_of_their_fall_move():
     """"If France had move a fleet to piedmont, it would be placed on the gulf of lyon coast side.
@@ -158,6 +174,33 @@ def test_fleet_built_where_the_sinking_makes_coasts_must_name_one():
     assert "F Rom/nc" in u["Italy"] and "F Mar/wc" in u["France"]
     assert res.next.map.fleet_adj["rom/nc"] == {"ven", "apu", "tus/nc"}
 
+
+def test_a_fleet_build_on_a_coming_coast_that_fails_is_reported_with_its_coast():
+    """Regression: a build on a coast of the coming map that failed (too many builds) was reported
+    as "Build F Rom", a text that names no coast and reads back as an invalid order."""
+    pos = position("Winter 1901 Adjustment", {"Italy": ["F Nap", "A Ven"]}, {"Italy": ["Nap", "Rom", "Ven"]})
+    res = play(pos, "Italy: Build F Rom/nc\nItaly: Build F Rom/sc")
+    assert [(r.text, r.result) for r in res.results] == [("Build F Rom/nc", "succeeds"), ("Build F Rom/sc", "fails")]
+
+
+    """Builds come before the sinking ("Submergences occur every year after any adjustments in
+    Winter"): Paris and Warsaw are inland when France and Russia build in Winter 1901, although
+    Gascony and Livonia sink after it."""
+    pos = position("Winter 1901 Adjustment", {}, {"France": ["Par", "Bre"], "Russia": ["War"]})
+    res = play(pos, "France: Build F Par\nRussia: Build F War\nFrance: Build F Bre")
+    assert result_of(res, "Build F Par").result == "invalid" and "inland" in result_of(res, "Build F Par").reason
+    assert result_of(res, "Build F War").result == "invalid"
+    assert units(res) == {"France": ["F Bre"]}
+
+
+def test_ruling_fleet_built_where_the_sinking_merges_the_coasts_names_a_coast_of_today():
+    """Only provinces that "will have multi coasts" need a coast of the coming map; in Winter 1903
+    Rome still has two coasts (DATC 4.B.7 applies) and becomes an island with one after it."""
+    pos = position("Winter 1903 Adjustment", {}, {"Italy": ["Rom"]})
+    assert "coast" in parse_canonical("Italy: Build F Rom", pos)[0].error
+    res = play(pos, "Italy: Build F Rom/nc")
+    assert result_of(res, "Build F Rom/nc").result == "succeeds"
+    assert units(res) == {"Italy": ["F Rom"]} and res.next.map.fleet_locs["rom"] == ("rom",)
 
 def test_standard_coast_rules_without_a_sinking():
     pos = position("Winter 1900 Adjustment", {}, None)

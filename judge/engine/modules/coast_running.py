@@ -331,7 +331,8 @@ class CoastRunningResolver:
                 self.protects.add(i)
                 key = (province_of(o.fleet), province_of(o.dest))  # type: ignore[attr-defined]
                 j = moves_by_route.get(key)
-                if j is not None and order[j].kind == "F":
+                coast_ok = j is None or "/" not in o.dest or o.dest == order[j].dest  # type: ignore[attr-defined]
+                if j is not None and order[j].kind == "F" and coast_ok:  # a named coast must match (DATC 4.B.4)
                     protects_for.setdefault(key, []).append(i)
                 else:
                     void.add(i)  # the fleet is not ordered to run there
