@@ -163,7 +163,7 @@ class Robot:
             elif due < 0:
                 mine = sorted((u for u in pos.units.values() if u.power == self.power), key=lambda u: u.loc)
                 left = -due
-                for u in self.rng.sample(mine, len(mine)):
+                for u in self.rng.sample(mine, min(-due, len(mine))):
                     if left <= 0:
                         break
                     if u.kind == "A/F" and left == 1:  # an army/fleet is two units: take only its army
