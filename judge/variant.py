@@ -346,6 +346,14 @@ class _Loader:
         provinces_raw = d.get("provinces")
         if not isinstance(provinces_raw, dict) or not provinces_raw:
             raise self.fail("provinces", "no provinces defined")
+        # [variant] not_centres: provinces marked `sc = true` that this variant plays without a
+        # centre (1885 II: one of 47 candidates), so the choice is one line of data
+        not_centres = meta.get("not_centres", [])
+        if not_centres:
+            provinces_raw = dict(provinces_raw)
+            for key in not_centres:
+                k = self._find_key(provinces_raw, str(key), "variant.not_centres")
+                provinces_raw[k] = {**provinces_raw[k], "sc": False}
         base = self.build_map(provinces_raw, coast_names, "provinces")
         calendar = self.calendar(d.get("calendar", {}))
         changes = []

@@ -186,3 +186,17 @@ def test_parse_abbreviations_in_orders():
     parsed = orders.parse_orders(text, pos)
     got = [(p.order.loc, getattr(p.order, "dest", None)) for p in parsed if p.order is not None]
     assert got == [("dre", "swa"), ("mun", "swa"), ("cro", "vie"), ("mac", "gre"), ("nav", "gas")]
+
+
+def test_the_46th_centre_choice_is_one_line_of_data(tmp_path):
+    """Issue 8: the 46th-centre choice is one line ([variant] not_centres)."""
+    from judge.variant import load_variant_file
+
+    from judge.variant import SEEDS_DIR
+
+    text = (SEEDS_DIR / "1885.toml").read_text(encoding="utf-8")
+    assert text.count('not_centres = ["Bul"]') == 1
+    path = tmp_path / "1885.toml"
+    path.write_text(text.replace('not_centres = ["Bul"]', 'not_centres = ["Hol"]'), encoding="utf-8")
+    v = load_variant_file(path)
+    assert len(v.map.centres) == 46 and "bul" in v.map.centres and "hol" not in v.map.centres
