@@ -176,6 +176,18 @@ def test_5_the_disembarkation_is_independent_of_the_fleet():
     assert set(out.dislodged()) == {"F Bla"}  # the fleet alone: its army is ashore
 
 
+def test_5_a_fleet_kept_back_by_its_failed_landing_may_retreat_where_it_was_ordered():
+    """"if disembarkation fails, then the A/F remains intact, and any fleet movement will also fail":
+    the fleet's move never took place, so the North Sea saw no standoff and is open for the retreat
+    of the A/F, dislodged in the Channel (the landing, independent of the fleet, just bounced)."""
+    pos = position({"England": "A/F Eng", "France": "A Par, F Mao, F Iri"})
+    out = play(pos, "England: A Eng D Bre\nEngland: F Eng - Nth\nFrance: A Par - Bre\n"
+                    "France: F Mao - Eng\nFrance: F Iri S F Mao - Eng", AGAR)
+    assert out.result("A Eng D Bre") == ("fails", "bounced")
+    assert "landing failed" in out.result("F Eng - Nth")[1]
+    assert out.dislodged() == {"A/F Eng": ["Bel", "Lon", "Nth", "Pic", "Wal"]}
+
+
 def test_5_exception_example():
     """"E.g. ENGLAND : A/F(NTH)-ENG ; A(ENG) D Bre ; F(MAO) S A(ENG) D Bre. FRANCE : F(ENG)-Bre.
     The result will be that the French move to Brest succeeds, and that the English disembarkation
@@ -228,6 +240,15 @@ def test_6_an_a_f_retreating_to_a_coastal_space_becomes_a_fleet():
     assert out.result("A/F Eng - Wal")[0] == "succeeds"
     assert "army is disbanded" in out.result("A/F Eng - Wal")[1]
     assert out.units("England") == {"F Wal"}
+
+
+def test_6_an_a_f_with_only_coasts_open_becomes_a_fleet():
+    """The same with no sea space open (as Davis IV a: "only the Fleet will survive")."""
+    pos = position({"Turkey": "A/F Bla", "Russia": "F Sev, F Rum"})
+    out = play(pos, "Russia: F Sev - Bla\nRussia: F Rum S F Sev - Bla", AGAR)
+    assert out.dislodged() == {"A/F Bla": ["Ank", "Arm", "Bul/ec", "Con"]}
+    out = play(out.next, "Turkey: A/F Bla - Arm", AGAR)
+    assert out.units("Turkey") == {"F Arm"}
 
 
 def test_6_an_a_f_retreating_to_sea_stays_an_a_f():

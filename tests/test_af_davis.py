@@ -5,6 +5,7 @@ Rule set ``af_rules = "davis1984"``."""
 
 from __future__ import annotations
 
+import pytest
 from test_af_helpers import AGAR, BOTH, DAVIS, play, position
 
 
@@ -202,6 +203,20 @@ def test_IIIc_clarification_the_a_f_moved_out_before_the_fleet_came_in():
     assert out.units() == {"England": {"A Por", "F Mao"}, "France": {"F Eng"}}
 
 
+def test_IIIc_a_move_of_the_fleets_own_power_is_no_attack():
+    """"... and the Fleet is simultaneously attacked and required to defend its sea space against
+    another Fleet, or Fleets, the Army fails to board" (ruling): a fleet of the same power bouncing
+    off it is no attack the fleet must defend against (no naval battle; nor does a power's move cut
+    its own support). Against another power's fleet the army does not board."""
+    pos = position({"England": "A Lon, F Eng, F Nth"})
+    out = play(pos, "England: A Lon E F Eng\nEngland: F Nth - Eng")
+    assert out.result("A Lon E F Eng") == ("succeeds", "")
+    assert out.units("England") == {"A/F Eng", "F Nth"}
+    pos = position({"England": "A Lon, F Eng", "Germany": "F Nth"})
+    out = play(pos, "England: A Lon E F Eng\nGermany: F Nth - Eng")
+    assert out.units("England") == {"A Lon", "F Eng"}
+
+
 def test_IIIc_the_army_fails_to_board_a_fleet_ordered_to_support():
     """"The Army will also fail to board if the Fleet is ordered to support another unit.\""""
     pos = position({"England": "A Lon, F Eng, F Nth"})
@@ -219,6 +234,37 @@ def test_IIId_a_failed_disembarkation_keeps_the_fleet_in_place():
     assert out.result("A Eng D Bre") == ("fails", "bounced")
     assert out.result("F Eng - Nth")[0] == "fails"
     assert out.units("England") == {"A/F Eng"}
+
+
+@pytest.mark.parametrize("rules", BOTH)
+def test_IIId_the_fleets_move_that_does_not_take_place_stands_nothing_off(rules):
+    """"Any order for the Fleet to move elsewhere will not take place, as the F is forced to remain in
+    place to reboard the Army." (Deluge II 3 h "will not be carried out"; Agar 5 "any fleet movement
+    will also fail"): the fleet never goes to the North Sea, so it does not stand off another fleet
+    moving there, nor cut a support given there."""
+    pos = position({"England": "A/F Eng", "France": "A Bre", "Germany": "F Hel"})
+    out = play(pos, "England: A Eng D Bre\nEngland: F Eng - Nth\nGermany: F Hel - Nth", rules)
+    assert out.result("F Eng - Nth")[0] == "fails"
+    assert out.result("F Hel - Nth") == ("succeeds", "")
+    assert out.units() == {"England": {"A/F Eng"}, "France": {"A Bre"}, "Germany": {"F Nth"}}
+    pos = position({"England": "A/F Eng", "France": "A Bre", "Germany": "F Nth, F Hel", "Russia": "F Den"})
+    out = play(pos, "England: A Eng D Bre\nEngland: F Eng - Nth\nGermany: F Hel - Den\n"
+                    "Germany: F Nth S F Hel - Den", rules)
+    assert out.result("F Nth S F Hel - Den") == ("succeeds", "")
+    assert set(out.dislodged()) == {"F Den"}
+
+
+@pytest.mark.parametrize("rules", BOTH)
+def test_IIId_a_fleet_move_that_would_decide_its_own_landing_is_a_paradox(rules):
+    """The move that "will not take place" if the landing fails would, if it took place, make the
+    landing fail (it stands off the French fleet, which then stays in Brest): no consistent outcome.
+    "Any A/F Convoy or Disembarkation order which results in a Paradox ... all involved units Hold"
+    (III h; Agar 7)."""
+    pos = position({"England": "A/F Eng", "France": "F Bre"})
+    out = play(pos, "England: A Eng D Bre\nEngland: F Eng - Mao\nFrance: F Bre - Mao", rules)
+    for order in ("A Eng D Bre", "F Eng - Mao", "F Bre - Mao"):
+        assert out.result(order) == ("fails", "paradox: all units involved stand")
+    assert out.units() == {"England": {"A/F Eng"}, "France": {"F Bre"}}
 
 
 def test_IIIe_a_landed_army_may_be_picked_up_again_next_move():
@@ -283,6 +329,20 @@ def test_IIIh_example_equal_strength_from_the_same_sea_space_all_hold():
     for order in ("A/F Nth - Eng", "A Eng D Bre", "F Eng - Bre"):
         assert out.result(order) == ("fails", "paradox: all units involved stand")
     assert out.units() == {"England": {"A/F Nth"}, "France": {"F Eng"}}
+
+
+@pytest.mark.parametrize("rules", BOTH)
+def test_IIIh_the_army_and_its_own_fleet_into_one_province_all_hold(rules):
+    """"... two different units of equal strength attempt to occupy a space from the same sea space":
+    the army lands in Brest and its fleet is ordered there too. Each would stand the other off, and
+    the fleet may move only if the landing succeeds: all hold — the fleet does not go ashore with
+    the army aboard (Agar 7 the same)."""
+    pos = position({"England": "A/F Eng"})
+    out = play(pos, "England: A Eng D Bre\nEngland: F Eng - Bre", rules)
+    assert out.result("A Eng D Bre") == ("fails", "paradox: all units involved stand")
+    assert out.result("F Eng - Bre") == ("fails", "paradox: all units involved stand")
+    assert out.units("England") == {"A/F Eng"}
+    assert out.dislodged() == {}
 
 
 # -- IV. Retreats, dislodgements, annihilation, removals --------------------------------------------------------
@@ -366,6 +426,17 @@ def test_IVd_if_only_land_is_open_the_fleet_retreats_and_the_army_is_annihilated
     assert out.units("Turkey") == {"F Con"}
 
 
+def test_IVd_an_attack_that_does_not_dislodge_the_fleet_only_cuts_its_support():
+    """"When an A/F attempts to disembark its A, with F support, and the F, instead, is dislodged ..."
+    (ruling): an attack that does not dislodge the fleet does not stop the landing; it cuts the
+    fleet's support, as any attack would."""
+    pos = position({"England": "A/F Eng", "France": "F Mao"})
+    out = play(pos, "England: A Eng D Wal\nEngland: F Eng S A Eng D Wal\nFrance: F Mao - Eng")
+    assert out.result("A Eng D Wal") == ("succeeds", "")
+    assert out.result("F Eng S A Eng D Wal") == ("fails", "cut")
+    assert out.units() == {"England": {"A Wal", "F Eng"}, "France": {"F Mao"}}
+
+
 def test_IVe_a_supported_attack_on_the_space_the_fleet_left_stops_the_landing():
     """"If the A/F attempts to disembark its A and have the F simultaneously move to a different space
     without supporting its A, and the F would lose its original sea space due to a move with support by
@@ -393,6 +464,16 @@ def test_IVe_the_fleet_ordered_to_a_land_space():
     out = play(pos, orders, default_retreat="right_hand")
     nxt = play(out.next, "", default_retreat="right_hand")
     assert nxt.units("England") == {"A/F Nth"}
+
+
+def test_IVe_a_move_of_the_a_fs_own_power_does_not_disrupt_the_landing():
+    """"... and the F would lose its original sea space due to a move with support by units of other
+    Powers, the disembarkation order will fail" (ruling): an English fleet taking the space England's
+    A/F left, even with French support, takes nothing from England; the landing succeeds."""
+    pos = position({"England": "A/F Eng, F Mao", "France": "F Bre"})
+    out = play(pos, "England: A Eng D Wal\nEngland: F Eng - Nth\nEngland: F Mao - Eng\nFrance: F Bre S F Mao - Eng")
+    assert out.result("A Eng D Wal") == ("succeeds", "")
+    assert out.units("England") == {"A Wal", "F Nth", "F Eng"}
 
 
 def test_IVf_an_unsupported_fleet_into_the_space_left_does_not_stop_the_landing():

@@ -158,6 +158,17 @@ def test_3m_unsupported_or_supported_occupation_of_the_space_left():
     assert out.units() == {"England": {"A/F Nwg"}, "Germany": {"F Nth", "F Den"}}
 
 
+def test_3m_support_from_the_a_fs_own_power_is_not_counted():
+    """"... if the second occupation is supported, the disembarkation fails" (ruling): read with the
+    rule it restates, Davis IV e, "a move with support by units of other Powers" — other than the
+    A/F's. England supporting France into the space England's fleet left does not disrupt England's
+    landing."""
+    pos = position({"England": "A/F Nth, F Edi", "Germany": "F Hel"})
+    out = play(pos, "England: A Nth D Yor\nEngland: F Nth - Nwg\nGermany: F Hel - Nth\nEngland: F Edi S F Hel - Nth")
+    assert out.result("A Nth D Yor") == ("succeeds", "")
+    assert out.units() == {"England": {"A Yor", "F Nwg", "F Edi"}, "Germany": {"F Nth"}}
+
+
 # -- the five order examples at the end ---------------------------------------------------------------------------
 @pytest.mark.parametrize("rules", BOTH)
 def test_example_1_embark_move_disembark(rules):

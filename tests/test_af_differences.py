@@ -34,6 +34,11 @@ CASES = [
          {"England": "A Lon, F Eng, F Nth"},
          "England: A Lon E F Eng\nEngland: F Eng S F Nth",
          davis={"England": {"A Lon", "F Eng", "F Nth"}}, agar={"England": {"A/F Eng", "F Nth"}}),
+    Case("boarding a fleet ordered, as the A/F it becomes, to support",  # Davis III c; Agar 1, 3
+         {"England": "A Lon, F Eng, F Nth", "Germany": "F Bel"},
+         "England: A Lon E F Eng\nEngland: A/F Eng S F Nth - Bel\nEngland: F Nth - Bel",
+         davis={"England": {"A Lon", "F Eng", "F Bel"}}, agar={"England": {"A/F Eng", "F Bel"}},
+         davis_dislodged={"F Bel": ["Hol", "Pic"]}, agar_dislodged={"F Bel": ["Hol", "Pic"]}),
     Case("boarding, landing and the fleet supporting the landing in one move",  # Davis III c; Agar 1, 5
          {"England": "A Lon, F Eng", "France": "A Bre"},
          "England: A Lon E F Eng\nEngland: A Eng D Bre\nEngland: F Eng S A Eng D Bre",

@@ -111,6 +111,19 @@ def test_a_supported_landing_from_another_power():
     assert set(out.dislodged()) == {"A Bel"}
 
 
+@pytest.mark.parametrize("rules", BOTH)
+def test_a_landing_and_a_move_of_equal_strength_stand_each_other_off(rules):
+    """A landing is a move of one unit: against a French army moving to Brest both bounce, the army
+    stays aboard and Brest is left contested; with its fleet's support the landing gets in."""
+    pos = position({"England": "A/F Eng", "France": "A Par"})
+    out = play(pos, "England: A Eng D Bre\nFrance: A Par - Bre", rules)
+    assert out.result("A Eng D Bre") == ("fails", "bounced")
+    assert out.result("A Par - Bre") == ("fails", "bounced")
+    assert out.units() == {"England": {"A/F Eng"}, "France": {"A Par"}}
+    out = play(pos, "England: A Eng D Bre\nEngland: F Eng S A Eng D Bre\nFrance: A Par - Bre", rules)
+    assert out.units() == {"England": {"A Bre", "F Eng"}, "France": {"A Par"}}
+
+
 def test_a_landing_cuts_support():
     """A landing is an attack: it cuts a support in the province it lands in — unless (Davis) the
     A/F's space is taken and the landing is disrupted."""

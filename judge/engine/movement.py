@@ -475,7 +475,9 @@ class MovementResolver:
         return True
 
     def path_ok(self, i: int) -> bool:
-        """Does the carried move ``i`` have an unbroken chain of carriers?"""
+        """Can move ``i`` take place at all: a carried move needs an unbroken chain of carriers. (A
+        move that cannot has no strength, cuts nothing and is no head-to-head battle; rule modules
+        may cancel other moves so.)"""
         if not self.carried[i]:
             return True
         if i in self.forced_fail:
@@ -542,7 +544,7 @@ class MovementResolver:
             return False
         d = self.dst[i]
         j = self.h2h[i]
-        if j >= 0:
+        if j >= 0 and self.path_ok(j):  # (a move that does not take place is no head-to-head battle)
             if attack <= self.count_supports(j):  # defend strength
                 return False
         elif attack <= self.hold_strength(d):  # type: ignore[arg-type]
@@ -570,13 +572,12 @@ class MovementResolver:
             if self.src[k] == target:
                 rest.append(k)  # an attack from the target province cuts only by dislodging
                 continue
-            if self.carried[k]:
-                if self.paradox_rule == "1971" and self.attacks_own_convoy(k, o):
-                    # XII.5 takes precedence over the dislodge rule (DATC 6.F.17): this attack
-                    # neither cuts the support nor, by dislodging, removes it.
-                    continue
-                if not self.path_ok(k):
-                    continue
+            if self.carried[k] and self.paradox_rule == "1971" and self.attacks_own_convoy(k, o):
+                # XII.5 takes precedence over the dislodge rule (DATC 6.F.17): this attack
+                # neither cuts the support nor, by dislodging, removes it.
+                continue
+            if not self.path_ok(k):
+                continue  # a move that does not take place (a broken convoy) cuts nothing
             return False
         for k in rest:
             if self.resolve(k):

@@ -492,8 +492,8 @@ class ArmyFleetResolver:
         f = self.idx_of[fp]
         if self.code[f] == SUPPORT or fp in self._ordered_to_support:
             return False  # "ordered to support", even where the support itself is not possible
-        if not self.into.get(fp):
-            return True
+        if not any(self.power[k] != self.power[e] for k in self.into.get(fp, ())):
+            return True  # not attacked: a move of the fleet's own power is no naval battle
         return self.code[f] == MOVE and self.resolve(f)
 
     def landing_path(self: Any, lan: Landing) -> bool:
@@ -508,11 +508,14 @@ class ArmyFleetResolver:
     def disrupted(self: Any, lan: Landing) -> bool:
         """Davis IV d-f (Deluge II l, m): a landing from the A/F's own space fails when the space is
         taken — by any attack while the A/F stays (it is dislodged), or by an attack supported by
-        another power's units after the fleet moved away."""
+        another power's units after the fleet moved away. A move of the A/F's own power is no
+        attack: the A/F does not "lose" its space to it."""
         s = PROV[lan.order.loc]
         main = lan.main
         away = self.code[main] == MOVE and self.resolve(main)
         for k in self.into.get(s, ()):
+            if self.power[k] == self.power[lan.d]:
+                continue
             if self.resolve(k) and (not away or self.count_supports(k, exclude_power=self.power[lan.d]) > 1):
                 return True
         return False
@@ -520,14 +523,22 @@ class ArmyFleetResolver:
     def path_ok(self: Any, i: int) -> bool:
         lan = self.land_of.get(i)
         if lan is None:
+            if i in self.landing_of_main and self.stays_for_its_army(i):
+                return False  # the fleet's move does not take place: no standoff, no cut support
             return super().path_ok(i)  # type: ignore[misc]
         if i in self.forced_fail:
             return False
         return self.resolve(lan.path)
 
+    def stays_for_its_army(self: Any, i: int) -> bool:
+        """Davis III d "Any order for the Fleet to move elsewhere will not take place, as the F is
+        forced to remain in place to reboard the Army" (Deluge II 3 h; Agar 5): the fleet's move
+        ``i`` away from its army's landing, which failed."""
+        lan = self.landing_of_main[i]
+        return self.resolve(lan.path) and lan.d not in self.forced_fail and not self.resolve(lan.d)
+
     def move_succeeds(self: Any, i: int) -> bool:
-        lan = self.landing_of_main.get(i)
-        if lan is not None and self.resolve(lan.path) and lan.d not in self.forced_fail and not self.resolve(lan.d):
+        if i in self.landing_of_main and self.stays_for_its_army(i):
             return False  # Davis III d, Agar 5: the fleet stays to take the army back aboard
         return super().move_succeeds(i)  # type: ignore[misc]
 
@@ -651,6 +662,9 @@ class ArmyFleetResolver:
                 self.stood.add(d)
                 if c == PATH:
                     self._stand_move(self.path_of[d].d)
+        for lan in self.landings.values():  # a landing that stands keeps its fleet in place with it
+            if lan.here and lan.d in self.stood and self.code[lan.main] == MOVE and lan.main not in self.stood:
+                self._stand_move(lan.main)
         self._reopen(cycle)
 
     def _stand_move(self: Any, j: int) -> None:
