@@ -419,9 +419,9 @@ def adjudicate_adjustments(pos: Position, orders: list[Order], rules: dict[str, 
         if r.result == "succeeds":
             p = province_of(loc)
             units[p] = Unit(r.power, "F", loc)  # the coast of the coming map; on_map_change keeps it
-            r.order = Build(r.power, "F", loc)
-            r._text = None
-            r.map = cur
+        r.order = Build(r.power, "F", loc)  # a build that fails is reported with its coast too
+        r._text = None
+        r.map = cur
     merged: list[OrderResult] = []
     it = iter(results)
     for k in range(len(orders)):
