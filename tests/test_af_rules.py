@@ -97,6 +97,29 @@ def test_a_disembarking_army_written_as_a_move():
     assert out.units("England") == {"A Yor", "F Nth"}
 
 
+def test_an_a_f_order_keeps_the_coast_it_names():
+    """Regression: "A/F Mao - Spa/sc" lost its coast in the order language (an A/F was read as an
+    army there), so the fleet of an A/F could not be sent to one coast of Spain while its army
+    lands, nor an A/F retreat to one coast of Spain."""
+    out = play(position({"France": "A/F Mao"}), "France: A/F Mao - Spa/sc\nFrance: A Mao D Por")
+    assert out.result("A/F Mao - Spa/sc") == ("succeeds", "")
+    assert out.units("France") == {"A Por", "F Spa/sc"}
+    pos = position({"England": "F Mao, F Wes, F Gas, F Por, F Naf, F Iri, F Eng, F Bre"}, phase="Spring 1901 Retreat",
+                   dislodged={"France": [{"unit": "A/F Mao", "from": "Nao"}]})
+    out = play(pos, "France: A/F Mao - Spa/sc")
+    assert out.result("A/F Mao - Spa/sc")[0] == "succeeds"
+    assert out.units("France") == {"F Spa/sc"}
+
+
+def test_a_landing_written_before_the_move_of_its_a_f():
+    """Regression: a landing from the sea an A/F moves to, written without a power before the A/F's
+    move, could not be read ("say which power gives this order"); the order of the lines mattered."""
+    for orders in ("A Nth D Lon\nA/F Nwg - Nth", "A/F Nwg - Nth\nA Nth D Lon"):
+        out = play(position({"England": "A/F Nwg"}), orders)
+        assert out.result("A Nth D Lon") == ("succeeds", "")
+        assert out.units("England") == {"A Lon", "F Nth"}
+
+
 def test_support_to_hold_an_army_that_boards_is_void():
     pos = position({"England": "A Lon, F Eng, A Wal"})
     out = play(pos, "England: A Lon E F Eng\nEngland: A Wal S A Lon")

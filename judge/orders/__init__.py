@@ -26,6 +26,7 @@ from judge.orders.names import names_for
 from judge.orders.parsed import ParsedLine
 from judge.orders.parser import Context, LineReader
 from judge.orders.review import engine_verdicts, mismatch_warnings
+from judge.orders.variant_kinds import ARMY_FLEET
 
 __all__ = ["parse_orders", "ParsedLine"]
 
@@ -48,12 +49,19 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
             raise ValueError(f"unknown power {power!r} (powers: {', '.join(variant.powers)})")
         power = found.name
     rules = rules if rules is not None else variant.rules
-    ctx = Context(pos, m, names_for(variant, m), frozenset(rules.get("modules", ())), power)
+    names = names_for(variant, m)
+    mods = frozenset(rules.get("modules", ()))
+    lines = [(line, toks) for line, toks in ((line, tokenize(line)) for line in order_lines(text))
+             if any(t.word for t in toks)]
+    ctx = Context(pos, m, names, mods, power)
+    if ARMY_FLEET in mods:  # a landing may be written before the move of the A/F it lands from
+        first = Context(pos, m, names, mods, power)
+        for line, toks in lines:
+            LineReader(first, line, toks).read()
+        ctx.af_moves = dict(first.af_moves)
     out: list[ParsedLine] = []
-    for line in order_lines(text):
-        toks = tokenize(line)
-        if any(t.word for t in toks):
-            out.extend(LineReader(ctx, line, toks).read())
+    for line, toks in lines:
+        out.extend(LineReader(ctx, line, toks).read())
     if check:
         engine_verdicts(out, pos, rules)
     mismatch_warnings(out, pos)

@@ -442,12 +442,13 @@ class LineReader:
 
     def dest_loc(self, kind: str, here: str, prov: str, coast: str | None, warnings: list[str], at: int) -> str:
         """Where a unit of ``kind`` at ``here`` is sent: a fleet's coast inferred when only one is
-        reachable (DATC 4.B.2), an error when two are and none is named (4.B.1)."""
+        reachable (DATC 4.B.2), an error when two are and none is named (4.B.1). An A/F's fleet
+        uses coasts too: it goes ashore when its army lands, or retreats ashore (Davis III a, IV a)."""
         m = self.m
         p = m.provinces[prov]
-        if kind != "F":
+        if kind not in ("F", "A/F"):
             if coast:
-                warnings.append(f"coast ignored: an {'army' if kind == 'A' else 'army/fleet'} does not use coasts")
+                warnings.append("coast ignored: an army does not use coasts")
             return prov
         if coast:
             return f"{prov}/{coast}"
