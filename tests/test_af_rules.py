@@ -120,6 +120,17 @@ def test_a_landing_written_before_the_move_of_its_a_f():
         assert out.units("England") == {"A Lon", "F Nth"}
 
 
+def test_an_a_f_that_stays_for_its_army_and_is_dislodged_says_so():
+    """Regression: the fleet's move that does not take place because its army's landing failed
+    (Agar 5) was reported without "dislodged" when the A/F was then dislodged."""
+    pos = position({"England": "A/F Eng", "France": "A Bre", "Germany": "F Nth, F Bel"})
+    out = play(pos, "England: A Eng D Bre\nEngland: F Eng - Mao\nFrance: A Bre H\nGermany: F Nth - Eng\n"
+                    "Germany: F Bel S F Nth - Eng", AGAR)
+    assert out.result("F Eng - Mao") == ("fails", "the army's landing failed: the fleet stays to take it back "
+                                                    "aboard, dislodged")
+    assert set(out.dislodged()) == {"A/F Eng"}
+
+
 def test_support_to_hold_an_army_that_boards_is_void():
     pos = position({"England": "A Lon, F Eng, A Wal"})
     out = play(pos, "England: A Lon E F Eng\nEngland: A Wal S A Lon")

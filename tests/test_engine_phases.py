@@ -30,6 +30,19 @@ def test_dislodgement_leads_to_retreat_phase_with_options():
     assert set(d["retreats"]) == {"Ber", "Bur", "Kie", "Ruh", "Sil"}
 
 
+def test_a_dislodged_unit_with_a_void_support_or_convoy_says_it_was_dislodged():
+    """Regression: a void support (or convoy) of a unit that was dislodged was reported only as
+    void, so the result did not say the unit was dislodged."""
+    p = pos("Spring 1901 Movement", {"Austria": ["A Vie", "A Bud"], "Italy": ["A Tri"],
+                                     "England": ["F Nth", "A Lon"], "France": ["F Eng", "F Bel"]})
+    out = run_phase("standard", p, "Italy: A Tri S A Vie\nAustria: A Vie - Tri\nAustria: A Bud S A Vie - Tri\n"
+                                   "England: F Nth C A Lon - Bel\nFrance: F Eng - Nth\nFrance: F Bel S F Eng - Nth")
+    res = {o["order"]: (o["result"], o["reason"]) for o in out["orders"]}
+    assert res["A Tri S A Vie"] == ("fails", "void: the supported unit was not ordered so, dislodged")
+    assert res["F Nth C A Lon - Bel"] == ("fails", "void: the army was not ordered so, dislodged")
+    assert {d["unit"] for ds in out["next"]["dislodged"].values() for d in ds} == {"A Tri", "F Nth"}
+
+
 def test_unordered_retreat_disbands_and_two_retreats_to_one_place_both_die():
     p = pos("Spring 1901 Retreat", {"Austria": ["A Mun"], "France": ["A Bur"]},
             dislodged={"Germany": [{"unit": "A Ber", "from": "Pru", "retreats": ["Kie", "Sil"]}],

@@ -717,8 +717,8 @@ class MovementResolver:
                     r.result = "succeeds"
             else:
                 r.result = "fails" if was_dislodged else "succeeds"
-                if was_dislodged:
-                    r.reason = (r.reason + ", " if r.reason else "") + "dislodged"
+            if was_dislodged and "dislodged" not in r.reason:  # a void or given support, a void convoy too
+                r.reason = (r.reason + ", " if r.reason else "") + "dislodged"
 
 
 def _w(kind: str) -> str:

@@ -851,11 +851,15 @@ class ArmyFleetResolver:
             r = results[slot]
             if r is not None and not r.reason.startswith(why):
                 r.reason = f"{why}; {r.reason}" if r.reason else why
-        for p, slot in self.result_slot.items():  # units that stood in a paradox
+        for p, slot in self.result_slot.items():  # units that stood in a paradox; dislodged units say so
             r = results[slot]
             i = self.idx_of[p]
-            if r is not None and i in self.stood and r.result != "invalid":
+            if r is None or r.result == "invalid":
+                continue
+            if i in self.stood:
                 r.result, r.reason = "fails", "paradox: all units involved stand"
+            if p in dislodged and p not in self._ashore and "dislodged" not in r.reason:
+                r.reason += ", dislodged"
 
     def _why_not_aboard(self: Any, e: int) -> str:
         if e in self.stood:
