@@ -21,6 +21,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "game": "judge.service.cli:game",
     "demo": "judge.service.cli:demo",
     "status": "judge.service.cli:status",
+    "publish": "judge.service.publish:publish",
 }
 
 
