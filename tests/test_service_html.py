@@ -77,9 +77,8 @@ def test_html_parts_are_valid(mails: list[Mail]) -> None:
             continue
         seen.add(html)
         assert html.lstrip().startswith("<!DOCTYPE html>"), m.subject
-        p = check_html(html)
-        title = [d for tag, d in p.tags if tag == "title"]
-        assert "<title>" in html and title is not None
+        check_html(html)
+        assert re.search(r"<title>[^<]+</title>", html), m.subject
 
 
 def test_text_parts_fit_72_columns(mails: list[Mail]) -> None:
