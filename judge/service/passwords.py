@@ -36,10 +36,36 @@ def hash_password(password: str, cost: int = DEFAULT_COST) -> str:
     return "scrypt${}${}${}${}${}".format(n, _R, _P, _b64(salt), _b64(key))
 
 
+# Players sign on with every order mail, so each check would pay the full scrypt cost. A
+# successful check is remembered in memory only, as a keyed BLAKE2b digest under a key made at
+# start-up: the database still holds nothing but scrypt hashes, a wrong password always gets the
+# full scrypt comparison, and a changed password has a new hash (so a new cache entry).
+_CACHE_KEY = os.urandom(32)
+_VERIFIED: dict[str, bytes] = {}
+_CACHE_SIZE = 4096
+
+
+def _remembered(password: str, stored: str) -> bytes:
+    return hashlib.blake2b(password.encode("utf-8"), key=_CACHE_KEY, person=b"judge-pw",
+                           salt=hashlib.blake2b(stored.encode("ascii", "replace"), digest_size=16).digest()).digest()
+
+
 def verify_password(password: str, stored: str | None) -> bool:
     """True if ``password`` matches ``stored``; never raises on a malformed hash."""
     if not stored:
         return False
+    known = _VERIFIED.get(stored)
+    if known is not None and hmac.compare_digest(known, _remembered(password, stored)):
+        return True
+    ok = _scrypt_matches(password, stored)
+    if ok:
+        if len(_VERIFIED) >= _CACHE_SIZE:
+            _VERIFIED.pop(next(iter(_VERIFIED)))
+        _VERIFIED[stored] = _remembered(password, stored)
+    return ok
+
+
+def _scrypt_matches(password: str, stored: str) -> bool:
     try:
         scheme, n, r, p, salt, key = stored.split("$")
         if scheme != "scrypt":
