@@ -183,6 +183,21 @@ def test_circular_movement_through_a_landing(rules):
 
 
 @pytest.mark.parametrize("rules", BOTH)
+def test_a_cycle_with_one_consistent_outcome_is_no_paradox_in_any_order(rules):
+    """Regression: Turkey boards F Bla, lands in Rumania and moves the fleet on to Constantinople
+    while Russia's F Rum moves into the Black Sea. Only one outcome agrees with itself (all four
+    orders succeed), but when the boarding was written (or its army listed) first the resolver met
+    the cycle at the boarding, found that neither of its guesses agreed with itself and called it a
+    paradox (Davis: all units stand)."""
+    lines = ["Turkey: A Sev E F Bla", "Turkey: F Bla - Con", "Turkey: A Bla D Rum", "Russia: F Rum - Bla"]
+    for orders in (lines, lines[::-1]):
+        for army_first in (True, False):
+            pos = position({"Turkey": "A Sev, F Bla" if army_first else "F Bla, A Sev", "Russia": "F Rum"})
+            out = play(pos, "\n".join(orders), rules)
+            assert out.units() == {"Turkey": {"A Rum", "F Con"}, "Russia": {"F Bla"}}, (orders, army_first)
+
+
+@pytest.mark.parametrize("rules", BOTH)
 def test_circular_movement_of_an_a_f(rules):
     pos = position({"England": "A/F Eng", "France": "F Mao", "Germany": "F Iri"})
     out = play(pos, "England: A/F Eng - Mao\nFrance: F Mao - Iri\nGermany: F Iri - Eng\nEngland: A Mao D Por", rules)

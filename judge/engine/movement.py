@@ -3,8 +3,9 @@
 The resolver follows Lucas Kruijswijk's "The Math of Adjudication" (DATC, chapter 5): one
 decision per order (a move succeeds; a support is given; a convoying fleet stays), resolved
 recursively with a guess for decisions in a dependency cycle. A cycle with two consistent
-outcomes of only moves is circular movement (all move); any other cycle is a convoy paradox,
-broken by the configured rule (Szykman by default: the convoys of the paradox fail).
+outcomes of only moves is circular movement (all move); a cycle with exactly one consistent
+outcome takes it, even where guessing its head alone misses it; any other cycle is a convoy
+paradox, broken by the configured rule (Szykman by default: the convoys of the paradox fail).
 
 The resolver is generic over "carried" moves: a move that needs carriers (an army's convoy
 fleets; a coast-running fleet's protecting armies) succeeds only along an unbroken chain of
@@ -27,6 +28,10 @@ _CODE: dict[type, int] = {Move: MOVE, Hold: HOLD, Support: SUPPORT, Convoy: CONV
 
 class Illegal(Exception):
     """An order that could never be valid (DATC 4.E.1): it is ignored, the unit holds."""
+
+
+class _Unsettled(Exception):
+    """A trial outcome of a cycle that runs into another undecided cycle (see ``only_solution``)."""
 
 
 @dataclass
@@ -429,8 +434,48 @@ class MovementResolver:
         for d in deps[mark:]:
             self.state[d] = UNRESOLVED
         del deps[mark:]
+        if self._trial:
+            raise _Unsettled  # a cycle inside a trial of only_solution: that trial cannot tell
+        if first and not second and self.only_solution(cycle):
+            return self.resolve(i)
         self.backup_rule(cycle)
         return self.resolve(i)
+
+    _trial = False
+
+    def only_solution(self, cycle: list[int]) -> bool:
+        """Neither guess for the cycle's head agreed with itself. Yet the cycle may have exactly one
+        consistent outcome, which the two guesses missed because a decision inside the cycle heads
+        a cycle of its own (its value was taken from its first guess). Then that outcome is no
+        paradox: settle the cycle on it and return True. Tried for short cycles only."""
+        if len(cycle) > 10:
+            return False
+        state, res, mark = list(self.state), list(self.res), len(self.deps)
+        found: list[int] = []
+        self._trial = True
+        try:
+            for bits in range(1 << len(cycle)):
+                self.state, self.res = list(state), list(res)
+                for k, d in enumerate(cycle):
+                    self.res[d], self.state[d] = bool(bits >> k & 1), RESOLVED
+                try:
+                    ok = all(self.adjudicate(d) == self.res[d] for d in cycle)
+                except _Unsettled:
+                    return False
+                finally:
+                    del self.deps[mark:]
+                if ok:
+                    found.append(bits)
+                    if len(found) > 1:
+                        return False
+        finally:
+            self._trial = False
+            self.state, self.res = state, res
+        if not found:
+            return False
+        for k, d in enumerate(cycle):
+            self.res[d], self.state[d] = bool(found[0] >> k & 1), RESOLVED
+        return True
 
     def backup_rule(self, cycle: list[int]) -> None:
         """Two consistent outcomes (or none) for a cycle: circular movement or a paradox."""
