@@ -263,11 +263,16 @@ class Variant:
     raw: dict[str, Any]
 
     def power(self, name: str) -> Power | None:
-        n = norm(name)
-        for p in self.powers.values():
-            if n in (norm(p.name), norm(p.abbrev), norm(p.adjective)) or n == p.letter.lower():
-                return p
-        return None
+        """A power by name, abbreviation, adjective or letter (any case)."""
+        index = self.__dict__.get("_power_index")
+        if index is None:
+            index = {}
+            for p in self.powers.values():
+                for key in (p.letter.lower(), norm(p.adjective), norm(p.abbrev), norm(p.name)):
+                    index[key] = p  # later keys win: a full name beats another power's letter
+            self.__dict__["_power_index"] = index
+        got = index.get(name)
+        return got if got is not None else index.get(norm(name))
 
     def map_at(self, phase: Phase | str) -> Map:
         """The map in force during ``phase`` (after every change scheduled before it)."""

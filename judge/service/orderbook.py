@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, fields
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from judge.engine import adjudicate
@@ -57,9 +58,14 @@ def to_dict(order: Order, m: Any) -> dict[str, Any]:
     return d
 
 
+@lru_cache(maxsize=None)
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in fields(cls))  # type: ignore[arg-type]
+
+
 def from_dict(d: dict[str, Any]) -> Order:
     cls = ORDER_KINDS[d["type"]]
-    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    names = _field_names(cls)
     return cls(**{k: v for k, v in d.items() if k in names})
 
 
@@ -225,7 +231,29 @@ def submit(store: Store, phase_id: int, pos: Position, power: str, text: str, ru
     if accepted:
         store.insert("orders", phase_id=phase_id, power=power, raw=text, message_id=message_id, created=iso(now),
                      state="active", orders=dumps([to_dict(o, m) for o in accepted]))
+        supersede(store, phase_id, power)
     return Submission(reports, len(accepted))
+
+
+def supersede(store: Store, phase_id: int, power: str) -> None:
+    """Mark 'superseded' the power's earlier submissions whose every order a later one replaced.
+
+    The current orders (the last order per unit over the active rows) stay exactly the same; the
+    rows stay for the record. It keeps the active rows few however often a player re-sends."""
+    covered: set[str] = set()
+    stale: list[int] = []
+    rows = store.all("SELECT id, orders FROM orders WHERE phase_id = ? AND power = ? AND state = 'active' "
+                     "ORDER BY id DESC", (phase_id, power))
+    for row in rows:
+        orders = [from_dict(d) for d in loads(row["orders"], [])]
+        if any(not o.is_unit_order for o in orders):
+            continue  # waives fill numbered slots: keep those rows as they are
+        keys = {province_of(o.loc) for o in orders}
+        if keys <= covered:
+            stale.append(row["id"])
+        covered |= keys
+    for row_id in stale:
+        store.conn.execute("UPDATE orders SET state = 'superseded' WHERE id = ?", (row_id,))
 
 
 def clear(store: Store, phase_id: int, power: str) -> int:
