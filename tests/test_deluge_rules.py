@@ -69,10 +69,14 @@ England: Build A Edi
 England: Build F Lvp
 Turkey: Build F Con""")
     assert str(res.next.phase) == "Spring 1901 Movement"
-    assert units(res)["Russia"] == ["A Mos", "F Sev", "F StP/nc"]  # no fleet inland in Warsaw
-    assert result_of(res, "Build F War").result == "invalid"
+    assert result_of(res, "Build F War").result == "invalid"  # no fleet inland in Warsaw
+    # a home centre left unbuilt gets the regular game's unit (rule 0), not a waived build
+    assert sorted(units(res)["Russia"]) == ["A Mos", "A War", "F Sev", "F StP/nc"]
+    assert result_of(res, "Build A War").reason.startswith("no order")
     assert units(res)["England"] == ["A Edi", "A Lon", "F Lvp"]
-    assert units(res)["Turkey"] == ["F Con"]  # the unordered builds are waived
+    assert sorted(units(res)["Turkey"]) == ["A Smy", "F Ank", "F Con"]
+    res = play(pos, "")  # a power that misses the first deadline still starts with its units
+    assert sorted(units(res)["Austria"]) == ["A Bud", "A Vie", "F Tri"]
 
 
 # -- rule 6: builds in any vacant owned centre ----------------------------------------------------

@@ -27,8 +27,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from judge.engine.adjustment import adjustments_due
 from judge.engine.modules import RuleModule
-from judge.engine.orders import Build, Order, OrderResult
+from judge.engine.orders import Build, Order, OrderResult, Waive
 from judge.engine.position import Position, Unit
 from judge.variant import Map, province_of
 
@@ -387,6 +388,8 @@ def adjudicate_adjustments(pos: Position, orders: list[Order], rules: dict[str, 
     that the sinking will give several coasts must name the coast it will stand on then.
 
     Returns None (the standard adjudication) when no map change follows this phase."""
+    if pos.phase == pos.variant.calendar.start and _opening(pos):
+        return opening_builds(pos, orders, rules)
     if not pos.variant.changes_after(pos.phase):
         return None
     cur, nxt = pos.map, next_map(pos)
@@ -552,3 +555,42 @@ if __name__ == "__main__":  # pragma: no cover - a data tool for game masters
     path = sys.argv[1] if len(sys.argv) > 1 else str(SEEDS_DIR / "deluge2.toml")
     with open(path, "rb") as fh:
         sys.stdout.write(changes_toml(tomllib.load(fh)))
+
+
+def _opening(pos: Position) -> dict[str, list[str]]:
+    return pos.variant.raw.get("deluge", {}).get("opening", {})
+
+
+def opening_builds(pos: Position, orders: list[Order], rules: dict[str, Any]):
+    """Winter 1900 (rule 1): players choose the kind of unit for each home centre. A home centre its
+    owner leaves unbuilt gets the regular game's unit there (rule 0, "Regular Diplomacy rules apply
+    except when they don't"), from the seed's ``[deluge.opening]``, not a waived build: a power
+    that misses the first deadline still starts the game with its units."""
+    from judge.engine import modules
+
+    others = {**rules, "modules": tuple(m for m in rules.get("modules", ()) if m != "deluge")}
+    results, units = modules.adjudicate_adjustments(pos, orders, others)
+    m = pos.map
+    out: list[OrderResult] = []
+    for r in results:
+        if not (r.default and isinstance(r.order, Waive)):
+            out.append(r)
+            continue
+        placed = 0
+        left = adjustments_due(pos).get(r.power, 0) - sum(
+            1 for x in out if x.power == r.power and isinstance(x.order, Build) and x.result == "succeeds")
+        for text in _opening(pos).get(r.power, ()):
+            if placed >= left:
+                break
+            kind, _, where = text.partition(" ")
+            loc = where.strip().lower()
+            prov = province_of(loc)
+            if prov in units or pos.centres.get(prov) != r.power:
+                continue
+            units[prov] = Unit(r.power, kind.upper(), loc)
+            out.append(OrderResult(Build(r.power, kind.upper(), loc), r.power, None, "succeeds",
+                                   "no order: the regular game's unit (Winter 1900)", default=True, map=m))
+            placed += 1
+        if not placed:
+            out.append(r)
+    return out, units
