@@ -7,15 +7,21 @@ never sent for something that did not happen. Transports take :class:`OutboxItem
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email import policy
+from email import quoprimime
+from email.header import Header
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr, make_msgid
+from typing import Any
 
 from judge.service.config import JudgeConfig
 from judge.service.render import mail_html
 from judge.service.store import Store, dumps, iso, loads
+
+CRLF = "\r\n"
 
 #: wait after the n-th temporary failure (the last value repeats)
 BACKOFF = (timedelta(minutes=5), timedelta(minutes=15), timedelta(hours=1), timedelta(hours=4),
@@ -40,26 +46,74 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
     :mod:`render` made with the text (a :class:`~judge.service.render.MailText`), or the text laid
     out. Pictures with a Content-ID go with the HTML part (``multipart/related``, inline, with a
     file name so text-only readers can save them); the others are attachments.
+
+    The header fields and the common two-part body are written out directly: going through
+    :class:`EmailMessage` re-parses every header with the header registry, which cost more than
+    all the rest of an order mail's reply. Messages with pictures (reports, a few per phase) still
+    have their body built by :class:`EmailMessage`.
     """
-    msg = EmailMessage(policy=policy.SMTP)
     domain = cfg.address.rpartition("@")[2] or "localhost"
     mid = make_msgid(idstring="judge", domain=domain)
-    msg["From"] = formataddr((cfg.name, cfg.address))
-    msg["To"] = ", ".join(to)
-    msg["Subject"] = subject
-    msg["Date"] = format_datetime(now)
-    msg["Message-ID"] = mid
+    fields = [("From", formataddr((cfg.name, cfg.address))), ("To", ", ".join(to)), ("Subject", subject),
+              ("Date", format_datetime(now)), ("Message-ID", mid)]
     if in_reply_to:
-        msg["In-Reply-To"] = in_reply_to
-        msg["References"] = references or in_reply_to
-    msg["Auto-Submitted"] = auto
-    msg[cfg.loop_header] = cfg.address
-    for name, value in (headers or {}).items():
-        msg[name] = value
-    msg.set_content(str(text), charset="utf-8")
+        fields += [("In-Reply-To", in_reply_to), ("References", references or in_reply_to)]
+    fields += [("Auto-Submitted", auto), (cfg.loop_header, cfg.address), *(headers or {}).items()]
+    head = "".join(header_field(name, value) for name, value in fields).encode("ascii")
     html = getattr(text, "html", None) or mail_html(subject, str(text))
-    msg.add_alternative(html, subtype="html", charset="utf-8")
     files = list(getattr(text, "attachments", ()))
+    body = _mime_body(str(text), html, files) if files else _alternative(str(text), html)
+    return head + body, mid
+
+
+def header_field(name: str, value: str) -> str:
+    """One header line (CRLF): folded to 78 columns, non-ASCII text as RFC 2047 encoded words."""
+    if "\r" in value or "\n" in value:  # as EmailMessage: a value never starts a header of its own
+        raise ValueError(f"header {name} may not contain CR or LF: {value!r}")
+    if not value.isascii() or len(value) > 900 and max(map(len, value.split(" "))) > 900:
+        # encoded words: for non-ASCII text, and to split a word too long for a line (RFC 5322: 998)
+        return f"{name}: {Header(value, 'utf-8', header_name=name).encode(linesep=CRLF)}\r\n"
+    # fold at spaces only, so unfolding gives the value back; a longer word stays whole
+    lines, line = [], f"{name}:"
+    for word in value.split(" "):
+        if word and len(line) + 1 + len(word) > 78 and line.strip(" ") != f"{name}:":
+            lines.append(line)
+            line = ""
+        line += " " + word
+    lines.append(line)
+    return CRLF.join(lines) + CRLF
+
+
+def _text_part(subtype: str, text: str) -> str:
+    """A text part: 7bit when it is short-lined ASCII, else quoted-printable (UTF-8)."""
+    lines = text.splitlines()
+    if text.isascii() and all(len(line) <= 78 for line in lines):
+        cte, body = "7bit", CRLF.join(lines) + CRLF
+    else:  # as the stdlib does it: the UTF-8 bytes, one character each, for quoprimime
+        raw = ("\n".join(lines) + "\n").encode("utf-8").decode("latin-1")
+        cte, body = "quoted-printable", quoprimime.body_encode(raw, 76, eol=CRLF)
+        if not body.endswith(CRLF):
+            body += CRLF
+    return (f'Content-Type: text/{subtype}; charset="utf-8"\r\nContent-Transfer-Encoding: {cte}\r\n\r\n'
+            f"{body}")
+
+
+def _alternative(text: str, html: str) -> bytes:
+    parts = [_text_part("plain", text), _text_part("html", html)]
+    boundary = "=_" + secrets.token_hex(16)
+    while any(boundary in p for p in parts):  # astronomically unlikely, but then never ambiguous
+        boundary = "=_" + secrets.token_hex(16)
+    out = [f'MIME-Version: 1.0\r\nContent-Type: multipart/alternative;\r\n boundary="{boundary}"\r\n\r\n']
+    out += [f"--{boundary}\r\n{p}\r\n" for p in parts]  # that CRLF belongs to the delimiter after
+    out.append(f"--{boundary}--\r\n")
+    return "".join(out).encode("utf-8")  # every part is ASCII already
+
+
+def _mime_body(text: str, html: str, files: list[Any]) -> bytes:
+    """The body with pictures, built by EmailMessage (MIME-Version and Content-Type first)."""
+    msg = EmailMessage(policy=policy.SMTP)
+    msg.set_content(text, charset="utf-8")
+    msg.add_alternative(html, subtype="html", charset="utf-8")
     html_part = msg.get_payload()[1]  # type: ignore[index]
     for a in files:
         maintype, _, subtype = a.content_type.partition("/")
@@ -70,7 +124,7 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
         maintype, _, subtype = a.content_type.partition("/")
         if not a.cid:
             msg.add_attachment(a.data, maintype, subtype, filename=a.filename)
-    return msg.as_bytes(policy=policy.SMTP), mid
+    return msg.as_bytes(policy=policy.SMTP)
 
 
 def list_headers(cfg: JudgeConfig, game: str, address: str) -> dict[str, str]:
