@@ -7,6 +7,9 @@ changed: all I/O stays on this side.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import functools
 import logging
 import random
 import re
@@ -15,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from judge.engine import adjudicate
-from judge.engine.position import Position
+from judge.engine.position import Position, Unit
 from judge.rules import RuleError, check_rule, merge_rules
 from judge.service import deadlines, orderbook, outbox, report, zine
 from judge.service.config import JudgeConfig
@@ -62,8 +65,9 @@ class Game:
     options: dict[str, Any]
     outcome: dict[str, Any] | None = None
 
-    @property
+    @functools.cached_property
     def variant(self) -> Variant:
+        # once per Game object (a transaction's worth): load_variant stats the seed file each call
         return load_variant(self.variant_name)
 
     @property
@@ -273,18 +277,47 @@ class PhaseRow:
     state: str
     variant: Variant
 
+    position_text: str | None = field(default=None, repr=False, compare=False)  # as stored
+
     @property
     def position(self) -> Position:
-        return Position.from_json(self.position_json, self.variant)
+        """The phase's position; each caller gets its own copy, as the engine changes some in place."""
+        return _own_copy(_parsed_position(self.position_text, self.position_json, self.variant))
 
     @property
     def phase(self) -> Phase:
         return self.variant.calendar.parse(self.name)
 
 
+#: stored position text -> (its variant, the parsed Position, never handed out): an order mail
+#: reads its phase's row several times, and parsing was a tenth of its cost
+_PARSED: dict[str, tuple[Variant, Position]] = {}
+
+
+def _parsed_position(text: str | None, data: dict[str, Any], variant: Variant) -> Position:
+    if text is None:
+        return Position.from_json(data, variant)
+    hit = _PARSED.get(text)
+    if hit is None or hit[0] is not variant:  # a seed file reloaded makes a new Variant
+        if len(_PARSED) >= 32:
+            _PARSED.clear()
+        hit = _PARSED[text] = (variant, Position.from_json(data, variant))
+    return hit[1]
+
+
+def _own_copy(pos: Position) -> Position:
+    """A copy sharing nothing changeable with ``pos``: units too (the engine moves some in place)."""
+    def unit(u: Unit) -> Unit:
+        return Unit(u.power, u.kind, u.loc)
+
+    return Position(pos.variant, pos.phase, {p: unit(u) for p, u in pos.units.items()}, dict(pos.centres),
+                    {p: dataclasses.replace(d, unit=unit(d.unit)) for p, d in pos.dislodged.items()},
+                    copy.deepcopy(pos.extra))
+
+
 def _phase(row: Any, v: Variant) -> PhaseRow:
     return PhaseRow(row["id"], row["seq"], row["name"], row["short"], loads(row["position"]),
-                    from_iso(row["deadline"]), from_iso(row["grace_end"]), row["state"], v)
+                    from_iso(row["deadline"]), from_iso(row["grace_end"]), row["state"], v, row["position"])
 
 
 def current_phase(store: Store, game: Game) -> PhaseRow | None:
