@@ -198,6 +198,34 @@ def test_a_cycle_with_one_consistent_outcome_is_no_paradox_in_any_order(rules):
 
 
 @pytest.mark.parametrize("rules", BOTH)
+def test_a_rotation_carrying_a_boarding_army_does_not_depend_on_the_order_of_the_orders(rules):
+    """Regression: F Nth, F Eng and F Bel rotate while A Nwy boards F Nth and lands in Holland. The
+    cycle has two consistent outcomes (all move, or none); which rule took it (circular movement,
+    or Davis III h: all stand) depended on which decision the resolver met first. Now the whole
+    cycle is judged: Davis, a cycle with a boarding and a landing: all stand; Agar (the boarding
+    comes first): circular movement, everyone moves."""
+    lines = ["Russia: A Nth D Hol", "Russia: A Nwy E F Nth", "Russia: F Nth - Eng", "England: F Eng - Bel",
+             "France: F Bel - Nth"]
+    want = ({"Russia": {"A Hol", "F Eng"}, "England": {"F Bel"}, "France": {"F Nth"}} if rules == AGAR else
+            {"Russia": {"A Nwy", "F Nth"}, "England": {"F Eng"}, "France": {"F Bel"}})
+    for orders in (lines, lines[1:] + lines[:1], lines[::-1]):
+        for units in ("F Nth, A Nwy", "A Nwy, F Nth"):
+            out = play(position({"Russia": units, "England": "F Eng", "France": "F Bel"}), "\n".join(orders), rules)
+            assert out.units() == want, (orders, units)
+
+
+@pytest.mark.parametrize("rules", BOTH)
+def test_the_army_of_a_failed_fast_ferry_stays_aboard_the_same_fleet_in_any_order(rules):
+    """Regression: with two fleets of its power ferrying it, the army that cannot land stayed
+    aboard the fleet whose order came first; now the one whose space comes first by name."""
+    pos = position({"England": "A Lon, F Nth, F Eng", "France": "A Bel"})
+    for ferries in (["England: F Eng FF A Lon - Bel", "England: F Nth FF A Lon - Bel"],
+                    ["England: F Nth FF A Lon - Bel", "England: F Eng FF A Lon - Bel"]):
+        out = play(pos, "\n".join(["England: A Lon - Bel", *ferries]), rules)
+        assert out.units("England") == {"A/F Eng", "F Nth"}
+
+
+@pytest.mark.parametrize("rules", BOTH)
 def test_circular_movement_of_an_a_f(rules):
     pos = position({"England": "A/F Eng", "France": "F Mao", "Germany": "F Iri"})
     out = play(pos, "England: A/F Eng - Mao\nFrance: F Mao - Iri\nGermany: F Iri - Eng\nEngland: A Mao D Por", rules)

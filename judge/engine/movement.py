@@ -2,9 +2,10 @@
 
 The resolver follows Lucas Kruijswijk's "The Math of Adjudication" (DATC, chapter 5): one
 decision per order (a move succeeds; a support is given; a convoying fleet stays), resolved
-recursively with a guess for decisions in a dependency cycle. A cycle with two consistent
-outcomes of only moves is circular movement (all move); a cycle with exactly one consistent
-outcome takes it, even where guessing its head alone misses it; any other cycle is a convoy
+recursively with a guess for decisions in a dependency cycle; a short cycle's consistent outcomes
+are then counted whole (:meth:`MovementResolver.solutions`), so that the result does not depend
+on the order of the orders. A cycle with exactly one consistent outcome takes it; one with two
+consistent outcomes of only moves is circular movement (all move); any other cycle is a convoy
 paradox, broken by the configured rule (Szykman by default: the convoys of the paradox fail).
 
 The resolver is generic over "carried" moves: a move that needs carriers (an army's convoy
@@ -386,6 +387,8 @@ class MovementResolver:
         self.state = [UNRESOLVED] * n
         self.res = [False] * n
         self.deps: list[int] = []
+        self._entered: dict[int, int] = {}
+        self._tick = 0
         for i in range(n):
             self.resolve(i)
         if self.paradox_rule == "convoyed_attack_yields":
@@ -405,51 +408,62 @@ class MovementResolver:
         mark = len(deps)
         self.res[i] = False
         self.state[i] = GUESSING
+        entered = self._entered
+        self._tick += 1
+        me = entered[i] = self._tick  # when it began to be guessed
         first = self.adjudicate(i)
         if len(deps) == mark:
             if self.state[i] != RESOLVED:
                 self.res[i] = first
                 self.state[i] = RESOLVED
             return first
-        if deps[mark] != i:
-            # part of a cycle found higher up: keep the guess for now
+        if min(entered.get(d, -1) for d in deps[mark:]) < me:
+            # part of a cycle found higher up (it rests on a guess made before this one, by a
+            # decision that is still being resolved): keep the guess for now
             deps.append(i)
             self.res[i] = first
             return first
         # i heads a cycle: try the other guess
-        for d in deps[mark:]:
+        seen = deps[mark:]
+        for d in seen:
             self.state[d] = UNRESOLVED
         del deps[mark:]
         self.res[i] = True
         self.state[i] = GUESSING
         second = self.adjudicate(i)
-        if first == second:
-            for d in deps[mark:]:
-                self.state[d] = UNRESOLVED
-            del deps[mark:]
-            self.res[i] = first
-            self.state[i] = RESOLVED
-            return first
-        cycle = list(dict.fromkeys([i, *deps[mark:]]))
+        cycle = list(dict.fromkeys([i, *seen, *deps[mark:]]))
         for d in deps[mark:]:
             self.state[d] = UNRESOLVED
         del deps[mark:]
-        if self._trial:
-            raise _Unsettled  # a cycle inside a trial of only_solution: that trial cannot tell
-        if first and not second and self.only_solution(cycle):
-            return self.resolve(i)
+        found = None if self._trial else self.solutions(cycle)
+        if found is None:  # the guesses for the head alone decide
+            if first == second:
+                self.res[i] = first
+                self.state[i] = RESOLVED
+                return first
+            if self._trial:
+                raise _Unsettled  # a cycle inside a trial of ``solutions``: that trial cannot tell
+        elif len(found) == 1:
+            for k, d in enumerate(cycle):
+                self.res[d], self.state[d] = bool(found[0] >> k & 1), RESOLVED
+            return self.res[i]
         self.backup_rule(cycle)
         return self.resolve(i)
 
     _trial = False
 
-    def only_solution(self, cycle: list[int]) -> bool:
-        """Neither guess for the cycle's head agreed with itself. Yet the cycle may have exactly one
-        consistent outcome, which the two guesses missed because a decision inside the cycle heads
-        a cycle of its own (its value was taken from its first guess). Then that outcome is no
-        paradox: settle the cycle on it and return True. Tried for short cycles only."""
+    def solutions(self, cycle: list[int]) -> list[int] | None:
+        """The consistent outcomes of a cycle (bit k: decision ``cycle[k]``), or None when they
+        cannot be told (a long cycle, or one that runs into another undecided cycle).
+
+        Guessing the head alone is not enough where a decision inside the cycle heads a cycle of
+        its own: its value is then taken from its own first guess, and the head's two guesses may
+        agree (or both contradict themselves) although the cycle has two outcomes (or one). So the
+        outcome does not depend on which decision the resolver meets first, that is on the order
+        of the orders, the cycle's outcomes are counted: exactly one is taken; none or several go
+        to the backup rule (circular movement, paradox)."""
         if len(cycle) > 10:
-            return False
+            return None
         state, res, mark = list(self.state), list(self.res), len(self.deps)
         found: list[int] = []
         self._trial = True
@@ -459,23 +473,16 @@ class MovementResolver:
                 for k, d in enumerate(cycle):
                     self.res[d], self.state[d] = bool(bits >> k & 1), RESOLVED
                 try:
-                    ok = all(self.adjudicate(d) == self.res[d] for d in cycle)
+                    if all(self.adjudicate(d) == self.res[d] for d in cycle):
+                        found.append(bits)
                 except _Unsettled:
-                    return False
+                    return None
                 finally:
                     del self.deps[mark:]
-                if ok:
-                    found.append(bits)
-                    if len(found) > 1:
-                        return False
         finally:
             self._trial = False
             self.state, self.res = state, res
-        if not found:
-            return False
-        for k, d in enumerate(cycle):
-            self.res[d], self.state[d] = bool(found[0] >> k & 1), RESOLVED
-        return True
+        return found
 
     def backup_rule(self, cycle: list[int]) -> None:
         """Two consistent outcomes (or none) for a cycle: circular movement or a paradox."""
@@ -676,6 +683,7 @@ class MovementResolver:
         self.state = [UNRESOLVED] * n
         self.res = [False] * n
         self.deps = []
+        self._entered = {}
         for i in range(n):
             self.resolve(i)
 

@@ -452,7 +452,9 @@ class ArmyFleetResolver:
         self.own_ferries: dict[int, list[int]] = {}
         for i in range(n):
             if code[i] == MOVE and self.carried[i] and i not in self.land_of:
-                own = [c for c in self.carriers[i] if self.power[c] == self.power[i]]
+                # two of them: the army stays aboard the one whose space comes first by name,
+                # whatever the order of the orders
+                own = sorted((c for c in self.carriers[i] if self.power[c] == self.power[i]), key=lambda c: self.src[c])
                 if own:
                     self.own_ferries[i] = own
 
