@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 
 import sqlite_utils
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def iso(t: datetime | None) -> str | None:
@@ -131,7 +131,13 @@ def _v3(db: sqlite_utils.Database) -> None:
         foreign_keys=[("phase_id", "phases", "id"), ("game_id", "games", "id")], if_not_exists=True)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3]
+def _v4(db: sqlite_utils.Database) -> None:
+    # a phase's current orders without reading the superseded submissions: a player who re-sends
+    # orders often left hundreds of those for every order mail (and every late-powers check) to skip
+    db.execute("CREATE INDEX IF NOT EXISTS orders_active ON orders (phase_id, power, id) WHERE state = 'active'")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4]
 
 
 class Store:
