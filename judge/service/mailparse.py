@@ -6,10 +6,13 @@ message we must not answer (auto-replies, bounces, lists, loops) yields an ``ign
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
 from email import policy
+from email.headerregistry import BaseHeader
+from email.policy import EmailPolicy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses
@@ -41,6 +44,25 @@ class IncomingMail:
     notes: list[str] = field(default_factory=list)  # things to tell the sender (e.g. truncated)
 
 
+@functools.lru_cache(maxsize=512)
+def _parsed_header(name: str, value: str) -> BaseHeader:
+    return policy.default.header_fetch_parse(name, value)  # type: ignore[no-any-return]
+
+
+class _ReadPolicy(EmailPolicy):
+    """``policy.default`` remembering parsed header fields by (name, text): reading one mail asks
+    for Content-Type a dozen times, and most mails' Content-Type lines are alike. Header objects
+    are read-only, so sharing them is safe."""
+
+    def header_fetch_parse(self, name: str, value: str) -> BaseHeader:  # type: ignore[override]
+        if isinstance(value, str) and len(value) < 1000:
+            return _parsed_header(name, value)
+        return super().header_fetch_parse(name, value)  # type: ignore[no-any-return]
+
+
+_READ_POLICY = _ReadPolicy()
+
+
 def parse_message(raw: bytes, our_address: str = "", loop_header: str = "X-Judge-Loop") -> IncomingMail:
     """Read one message. Never raises."""
     try:
@@ -54,7 +76,7 @@ def _synthetic_id(raw: bytes) -> str:
 
 
 def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
-    msg: EmailMessage = BytesParser(policy=policy.default).parsebytes(raw)  # type: ignore[assignment]
+    msg: EmailMessage = BytesParser(policy=_READ_POLICY).parsebytes(raw)  # type: ignore[assignment]
     mid = _header(msg, "Message-ID").strip()
     mail = IncomingMail(message_id=mid if mid else _synthetic_id(raw))
     mail.references = " ".join((_header(msg, "References") + " " + mid).split())
