@@ -214,6 +214,21 @@ def test_a_rotation_carrying_a_boarding_army_does_not_depend_on_the_order_of_the
             assert out.units() == want, (orders, units)
 
 
+def test_a_swap_through_a_landing_is_circular_movement_in_any_order():
+    """Regression: Italy's army lands in Tunis from the Western Mediterranean while F Tun moves
+    there and Italy's fleet goes on to the Tyrrhenian Sea, which Turkey's fleet also wants but
+    keeps out of to take back its army bouncing in Marseilles (whose support the landing cuts).
+    Two consistent outcomes, all move or none: circular movement, everyone moves. Which of them was
+    taken depended on which decision of the cycle the resolver met first."""
+    lines = ["Italy: A Wes D Tun", "Italy: F Wes - Tys", "Turkey: A Lyo D Mar", "Turkey: F Lyo - Tys",
+             "Austria: F Tun - Wes", "Austria: A Mar S A Pie"]
+    for orders in (lines, [lines[i] for i in (0, 2, 5, 1, 3, 4)]):
+        pos = position({"Italy": "A/F Wes", "Turkey": "A/F Lyo", "Austria": "F Tun, A Mar", "England": "A Pie"})
+        out = play(pos, "\n".join(orders))
+        assert out.units() == {"Italy": {"A Tun", "F Tys"}, "Turkey": {"A/F Lyo"}, "Austria": {"F Wes", "A Mar"},
+                               "England": {"A Pie"}}, orders
+
+
 @pytest.mark.parametrize("rules", BOTH)
 def test_the_army_of_a_failed_fast_ferry_stays_aboard_the_same_fleet_in_any_order(rules):
     """Regression: with two fleets of its power ferrying it, the army that cannot land stayed

@@ -447,10 +447,15 @@ class MovementResolver:
             for k, d in enumerate(cycle):
                 self.res[d], self.state[d] = bool(found[0] >> k & 1), RESOLVED
             return self.res[i]
-        self.backup_rule(cycle)
+        self.cycle_outcomes = found  # for the backup rule of a rule module
+        try:
+            self.backup_rule(cycle)
+        finally:
+            self.cycle_outcomes = None
         return self.resolve(i)
 
     _trial = False
+    cycle_outcomes: list[int] | None = None  # the consistent outcomes of the cycle given to backup_rule
 
     def solutions(self, cycle: list[int]) -> list[int] | None:
         """The consistent outcomes of a cycle (bit k: decision ``cycle[k]``), or None when they

@@ -588,7 +588,16 @@ class ArmyFleetResolver:
     def backup_rule(self: Any, cycle: list[int]) -> None:
         code = self.code
         if any(code[d] in (PATH, EMBARK) for d in cycle) or any(d in self.land_of for d in cycle):
-            if all(code[d] in (MOVE, PATH) for d in cycle) and self._two_outcomes(cycle[0]):
+            outs = self.cycle_outcomes
+            if all(code[d] in (MOVE, PATH) for d in cycle) and outs is not None:
+                if len(outs) == 2 and (outs[0] | outs[1]) in outs:
+                    # circular movement through a landing: the outcome where everyone moves (the
+                    # other one's moves all fail), whichever decision the cycle was met at
+                    every = outs[0] | outs[1]
+                    for k, d in enumerate(cycle):
+                        self.res[d], self.state[d] = bool(every >> k & 1), RESOLVED
+                    return
+            elif all(code[d] in (MOVE, PATH) for d in cycle) and self._two_outcomes(cycle[0]):
                 # circular movement through a landing: take the outcome where the head succeeds
                 self.res[cycle[0]] = True
                 self.state[cycle[0]] = RESOLVED
