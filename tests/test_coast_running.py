@@ -351,6 +351,16 @@ def test_ruling_off_route_protection_reported_void():
     assert res[1] == ("fails", "void: the army is on no route of the run")
 
 
+def test_a_dislodged_fleet_whose_convoy_is_on_no_route_says_it_was_dislodged():
+    """Regression: the convoy of F Nao (F Mao, which would complete the route, holds) is void and
+    the fleet is dislodged; its result said only "void"."""
+    units = {"England": ["A Cly", "F Nao", "F Mao"], "France": ["F Nwg", "F Iri"]}
+    out, res = play(units, "England: A Cly - Bre\nEngland: F Nao C A Cly - Bre\nEngland: F Mao H\n"
+                           "France: F Nwg - Nao\nFrance: F Iri S F Nwg - Nao")
+    assert res[1] == ("fails", "void: the fleet is on no route of the convoy, dislodged")
+    assert set(dislodged(out)) == {"F Nao"}
+
+
 def test_ruling_multi_route_convoy_fails_if_one_route_is_disrupted():
     """1971 rulebook (DATC 4.A.1 a), the same as ambiguous runs: DATC 6.F.9 in this variant."""
     units = {"England": ["F Eng", "F Nth", "A Lon"], "France": ["F Bre", "F Mid"]}

@@ -428,6 +428,8 @@ class CoastRunningResolver:
                     r.reason += ", dislodged"
             elif i in self.off_route and i not in self.protects:
                 r.result, r.reason = "fails", "void: the fleet is on no route of the convoy"
+                if p in dislodged:
+                    r.reason += ", dislodged"
             elif i in self.protects:
                 if p in dislodged:
                     r.result, r.reason = "fails", "dislodged"
