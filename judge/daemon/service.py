@@ -94,6 +94,16 @@ class ServiceProxy:
     async def mark_sent(self, item_id: int) -> None:
         await self._call(self._judge.mark_sent, item_id)
 
+    async def mark_sent_many(self, item_ids: list[int]) -> None:
+        """One transaction for them all where the service offers it, else one each (one trip)."""
+        many = getattr(self._judge, "mark_sent_many", None)
+
+        def each() -> None:
+            for i in item_ids:
+                self._judge.mark_sent(i)
+
+        await self._call(functools.partial(many, item_ids) if many is not None else each)
+
     async def mark_failed(self, item_id: int, error: str, permanent: bool) -> None:
         await self._call(self._judge.mark_failed, item_id, error, permanent)
 

@@ -5,7 +5,9 @@ Delivery protocol for one outbox item (the guarantee is spelled out in deploy/RE
 1. MAIL FROM and RCPT TO. A failure here means the server has not taken the message.
 2. Journal ``(item id, digest, Message-ID)`` in the daemon's state file, committed.
 3. DATA. From the last byte written until step 4 commits, the outcome is unknown to us.
-4. On 250: ``mark_sent`` in the service, then clear the journal entry.
+4. On 250: ``mark_sent`` in the service, then clear the journal entry. A connection records its
+   sends in groups of up to ``MARK_EVERY`` (one service transaction, so one fsync, per group):
+   until its group is recorded, a sent message is in doubt exactly as in step 3.
 
 On restart, an outbox item with a journal entry was interrupted inside step 3/4. If a receipt
 copy (``smtp.receipt_to``) of that Message-ID has come back through IMAP (seen by the IMAP runner,
@@ -48,6 +50,11 @@ _ADDRESS = re.compile(r"[^\s<>()\[\],;:\"\\@\x00-\x1f\x7f]+@[A-Za-z0-9.\-\[\]:]+
 
 #: while an interrupted send waits for its receipt, look for it this often (seconds)
 RECEIPT_RECHECK = 2.0
+
+#: a connection records at most this many accepted sends in one service transaction: each commit
+#: costs an fsync (as much as handling an order mail), while a kill before the group is recorded
+#: leaves each of its messages in doubt (settled by its receipt, or sent again), so the group stays small
+MARK_EVERY = 8
 
 
 class ServerUnavailable(Exception):
@@ -213,27 +220,35 @@ class SmtpSender:
             smtp.close()
             raise ServerUnavailable(f"connect {cfg.host}:{cfg.port}: {type(exc).__name__}: {exc}") from exc
         self.stats.batches += 1
+        sent: list[int] = []  # accepted by the server, not yet recorded by the service
         try:
             for item, digest, doubt in batch:
                 if self.stop.is_set():
                     break  # shutdown: the message in hand was finished, the rest stays queued
-                await self._send_one(smtp, item, digest, doubt)
+                if await self._send_one(smtp, item, digest, doubt):
+                    sent.append(item.id)
+                    if len(sent) >= MARK_EVERY:
+                        await self._mark_sent(sent)
+                        sent = []
             self.state.put("smtp_last_ok", time.time(), every=5.0)
         finally:
+            if sent:  # also when the connection failed later: these were delivered
+                await self._mark_sent(sent)
             try:
                 await asyncio.wait_for(smtp.quit(), 5)
             except Exception:  # the server may already be gone; nothing is pending on this connection
                 smtp.close()
 
     async def _send_one(self, smtp: aiosmtplib.SMTP, item: OutboxItemLike, digest: str,
-                        doubt: InDoubt | None) -> None:
+                        doubt: InDoubt | None) -> bool:
+        """Send one item; True when the server took it (the caller records that with ``_mark_sent``)."""
         cfg = self.cfg
         sender = item.sender or self.judge.address
         rcpts = list(dict.fromkeys(item.recipients))
         bad = [r for r in [sender, *rcpts] if not valid_address(r)]
         if bad or not rcpts:
             await self._failed(item, f"invalid address(es) {bad!r}" if bad else "no recipients", permanent=True)
-            return
+            return False
         if cfg.receipt_to and cfg.receipt_to not in rcpts:
             rcpts.append(cfg.receipt_to)
         data, message_id = with_date_and_id(
@@ -253,7 +268,7 @@ class SmtpSender:
                 await smtp.rset()
                 permanent = all(v.startswith("5") for v in refused.values())
                 await self._failed(item, f"all recipients refused: {refused}", permanent=permanent)
-                return
+                return False
             self.state.begin_data(item.id, digest, message_id)
             started = True
             await smtp.data(data)
@@ -267,18 +282,23 @@ class SmtpSender:
             except aiosmtplib.SMTPException as rexc:
                 raise ServerUnavailable(f"RSET after error: {rexc}") from rexc
             await self._failed(item, f"{exc.code} {exc.message}", permanent=500 <= exc.code < 600)
-            return
+            return False
         except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
             # connection trouble; if DATA had begun, the journal entry stays: in doubt
             raise ServerUnavailable(f"{type(exc).__name__}: {exc}") from exc
-        await self.service.mark_sent(item.id)
-        self.state.forget(item.id)
-        self._not_before.pop(item.id, None)
         self.stats.sent += 1
         if refused:
             # never silent: the master sees this in the log; the others did get the message
             log(logger, "smtp.partly_refused", logging.WARNING, item=item.id, refused=refused)
         log(logger, "smtp.sent", item=item.id, message_id=message_id, rcpts=len(rcpts) - len(refused))
+        return True
+
+    async def _mark_sent(self, item_ids: list[int]) -> None:
+        """Record accepted sends in the service, then clear their journal entries (step 4)."""
+        await self.service.mark_sent_many(item_ids)
+        for i in item_ids:
+            self.state.forget(i)
+            self._not_before.pop(i, None)
 
     async def _failed(self, item: OutboxItemLike, error: str, permanent: bool) -> None:
         await self.service.mark_failed(item.id, error, permanent)

@@ -3,7 +3,7 @@
 Transports (Maildir, pipe, the IMAP/SMTP daemon) drive a :class:`Judge`:
 
 * :meth:`Judge.receive` — one message, one transaction (its effects and the replies it queues);
-* :meth:`Judge.pending_outbox`, :meth:`Judge.mark_sent`, :meth:`Judge.mark_failed` — mail out;
+* :meth:`Judge.pending_outbox`, :meth:`Judge.mark_sent` (or ``mark_sent_many``), :meth:`Judge.mark_failed` — mail out;
 * :meth:`Judge.run_due`, :meth:`Judge.next_wakeup` — deadlines, reminders, grace, exactly once.
 """
 
@@ -111,6 +111,9 @@ class Judge:
 
     def mark_sent(self, item_id: int, now: datetime | None = None) -> None:
         outbox.mark_sent(self.store, item_id, self._now(now))
+
+    def mark_sent_many(self, item_ids: list[int], now: datetime | None = None) -> None:
+        outbox.mark_sent_many(self.store, item_ids, self._now(now))
 
     def mark_failed(self, item_id: int, error: str, permanent: bool, now: datetime | None = None) -> None:
         outbox.mark_failed(self.store, self.cfg, item_id, error, permanent, self._now(now))

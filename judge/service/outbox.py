@@ -164,9 +164,14 @@ def pending(store: Store, now: datetime, limit: int = 50) -> list[OutboxItem]:
 
 
 def mark_sent(store: Store, item_id: int, now: datetime) -> None:
+    mark_sent_many(store, [item_id], now)
+
+
+def mark_sent_many(store: Store, item_ids: list[int], now: datetime) -> None:
+    """Several sends recorded in one transaction: a commit (an fsync) cost as much as a reply."""
     with store.transaction():
-        store.conn.execute("UPDATE outbox SET status = 'sent', sent_at = ?, attempts = attempts + 1 "
-                           "WHERE id = ? AND status = 'pending'", (iso(now), int(item_id)))
+        store.conn.executemany("UPDATE outbox SET status = 'sent', sent_at = ?, attempts = attempts + 1 "
+                               "WHERE id = ? AND status = 'pending'", [(iso(now), int(i)) for i in item_ids])
 
 
 def mark_failed(store: Store, cfg: JudgeConfig, item_id: int, error: str, permanent: bool, now: datetime) -> None:
