@@ -463,8 +463,14 @@ def random_position(vname: str, options: dict | None, rng: random.Random) -> dic
     owner: dict[str, str] = {}
     rations: dict[str, int] = {}
     density = rng.uniform(0.15, 0.5)
+    region = set(m.provinces)
+    if rng.random() < 0.4:  # a skirmish: units crowded round one place (rotations, paradoxes)
+        region = {rng.choice(sorted(m.provinces))}
+        for _ in range(2):
+            region |= {q for p in region for q in m.any_adj.get(p, ())}
+        density = 0.75
     for p in sorted(m.provinces):
-        if rng.random() > density:
+        if p not in region or rng.random() > density:
             continue
         kinds = []
         if m.terrain[p] in ("land", "coast"):
@@ -568,6 +574,11 @@ def check_phase(vname: str, options: dict | None, pos_json: dict, lines: list[st
 
     b = Board(vname, options, pos_json)
     v, pos = b.v, b.pos
+    # the order language as the game service uses it (one player's mail, with the engine's
+    # verdicts) reads the same text without raising either
+    for power in (None, random.Random(text).choice(list(v.powers))):
+        for p in parse_orders(text, pos, power, check=True, rules=b.rules):
+            assert (p.order is None) == bool(p.error), p
     results = out["orders"]
     events = out.get("events", [])
     # one result per order line, in order, then the judge's defaults
@@ -860,7 +871,7 @@ def test_random_games_from_the_start(vname, options, seed):
 
 
 @pytest.mark.parametrize("vname,options", CONFIGS, ids=IDS)
-@settings(max_examples=25, **FAST)
+@settings(max_examples=20, **FAST)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_random_positions(vname, options, seed):
     rng = random.Random(seed)
