@@ -542,6 +542,10 @@ class MovementResolver:
         cs = self.carriers[i]
         if not cs:
             return False
+        return self.chain_ok(i, cs)
+
+    def chain_ok(self, i: int, cs: list[int]) -> bool:
+        """DATC 4.A.1 b: some route of carriers that stay joins the move's two ends."""
         m = self.m
         src, dest = self.src[i], self.dst[i]
         open_ = {self.src[c] for c in cs if self.resolve(c)}

@@ -384,20 +384,10 @@ class CoastRunningResolver:
             return self.stays(i)  # protection cannot be cut; only dislodging the army breaks it
         return super().adjudicate(i)  # type: ignore[misc]
 
-    def path_ok(self: Any, i: int) -> bool:
+    def chain_ok(self: Any, i: int, cs: list[int]) -> bool:
         """1971 rulebook (DATC 4.A.1 a): a carried move fails if any carrier on any of its
         minimal routes is dislodged."""
-        if not self.carried[i]:
-            return True
-        if i in self.forced_fail:
-            return False
-        cs = self.carriers[i]
-        if not cs:
-            return False
-        for c in cs:
-            if not self.resolve(c):
-                return False
-        return True
+        return all(self.resolve(c) for c in cs)
 
     def break_paradox(self: Any, cycle: list[int]) -> None:
         """Szykman with the roles swapped too: runs whose protecting armies are part of the
