@@ -462,3 +462,14 @@ def test_demo_command_takes_a_variant(tmp_path: Path) -> None:
     assert r.output.startswith("Demo finished: ")
     r = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "e"), "--variant", "nosuch"])
     assert r.exit_code != 0 and "unknown variant" in r.output
+
+
+@pytest.mark.parametrize("variant,words", [
+    ("standard", "Victory: 18 supply centres."),
+    ("deluge2", "Victory: the survivor after Winter 1908 Adjustment."),
+    ("1885", "Victory: 24 supply centres; 34 jointly for 2 allied powers; 38 jointly for 3 allied powers."),
+])
+def test_list_says_how_the_game_is_won(table: VariantTable, variant: str, words: str) -> None:
+    table.start_variant(variant)
+    out = table.send("stranger@example.test", "LIST tg")
+    assert words in flat(table.reply_to("stranger@example.test", out).body)

@@ -214,8 +214,7 @@ class Handler:
                            phase=ph.name if ph else None, short=ph.short if ph else None,
                            deadline=self.ctx.when(ph.deadline) if ph else None,
                            grace_end=self.ctx.when(ph.grace_end) if ph else None,
-                           seats=seats, observers=observers, press=g.press, centres=g.options.get("centres")
-                           or g.variant.victory.get("centres"),
+                           seats=seats, observers=observers, press=g.press, victory=victory_text(g),
                            movement=deadlines.format_hours(g.hours("movement")),
                            retreat=deadlines.format_hours(g.hours("retreat")),
                            adjustment=deadlines.format_hours(g.hours("adjustment")),
@@ -1070,3 +1069,16 @@ def _join(names: list[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def victory_text(g: Any) -> str:
+    """How the game is won, for LIST: solo centres, alliances (1885 II), the survivor (Deluge II)."""
+    v = g.variant.victory
+    parts = []
+    n = int(g.options.get("centres") or v.get("centres") or 0)
+    if n:
+        parts.append(f"{n} supply centres")
+    parts += [f"{a['centres']} jointly for {a['powers']} allied powers" for a in v.get("alliances", ())]
+    if v.get("survivor_after"):
+        parts.append(f"the survivor after {v['survivor_after']}")
+    return "; ".join(parts) or "by agreement"
