@@ -33,6 +33,10 @@ def run_phase(variant: str, position: dict[str, Any], orders: str, options: dict
         rules = merge_rules(v.rules, options)
     except (PositionError, RuleError) as exc:
         raise InputError(f"position: {exc}" if isinstance(exc, PositionError) else str(exc)) from None
+    if "army_fleet" not in rules.get("modules", ()) and any(
+            u.kind == "A/F" for u in (*pos.units.values(), *(d.unit for d in pos.dislodged.values()))):
+        raise InputError("position: an A/F unit needs the Army/Fleet rules (variant af_standard, or "
+                         "--option modules=army_fleet)")
     from judge.engine import modules
 
     def parse(text: str, at: Position) -> list:

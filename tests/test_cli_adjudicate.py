@@ -90,3 +90,13 @@ def test_batch_goes_on_after_a_bad_case(tmp_path: Path):
     assert [x.get("id") for x in lines] == ["a", 2, "c", "d"]
     assert "error" in lines[1] and "error" in lines[2] and "Narnia" in lines[2]["error"]
     assert lines[3]["orders"][0]["result"] == "succeeds"
+
+
+def test_an_af_unit_needs_the_af_rules(tmp_path: Path):
+    pos = tmp_path / "pos.json"
+    pos.write_text(json.dumps({"variant": "standard", "phase": "Spring 1901 Movement",
+                               "units": {"England": ["A/F Eng"]}}))
+    r = judge("adjudicate", "--variant", "standard", "--position", str(pos))
+    assert r.returncode == 2 and "Army/Fleet" in r.stderr
+    r = judge("adjudicate", "--variant", "standard", "--position", str(pos), "--option", "modules=army_fleet")
+    assert r.returncode == 0, r.stderr
