@@ -18,18 +18,13 @@ from pathlib import Path
 import pytest
 
 from judge.adjudicate import run_phase
-from judge.engine.modules import UnknownModule, get_module
 from judge.variant import load_variant
 
 V = load_variant("1885")
 M = V.map
 CAL = V.calendar
 
-try:
-    get_module("army_fleet")
-    OPTIONS: dict = {}
-except (UnknownModule, ImportError, AttributeError):  # the A/F module is another task; no A/F orders here
-    OPTIONS = {"modules": "davis1885"}
+OPTIONS: dict = {}  # the seed's own rules, the Army/Fleet module included
 
 HAND = {
     "January 1885 Movement": """

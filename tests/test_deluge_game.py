@@ -4,7 +4,6 @@ and its last phase through the real command line."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -15,9 +14,7 @@ import pytest
 from judge.adjudicate import run_phase
 from judge.variant import load_variant
 
-HAS_AF = importlib.util.find_spec("judge.engine.modules.army_fleet") is not None
-#: the seed's modules, less the Army/Fleet module until it exists (issue 5); the game uses no A/F orders
-OPTIONS = {} if HAS_AF else {"modules": "deluge,transform"}
+OPTIONS: dict = {}  # the seed's own rules, the Army/Fleet module included
 
 ORDERS = {
     "Winter 1900 Adjustment": """

@@ -6,7 +6,6 @@ belong to the Army/Fleet module; their tests here skip until that module exists.
 
 from __future__ import annotations
 
-import importlib.util
 
 import pytest
 
@@ -19,11 +18,7 @@ from judge.rules import merge_rules
 from judge.variant import load_variant
 
 V = load_variant("deluge2")
-HAS_AF = importlib.util.find_spec("judge.engine.modules.army_fleet") is not None
-#: the seed's modules, less the Army/Fleet module while it does not exist yet
-RULES = merge_rules(V.rules, {"modules": [m for m in V.rules["modules"] if HAS_AF or m != "army_fleet"]})
-needs_af = pytest.mark.skipif(not HAS_AF, reason="the Army/Fleet module (judge/engine/modules/army_fleet.py, "
-                                                 "issue 5) does not exist yet")
+RULES = merge_rules(V.rules, {})  # the seed's rules, the Army/Fleet module included
 
 
 def position(phase: str, units: dict, centres: dict | None = None, extra: dict | None = None) -> Position:
@@ -187,6 +182,7 @@ def test_a_fleet_build_on_a_coming_coast_that_fails_is_reported_with_its_coast()
     assert [(r.text, r.result) for r in res.results] == [("Build F Rom/nc", "succeeds"), ("Build F Rom/sc", "fails")]
 
 
+def test_ruling_no_fleet_built_where_only_the_coming_sinking_makes_a_coast():
     """Builds come before the sinking ("Submergences occur every year after any adjustments in
     Winter"): Paris and Warsaw are inland when France and Russia build in Winter 1901, although
     Gascony and Livonia sink after it."""
@@ -374,7 +370,6 @@ EXAMPLES = [
 ]
 
 
-@needs_af
 @pytest.mark.parametrize("text,start,end", EXAMPLES)
 def test_af_order_examples_of_the_text(text, start, end):
     try:

@@ -139,6 +139,8 @@ class Position:
                 else:
                     dislodged[u.prov] = Dislodged(u, src_id, ())
                     unknown_options.append(u.prov)
+        if dislodged and phase.kind != "retreat":
+            raise PositionError(f"dislodged: units are dislodged only in a retreat phase, not in {phase}")
         extra = dict(data.get("extra") or {})
         pos = cls(variant, phase, units, centres, dislodged, extra)
         if unknown_options:  # retreat options not given: work them out from the board
