@@ -23,6 +23,10 @@ RULE_SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | None]] = {
     "modules": ((), None),
     # Army/Fleet module: which text rules where the two differ.
     "af_rules": ("davis1984", ("davis1984", "agar")),
+    # Army/Fleet boarding (Davis III c): which attacks on the fleet's space stop an army boarding:
+    # any other power's fleet ("defend its sea space against another Fleet"), or only one coming
+    # from another sea space (Deluge II 3 g, "attacked from another sea space").
+    "af_boarding_attack": ("any_fleet", ("any_fleet", "sea_space")),
     # A dislodged unit with no retreat order: disbanded, or retreated by Just's Right-Hand Rule.
     "default_retreat": ("disband", ("disband", "right_hand")),
     # May a dislodged unit be ordered to disband? 1885 II rule 10b: "A player may not write an

@@ -248,3 +248,21 @@ def test_af_removals_in_a_winter_with_a_sinking():
     out = run_phase("deluge2", pos, "")
     left = out["next"]["units"].get("England", [])
     assert len(left) == 1, out["orders"]  # three units' worth, one centre: two removals, one unit left
+
+
+def test_3g_an_attack_from_a_coast_does_not_stop_the_boarding_in_deluge():
+    """Deluge II 3 g: the army fails to board "if the fleet is attacked from another sea space";
+    Davis III c counts any other power's fleet ("defend its sea space against another Fleet"), so
+    the two texts are the switch af_boarding_attack (sea_space in Deluge II, any_fleet by default)."""
+    from judge.adjudicate import run_phase
+
+    orders = "England: A Wal E F Eng\nEngland: F Eng H\nFrance: F Bre - Eng"
+    deluge = {"variant": "deluge2", "phase": "Spring 1901 Movement",
+              "units": {"England": ["A Wal", "F Eng"], "France": ["F Bre"]}}
+    out = run_phase("deluge2", deluge, orders)
+    assert "A/F Eng" in out["next"]["units"]["England"], out["orders"]
+    standard = {**deluge, "variant": "af_standard"}
+    out = run_phase("af_standard", standard, orders)
+    assert sorted(out["next"]["units"]["England"]) == ["A Wal", "F Eng"], out["orders"]
+    out = run_phase("af_standard", standard, orders, {"af_boarding_attack": "sea_space"})
+    assert "A/F Eng" in out["next"]["units"]["England"]

@@ -494,7 +494,10 @@ class ArmyFleetResolver:
         f = self.idx_of[fp]
         if self.code[f] == SUPPORT or fp in self._ordered_to_support:
             return False  # "ordered to support", even where the support itself is not possible
-        if not any(self.power[k] != self.power[e] for k in self.into.get(fp, ())):
+        attackers = [k for k in self.into.get(fp, ()) if self.power[k] != self.power[e]]
+        if self.rules.get("af_boarding_attack") == "sea_space":  # Deluge II 3 g
+            attackers = [k for k in attackers if self.m.terrain.get(self.src[k]) == "sea"]
+        if not attackers:
             return True  # not attacked: a move of the fleet's own power is no naval battle
         return self.code[f] == MOVE and self.resolve(f)
 
