@@ -259,13 +259,7 @@ class MovementResolver:
             except Illegal as exc:
                 results.append(OrderResult(order, order.power, order.text(m), "invalid", str(exc)))
                 continue
-            prov = prov_of[executed.loc]
-            if prov in self.result_slot:
-                old = results[self.result_slot[prov]]
-                assert old is not None
-                old.result, old.reason = "invalid", "replaced by a later order for the same unit"
-            self.order_of[prov] = executed
-            self.result_slot[prov] = len(results)
+            self.take(executed, len(results), results)
             results.append(OrderResult(executed, order.power, None, "", map=m))
         for prov, unit in units.items():
             if prov not in self.order_of:
@@ -273,6 +267,17 @@ class MovementResolver:
                 self.result_slot[prov] = len(results)
                 results.append(OrderResult(self.order_of[prov], unit.power, None, "", "no order", default=True, map=m))
         return results
+
+    def take(self, executed: Order, slot: int, results: list[OrderResult | None]) -> None:
+        """``executed`` becomes its unit's order, its result at ``slot``; an earlier order for the
+        same unit is replaced (the last legal one wins)."""
+        prov = PROV[executed.loc]
+        if prov in self.result_slot:
+            old = results[self.result_slot[prov]]
+            assert old is not None
+            old.result, old.reason = "invalid", "replaced by a later order for the same unit"
+        self.order_of[prov] = executed
+        self.result_slot[prov] = slot
 
     def build(self) -> None:
         """Index the executed orders for the resolver (one pass, then supports and head-to-heads)."""

@@ -251,13 +251,7 @@ class ArmyFleetResolver:
             except Illegal as exc:
                 invalid(slot, o, str(exc))
                 continue
-            prov = PROV[ex.loc]
-            if prov in self.result_slot:
-                old = results[self.result_slot[prov]]
-                assert old is not None
-                old.result, old.reason = "invalid", "replaced by a later order for the same unit"
-            self.order_of[prov] = ex
-            self.result_slot[prov] = slot
+            self.take(ex, slot, results)
             results[slot] = OrderResult(ex, o.power, None, "", map=m)
 
         def drop(prov: str, reason: str) -> None:
