@@ -454,13 +454,15 @@ def late_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = N
 
 
 def ready(ctx: Ctx, game: Game, ph: PhaseRow) -> bool:
-    """All orders in and nobody waiting: the phase may be processed early."""
+    """All orders in, somebody playing and nobody waiting: the phase may be processed early."""
     pos = ph.position
     if late_powers(ctx.store, game, ph, pos):
         return False
-    waiting = ctx.store.scalar("SELECT COUNT(*) FROM seats WHERE game_id = ? AND role = 'player' "
-                               "AND status = 'active' AND wait = 1", (game.id,))
-    return not waiting
+    active, waiting = ctx.store.one("SELECT COUNT(*), COALESCE(SUM(wait = 1), 0) FROM seats WHERE game_id = ? "
+                                    "AND role = 'player' AND status = 'active'", (game.id,))
+    # nobody playing (every power vacant or in civil disorder): no orders can come, so the phase
+    # waits for its deadline rather than the game playing itself out at once
+    return bool(active) and not waiting
 
 
 def maybe_process(ctx: Ctx, game: Game) -> None:
