@@ -9,11 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from judge.engine.adjustment import adjudicate_adjustments, adjustments_due, build_centre_owners
+from judge.engine.adjustment import adjustments_due, build_centre_owners
 from judge.engine.movement import MovementResolver
 from judge.engine.orders import Order, OrderResult
 from judge.engine.position import Dislodged, Position, Unit
-from judge.engine.retreat import adjudicate_retreats
 from judge.variant import Phase
 
 
@@ -44,15 +43,11 @@ def adjudicate(pos: Position, orders: list[Order], rules: dict[str, Any] | None 
         after = Position(pos.variant, pos.phase, out.units, dict(pos.centres), out.dislodged, _copy_extra(pos))
         resolver.after_movement(after, out, events)
         results = out.results
-    elif kind == "retreat":
-        from judge.engine import modules
-
-        results, units = modules.adjudicate_retreats(pos, orders, rules)
-        after = Position(pos.variant, pos.phase, units, dict(pos.centres), {}, _copy_extra(pos))
     else:
-        from judge.engine import modules
+        from judge.engine import modules  # (modules imports the resolver: not at module level)
 
-        results, units = modules.adjudicate_adjustments(pos, orders, rules)
+        phase_rules = modules.adjudicate_retreats if kind == "retreat" else modules.adjudicate_adjustments
+        results, units = phase_rules(pos, orders, rules)
         after = Position(pos.variant, pos.phase, units, dict(pos.centres), {}, _copy_extra(pos))
     nxt, victory = advance(after, rules, events)
     return PhaseResult(pos.phase, results, nxt, victory, events)
