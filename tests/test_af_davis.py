@@ -254,6 +254,25 @@ def test_IIId_the_fleets_move_that_does_not_take_place_stands_nothing_off(rules)
     assert set(out.dislodged()) == {"F Den"}
 
 
+def test_IIId_a_fleet_move_that_does_not_take_place_does_not_stop_a_boarding():
+    """III d "Any order for the Fleet to move elsewhere will not take place" against III c "the Fleet is
+    simultaneously attacked and required to defend its sea space against another Fleet" (issue 14): the
+    French A/F's landing in Brest bounces, so its move to the English Channel never happens; it attacks
+    nothing (as it cuts no support) and England's army boards. Had the landing succeeded, the move
+    would be an attack and the boarding would fail."""
+    pos = position({"England": "A Lon, F Eng", "France": "A/F Mao", "Germany": "A Bre"})
+    out = play(pos, "England: A Lon E F Eng\nFrance: A Mao D Bre\nFrance: F Mao - Eng")
+    assert out.result("A Mao D Bre") == ("fails", "bounced")
+    assert out.result("F Mao - Eng")[0] == "fails"
+    assert out.result("A Lon E F Eng") == ("succeeds", "")
+    assert out.units() == {"England": {"A/F Eng"}, "France": {"A/F Mao"}, "Germany": {"A Bre"}}
+    pos = position({"England": "A Lon, F Eng", "France": "A/F Mao"})
+    out = play(pos, "England: A Lon E F Eng\nFrance: A Mao D Bre\nFrance: F Mao - Eng")
+    assert out.result("A Mao D Bre") == ("succeeds", "")
+    assert out.result("A Lon E F Eng")[0] == "fails"
+    assert out.units() == {"England": {"A Lon", "F Eng"}, "France": {"A Bre", "F Mao"}}
+
+
 @pytest.mark.parametrize("rules", BOTH)
 def test_IIId_a_fleet_move_that_would_decide_its_own_landing_is_a_paradox(rules):
     """The move that "will not take place" if the landing fails would, if it took place, make the

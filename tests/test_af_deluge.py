@@ -95,6 +95,22 @@ def test_3g_attacked_from_another_sea_space_the_army_does_not_board():
     assert out.units("England") == {"A Yor", "F Nth", "F Edi"}
 
 
+def test_3g_a_fleet_movement_not_carried_out_is_no_attack():
+    """3 g "the fleet is attacked from another sea space" against 3 h "If an army's disembarkation
+    fails, the A/F remains intact and any orders for fleet movement will not be carried out" (issue
+    14): a fleet movement that is not carried out attacks nobody, so the army boards, in Deluge II's
+    own rules (af_boarding_attack = sea_space) as under Davis."""
+    from judge.adjudicate import run_phase
+
+    orders = "England: A Lon E F Eng\nFrance: A Mao D Bre\nFrance: F Mao - Eng"
+    for variant, rules in (("deluge2", {}), ("af_standard", {})):
+        pos = {"variant": variant, "phase": "Spring 1901 Movement",
+               "units": {"England": ["A Lon", "F Eng"], "France": ["A/F Mao"], "Germany": ["A Bre"]}}
+        out = run_phase(variant, pos, orders, rules)
+        assert sorted(out["next"]["units"]["England"]) == ["A/F Eng"], (variant, out["orders"])
+        assert out["next"]["units"]["France"] == ["A/F Mao"]
+
+
 def test_3h_the_fleet_lands_the_army_and_supports_or_moves():
     """"h) A fleet which lands an army in a coastal province, before making a move, may then support that
     army to land as its move, or it may move elsewhere. If an army's disembarkation fails, the A/F

@@ -491,6 +491,9 @@ class ArmyFleetResolver:
         attackers = [k for k in self.into.get(fp, ()) if self.power[k] != self.power[e]]
         if self.rules.get("af_boarding_attack") == "sea_space":  # Deluge II 3 g
             attackers = [k for k in attackers if self.m.terrain.get(self.src[k]) == "sea"]
+        # a move that does not take place (Davis III d: a fleet kept back by its army's failed
+        # landing) attacks nothing, as it cuts no support
+        attackers = [k for k in attackers if self.path_ok(k)]
         if not attackers:
             return True  # not attacked: a move of the fleet's own power is no naval battle
         return self.code[f] == MOVE and self.resolve(f)
