@@ -29,8 +29,8 @@ def run_phase(variant: str, position: dict[str, Any], orders: str, options: dict
     if position.get("variant") and str(position["variant"]).lower() != v.name.lower():
         raise InputError(f"the position is for variant {position['variant']!r}, not {v.name!r}")
     try:
-        pos = Position.from_json(position, v)
         rules = merge_rules(v.rules, options)
+        pos = Position.from_json(position, v, rules)
     except (PositionError, RuleError) as exc:
         raise InputError(f"position: {exc}" if isinstance(exc, PositionError) else str(exc)) from None
     if "army_fleet" not in rules.get("modules", ()) and any(

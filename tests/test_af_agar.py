@@ -268,6 +268,18 @@ def test_6_an_army_retreats_onto_its_fleet():
     assert out.units("England") == {"A/F Iri"}
 
 
+def test_6_a_retreat_position_without_retreats_offers_the_army_its_fleet():
+    """"An army on land can retreat to an adjacent fleet in a sea space and create an A/F." (issue 14):
+    a retreat position given without ``retreats`` offers the same retreat as the movement phase."""
+    pos = position({"England": "F Iri", "France": "A Wal, A Lvp"}, phase="Spring 1901 Retreat",
+                   dislodged={"England": [{"unit": "A Wal", "from": "Lon"}]})
+    out = play(pos, "England: A Wal - Iri", AGAR)
+    assert out.result("A Wal - Iri")[0] == "succeeds"
+    assert out.units("England") == {"A/F Iri"}
+    out = play(pos, "England: A Wal - Iri", DAVIS)  # no such retreat under Davis
+    assert out.result("A Wal - Iri")[0] == "invalid"
+
+
 def test_6_not_onto_an_a_f_nor_a_foreign_fleet():
     pos = position({"England": "A Wal, A/F Iri", "Germany": "F Eng", "France": "A Lon, A Lvp"})
     out = play(pos, "France: A Lon - Wal\nFrance: A Lvp S A Lon - Wal", AGAR)

@@ -377,6 +377,39 @@ def test_IVa_a_dislodged_a_f_retreats_to_a_sea_space():
     assert out.units("England") == {"A/F Nth"}
 
 
+def test_IVa_a_retreat_position_without_retreats_offers_only_the_seas():
+    """"A dislodged A/F must attempt to Retreat to a sea space." (issue 14): a retreat position given
+    without ``retreats`` has them worked out by the same rule as after a movement phase — Iri and
+    Nth, not Wal, Lon, Pic or Bre; with no sea open, the land spaces."""
+    pos = position({"France": "F Eng, F Mao"}, phase="Spring 1901 Retreat",
+                   dislodged={"England": [{"unit": "A/F Eng", "from": "Bre"}]})
+    out = play(pos, "England: A/F Eng - Wal")
+    assert out.result("A/F Eng - Wal")[0] == "invalid"
+    assert "Iri, Nth" in out.result("A/F Eng - Wal")[1]
+    out = play(pos, "England: A/F Eng - Nth")
+    assert out.units("England") == {"A/F Nth"}
+    pos = position({"Russia": "F Bla"}, phase="Spring 1901 Retreat",
+                   dislodged={"Turkey": [{"unit": "A/F Bla", "from": "Sev"}]})
+    out = play(pos, "Turkey: A/F Bla - Ank")
+    assert out.units("Turkey") == {"F Ank"}
+
+
+def test_IVa_a_retreat_position_in_1885_uses_the_a_f_rules():
+    """The same in 1885 II (rules 7-8 and the 1984 module): an A/F given in a retreat position without
+    ``retreats`` goes to a sea space, by the Right-Hand Rule when it has no order (rule 10a)."""
+    from judge.adjudicate import run_phase
+
+    pos = {"variant": "1885", "phase": "January 1885 Retreat",
+           "units": {"France": ["F Eng", "F Mao", "A Par", "A Mar"], "England": ["F Lon", "F Edi", "F Lvp"]},
+           "dislodged": {"England": [{"unit": "A/F Eng", "from": "Bre"}]}}
+    bad = run_phase("1885", pos, "England: A/F Eng - Pic")
+    assert bad["orders"][0]["result"] == "invalid", bad["orders"]
+    assert "retreats: Iri, Nth" in bad["orders"][0]["reason"]
+    out = run_phase("1885", pos, "")
+    landed = [u for u in out["next"]["units"]["England"] if u.startswith("A/F")]
+    assert landed and landed[0].split()[1] in ("Iri", "Nth"), out["orders"]
+
+
 def test_IVa_if_only_land_is_open_the_fleet_survives_and_the_army_dies():
     """"If the only space open for a Retreat is a land one, only the Fleet will survive, and the A is
     annihilated.\""""

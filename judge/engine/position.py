@@ -87,7 +87,10 @@ class Position:
 
     # -- JSON --------------------------------------------------------------------------------
     @classmethod
-    def from_json(cls, data: dict[str, Any], variant: Variant) -> "Position":
+    def from_json(cls, data: dict[str, Any], variant: Variant, rules: dict[str, Any] | None = None
+                  ) -> "Position":
+        """Read a position. ``rules`` (default: the variant's) decide the retreats worked out for
+        dislodged units given without ``retreats`` (the A/F rules have their own)."""
         if not isinstance(data, dict):
             raise PositionError("position must be a JSON object")
         try:
@@ -143,12 +146,13 @@ class Position:
             raise PositionError(f"dislodged: units are dislodged only in a retreat phase, not in {phase}")
         extra = dict(data.get("extra") or {})
         pos = cls(variant, phase, units, centres, dislodged, extra)
-        if unknown_options:  # retreat options not given: work them out from the board
-            from judge.engine.retreat import retreat_options
+        if unknown_options:  # retreat options not given: work them out from the board, by the rules
+            from judge.engine.modules import retreat_options
+            rules = rules if rules is not None else variant.rules
             for prov in unknown_options:
                 d = pos.dislodged[prov]
                 pos.dislodged[prov] = Dislodged(d.unit, d.attacker_from,
-                                                retreat_options(pos, d.unit, d.attacker_from, frozenset()))
+                                                retreat_options(pos, d.unit, d.attacker_from, frozenset(), rules))
         return pos
 
     def to_json(self) -> dict[str, Any]:

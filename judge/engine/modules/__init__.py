@@ -14,7 +14,9 @@ by name in a variant's or game's ``rules.modules``. A module may supply:
 - ``adjudicate_retreats(pos, orders, rules)``: take over a retreat phase (return ``(results,
   units)`` like :func:`judge.engine.retreat.adjudicate_retreats`, or None);
 - ``read_orders(text, pos, rules, parse)``: read order text where the board alone cannot (1885 II:
-  orders for hidden start units); return parsed lines like ``parse(text, pos)``, or None.
+  orders for hidden start units); return parsed lines like ``parse(text, pos)``, or None;
+- ``retreat_options(after, unit, attacker_from, contested, rules)``: where a dislodged unit may
+  retreat (like :func:`judge.engine.retreat.retreat_options`), or None for the standard answer.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from judge.engine.movement import MovementResolver
-from judge.engine.position import Position
+from judge.engine.position import Position, Unit
 from judge.variant import province_of
 
 
@@ -40,6 +42,7 @@ class RuleModule:
     adjudicate_adjustments: Callable[..., tuple | None] | None = None
     adjudicate_retreats: Callable[..., tuple | None] | None = None
     read_orders: Callable[..., list | None] | None = None
+    retreat_options: Callable[..., tuple | None] | None = None
 
 
 class UnknownModule(ValueError):
@@ -125,6 +128,20 @@ def adjudicate_retreats(pos: Position, orders: list, rules: dict[str, Any]) -> t
     from judge.engine.retreat import adjudicate_retreats as standard
 
     return _first(rules, "adjudicate_retreats", pos, orders, rules) or standard(pos, orders, rules)
+
+
+def retreat_options(after: Position, unit: Unit, attacker_from: str | None, contested: frozenset[str],
+                    rules: dict[str, Any]) -> tuple[str, ...]:
+    """Where a dislodged unit may retreat on the board ``after`` the moves: the first enabled
+    module's answer (the A/F rules), else the standard rule."""
+    for m in _modules(rules):
+        if m.retreat_options:
+            out = m.retreat_options(after, unit, attacker_from, contested, rules)
+            if out is not None:
+                return out
+    from judge.engine.retreat import retreat_options as standard
+
+    return standard(after, unit, attacker_from, contested)
 
 
 def read_orders(text: str, pos: Position, rules: dict[str, Any], parse: Callable[[str, Position], list]) -> list:

@@ -792,19 +792,7 @@ class ArmyFleetResolver:
 
     def retreat_options(self: Any, after: Position, u: Unit, attacker_from: str | None,
                         contested: frozenset[str]) -> tuple[str, ...]:
-        from judge.engine.retreat import retreat_options
-
-        m = self.m
-        opts = retreat_options(after, u, attacker_from, contested)
-        if u.kind == "A/F" and self.davis:
-            seas = tuple(o for o in opts if m.terrain[PROV[o]] == "sea")
-            return seas or opts  # Davis IV a: a sea space if any is open; else the fleet goes alone
-        if u.kind == "A" and not self.davis and m.terrain[u.prov] == "coast":
-            aboard = tuple(sorted(s for s in m.fleet_reach_prov.get(u.prov, ())
-                                  if m.terrain[s] == "sea" and s != attacker_from
-                                  and (f := after.units.get(s)) is not None and f.kind == "F" and f.power == u.power))
-            return tuple(sorted(set(opts) | set(aboard)))  # Agar 6: onto an own fleet, forming an A/F
-        return opts
+        return retreat_options(after, u, attacker_from, contested, self.rules)
 
     def fill_results(self: Any, results: list[OrderResult | None], dislodged: dict[str, Dislodged]) -> None:
         super().fill_results(results, dislodged)  # type: ignore[misc]
@@ -959,6 +947,26 @@ def rations_at_start(pos: Position) -> dict[str, int]:
 
 
 # ================================================================== retreat and adjustment phases
+def retreat_options(after: Position, u: Unit, attacker_from: str | None, contested: frozenset[str],
+                    rules: dict[str, Any]) -> tuple[str, ...]:
+    """Where a dislodged unit may retreat under the A/F rules, on the board ``after`` the moves (from
+    the movement phase, or a retreat position whose ``retreats`` the judge works out)."""
+    from judge.engine.retreat import retreat_options as standard
+
+    m = after.map
+    davis = af_rules(rules) != AGAR
+    opts = standard(after, u, attacker_from, contested)
+    if u.kind == "A/F" and davis:
+        seas = tuple(o for o in opts if m.terrain[PROV[o]] == "sea")
+        return seas or opts  # Davis IV a: a sea space if any is open; else the fleet goes alone
+    if u.kind == "A" and not davis and m.terrain[u.prov] == "coast":
+        aboard = tuple(sorted(s for s in m.fleet_reach_prov.get(u.prov, ())
+                              if m.terrain[s] == "sea" and s != attacker_from
+                              and (f := after.units.get(s)) is not None and f.kind == "F" and f.power == u.power))
+        return tuple(sorted(set(opts) | set(aboard)))  # Agar 6: onto an own fleet, forming an A/F
+    return opts
+
+
 def _others(rules: dict[str, Any]) -> dict[str, Any]:
     return dict(rules, modules=tuple(n for n in rules.get("modules", ()) if n != NAME))
 
@@ -1078,5 +1086,6 @@ def adjudicate_adjustments(pos: Position, orders: list[Order], rules: dict[str, 
 
 MODULE = RuleModule(NAME, resolver_mixin=ArmyFleetResolver,
                     **{k: v for k, v in (("adjudicate_retreats", adjudicate_retreats),
-                                         ("adjudicate_adjustments", adjudicate_adjustments))
+                                         ("adjudicate_adjustments", adjudicate_adjustments),
+                                         ("retreat_options", retreat_options))
                        if k in RuleModule.__dataclass_fields__})
