@@ -250,6 +250,27 @@ def test_last_unit_counts_spring_presence_and_retreats():
     assert "Tyr" in centres(res)["Italy"]
 
 
+def test_last_unit_counts_from_a_winter_position_handed_to_the_judge():
+    """Rule 5: a new centre "comes under the control of ... (2) the last country to have a unit in that
+    province (spring or autumn)" (issue 14). Handed a Winter 1901 position with a French army in the
+    Ruhr that France removes, the judge counts that army from the position itself: Ruhr goes to France
+    by clause 2, not to Germany by clause 3 (its boundary)."""
+    pos = position("Winter 1901 Adjustment", {"France": ["A Ruh", "A Par"], "Germany": ["A Mun"]},
+                   {"France": ["Par"], "Germany": ["Mun"]})
+    assert LAST_UNIT not in pos.extra
+    res = play(pos, "France: Remove A Ruh")
+    assert result_of(res, "Remove A Ruh").result == "succeeds"
+    assert "Ruh" in centres(res)["France"], res.events
+    assert any("Ruhr: France (last had a unit there)" in e for e in res.events)
+    assert LAST_UNIT not in pos.extra  # the position handed in is not changed
+    from judge.adjudicate import run_phase  # the same through the JSON contract
+
+    out = run_phase("deluge2", {"variant": "deluge2", "phase": "Winter 1901 Adjustment",
+                                "units": {"France": ["A Ruh", "A Par"], "Germany": ["A Mun"]},
+                                "centers": {"France": ["Par"], "Germany": ["Mun"]}}, "France: Remove A Ruh")
+    assert "Ruh" in out["next"]["centers"]["France"]
+
+
 def test_new_centre_goes_to_the_power_whose_boundary_holds_it():
     pos = position("Winter 1901 Adjustment", {"Austria": ["A Vie"], "Germany": ["A Mun"]},
                    {"Austria": ["Vie"], "Germany": ["Mun"]})

@@ -34,7 +34,10 @@ def resolver_class(rules: dict[str, Any]) -> type[MovementResolver]:
 
 def adjudicate(pos: Position, orders: list[Order], rules: dict[str, Any] | None = None) -> PhaseResult:
     """Adjudicate the phase ``pos`` is in with ``orders``; return results and the next position."""
+    from judge.engine import modules  # (modules imports the resolver: not at module level)
+
     rules = rules if rules is not None else pos.variant.rules
+    pos = modules.at_phase_start(pos, rules)
     kind = pos.phase.kind
     events: list[str] = []
     if kind == "movement":
@@ -44,8 +47,6 @@ def adjudicate(pos: Position, orders: list[Order], rules: dict[str, Any] | None 
         resolver.after_movement(after, out, events)
         results = out.results
     else:
-        from judge.engine import modules  # (modules imports the resolver: not at module level)
-
         phase_rules = modules.adjudicate_retreats if kind == "retreat" else modules.adjudicate_adjustments
         results, units = phase_rules(pos, orders, rules)
         after = Position(pos.variant, pos.phase, units, dict(pos.centres), {}, _copy_extra(pos))

@@ -16,7 +16,9 @@ by name in a variant's or game's ``rules.modules``. A module may supply:
 - ``read_orders(text, pos, rules, parse)``: read order text where the board alone cannot (1885 II:
   orders for hidden start units); return parsed lines like ``parse(text, pos)``, or None;
 - ``retreat_options(after, unit, attacker_from, contested, rules)``: where a dislodged unit may
-  retreat (like :func:`judge.engine.retreat.retreat_options`), or None for the standard answer.
+  retreat (like :func:`judge.engine.retreat.retreat_options`), or None for the standard answer;
+- ``at_phase_start(pos, rules)``: note module state from the position a phase starts from (a
+  position handed to the judge carries only what it says); return a new position, or None.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class RuleModule:
     adjudicate_retreats: Callable[..., tuple | None] | None = None
     read_orders: Callable[..., list | None] | None = None
     retreat_options: Callable[..., tuple | None] | None = None
+    at_phase_start: Callable[..., Position | None] | None = None
 
 
 class UnknownModule(ValueError):
@@ -91,6 +94,14 @@ def apply_map_change(pos: Position, change, rules: dict[str, Any], events: list[
             continue
         del pos.units[p]
         events.append(f"{u.power}: {u.kind} {p} removed ({'drowned' if kind == 'A' else 'stranded'})")
+
+
+def at_phase_start(pos: Position, rules: dict[str, Any]) -> Position:
+    """The position a phase is adjudicated from, with what the enabled modules note from it."""
+    for m in _modules(rules):
+        if m.at_phase_start:
+            pos = m.at_phase_start(pos, rules) or pos
+    return pos
 
 
 def adjustment_needed(pos: Position, rules: dict[str, Any]) -> bool:

@@ -368,6 +368,26 @@ def record_presence(pos: Position, units) -> None:
         pos.extra[LAST_UNIT] = last
 
 
+def at_phase_start(pos: Position, rules: dict[str, Any]) -> Position | None:
+    """Rule 5 (2) from the position itself: its units and dislodged units (which stood where they
+    were dislodged from at the start of the move) are the last there so far. A position the judge
+    made has them already; one handed to it (a winter whose unit in a coming centre is removed)
+    may not."""
+    watch = _future_centres(pos)
+    if not watch:
+        return None
+    last = dict(pos.extra.get(LAST_UNIT) or {})
+    noted = dict(last)
+    for u in (*(d.unit for d in pos.dislodged.values()), *pos.units.values()):  # the dislodged were there first
+        if u.prov in watch:
+            noted[u.prov] = u.power
+    if noted == last:
+        return None
+    out = pos.copy()
+    out.extra[LAST_UNIT] = noted
+    return out
+
+
 class DelugeResolver:
     """Mixin for the movement resolver: record who stood where during spring and autumn."""
 
@@ -541,7 +561,7 @@ def check_end(pos: Position, rules: dict[str, Any]) -> dict | None:
 
 
 MODULE = RuleModule("deluge", resolver_mixin=DelugeResolver, on_map_change=on_map_change,
-                    check_victory=check_victory, check_end=check_end,
+                    check_victory=check_victory, check_end=check_end, at_phase_start=at_phase_start,
                     **({"adjudicate_adjustments": adjudicate_adjustments}
                        if "adjudicate_adjustments" in RuleModule.__dataclass_fields__ else {}))
 
