@@ -20,6 +20,8 @@ from judge.rules import RuleError, merge_rules
 SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"
 TERRAINS = ("land", "coast", "sea", "impassable")
 PHASE_KINDS = ("movement", "retreat", "adjustment")
+#: position ``extra`` key: start units not yet on the board, display name -> power (1885 II rule 3)
+HIDDEN_UNITS = "hidden_units"
 DEFAULT_COASTS = {"nc": "north coast", "sc": "south coast", "ec": "east coast", "wc": "west coast"}
 
 
@@ -290,13 +292,17 @@ class Variant:
         return [c for c in self.changes if c[0] == phase]
 
     def start_position(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "variant": self.name,
             "phase": str(self.calendar.start),
             "units": {p.name: list(p.units) for p in self.powers.values()},
             "centers": {p.name: [self.map.display(c) for c in p.centres] for p in self.powers.values()},
             "dislodged": {},
         }
+        hidden = {self.map.display(c): p.name for p in self.powers.values() for c in p.choice_units}
+        if hidden:  # start units whose kind the owner tells with the first orders (1885 II rule 3)
+            out["extra"] = {HIDDEN_UNITS: hidden}
+        return out
 
 
 # -- loading ------------------------------------------------------------------------------------

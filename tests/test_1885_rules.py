@@ -150,6 +150,34 @@ def test_start_position_hides_the_choice_units():
     assert s["units"]["Sweden"] == ["A Sto", "F Mal"]
 
 
+def test_an_explicit_position_gets_no_hidden_start_units():
+    """Rule 3 "The unit in Rome may be either an A or F. Player does not have to reveal nature of the
+    unit before the first move" is about the start of the game (issue 14): a January 1885 position
+    that lists its units is what it says, and the judge adds no hidden unit to it (Italy, Russia and
+    Sweden, owning their centres, have no unit here). Only a position without units is the start."""
+    p = pos_at("January 1885 Movement", {"Turkey": "A Mac, A Con, A Smy, F Sin", "Italy": "F Nap"})
+    out = play(p, "Italy: F Nap - Tys")
+    assert units(out, "Italy") == ["F Tys"]
+    assert units(out, "Russia") == [] and units(out, "Sweden") == []
+    assert not [e for e in out.get("events", []) if "chosen before the first move" in e]
+    assert "Rom" in out["next"]["centers"]["Italy"]  # owned, not occupied
+    bad = play(p, "Italy: F Rom - Tys")  # no unit to order there
+    assert bad["orders"][0]["result"] == "invalid" and "no fleet in Rome" in bad["orders"][0]["reason"]
+    # a position without units is the start: the fixed units and the hidden ones
+    out = play({"phase": "January 1885 Movement"}, "Italy: F Rom - Tys\nRussia: A Sev - Ukr")
+    assert set(units(out, "Italy")) == {"F Nap", "A Ven", "F Tys"}
+    assert "A Ukr" in units(out, "Russia") and "A Nwy" in units(out, "Sweden")
+    assert "hidden_units" not in out["next"].get("extra", {})  # on the board now
+
+
+def test_the_start_position_lists_its_hidden_units():
+    s = start()
+    assert s["extra"]["hidden_units"] == {"Rom": "Italy", "StP": "Russia", "Sev": "Russia", "Nwy": "Sweden"}
+    out = play(s, "Italy: A Rom - Apu")
+    assert "A Apu" in units(out, "Italy")
+    assert "hidden_units" not in out["next"].get("extra", {})
+
+
 def test_hidden_units_revealed_by_the_first_move():
     out = play(start(), "Italy: F Rom - Tys\nRussia: A Sev - Ukr\nRussia: F StP - Bot\nSweden: A Nwy - Fin")
     r = results(out)

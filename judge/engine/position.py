@@ -98,8 +98,15 @@ class Position:
         except ValueError as exc:
             raise PositionError(f"phase: {exc}") from None
         m = variant.map_at(phase)
+        extra = dict(data.get("extra") or {})
+        raw_units = data.get("units")
+        if raw_units is None:  # no units: the variant's start (with its hidden start units, in its first phase)
+            start = variant.start_position()
+            raw_units = start["units"]
+            if phase == variant.calendar.start:
+                extra = {**start.get("extra", {}), **extra}
         units: dict[str, Unit] = {}
-        for pname, ulist in (data.get("units") or {}).items():
+        for pname, ulist in (raw_units or {}).items():
             power = _power(variant, pname, "units")
             for text in ulist or ():
                 u = parse_unit(text, m, power, f"units.{pname}")
@@ -144,7 +151,6 @@ class Position:
                     unknown_options.append(u.prov)
         if dislodged and phase.kind != "retreat":
             raise PositionError(f"dislodged: units are dislodged only in a retreat phase, not in {phase}")
-        extra = dict(data.get("extra") or {})
         pos = cls(variant, phase, units, centres, dislodged, extra)
         if unknown_options:  # retreat options not given: work them out from the board, by the rules
             from judge.engine.modules import retreat_options

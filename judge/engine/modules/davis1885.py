@@ -9,8 +9,11 @@ Russia, Norway for Sweden). The start position does not show these units (``choi
 seed; ``units`` lists only the fixed ones). The choice is made *with the first move's orders*,
 which are secret until the move is adjudicated, and the results reveal it:
 
-- in the variant's first phase (``calendar.start``), each ``choice_units`` province of a power
-  that holds no unit and is owned by that power holds that power's hidden unit;
+- the start position lists them in ``extra["hidden_units"]`` (``Variant.start_position()``, and a
+  position JSON without ``units``, which is the start); in the variant's first phase
+  (``calendar.start``) each listed province that holds no unit and is owned by its power holds
+  that power's hidden unit. A position that does not list them has none: an explicit position is
+  what it says;
 - only its owner's orders tell; its kind is the one written in the last order for it that names
   a kind (``F Rom - Tys``, ``A Rom H``, or just ``F Rom``, a hold);
 - else the kind its owner writes for it in another order (``F Nap S F Rom - Tys``);
@@ -43,7 +46,7 @@ from judge.engine.modules import RuleModule, resolver_for
 from judge.engine.movement import Illegal, MovementOutcome
 from judge.engine.orders import Order
 from judge.engine.position import Position, Unit
-from judge.variant import Variant, norm, province_of
+from judge.variant import HIDDEN_UNITS, Variant, norm, province_of
 
 NAME = "davis1885"
 KIND_WORD = {"A": "an army", "F": "a fleet"}
@@ -51,15 +54,22 @@ KIND_WORD = {"A": "an army", "F": "a fleet"}
 
 # -- rule 3: hidden start units ------------------------------------------------------------------
 def pending_choices(pos: Position) -> dict[str, str]:
-    """Province id -> power, for the hidden start units not yet on the board."""
+    """Province id -> power, for the hidden start units not yet on the board: the ones the position
+    lists in ``extra["hidden_units"]`` (the start position does), in the variant's first phase, in
+    a province still empty and owned by that power. A position that does not list them is what it
+    says: the judge adds no unit to it."""
     v = pos.variant
-    if pos.phase != v.calendar.start:
+    listed = pos.extra.get(HIDDEN_UNITS)
+    if not listed or pos.phase != v.calendar.start:
         return {}
+    m = pos.map
     out: dict[str, str] = {}
-    for pw in v.powers.values():
-        for p in pw.choice_units:
-            if p not in pos.units and pos.centres.get(p) == pw.name:
-                out[p] = pw.name
+    for name, power in listed.items():
+        p, pw = m.lookup(str(name)), v.power(str(power))
+        if p is None or pw is None or p not in pw.choice_units:
+            continue
+        if p not in pos.units and pos.centres.get(p) == pw.name:
+            out[p] = pw.name
     return out
 
 
@@ -197,6 +207,7 @@ class HiddenStartUnits:
 
     def after_movement(self, after: Position, out: MovementOutcome, events: list[str]) -> None:
         super().after_movement(after, out, events)  # type: ignore[misc]
+        after.extra.pop(HIDDEN_UNITS, None)  # on the board now, or never (their provinces were taken)
         events.extend(self.revealed)
 
 
