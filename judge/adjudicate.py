@@ -30,8 +30,9 @@ def run_phase(variant: str, position: dict[str, Any], orders: str, options: dict
         raise InputError(f"the position is for variant {position['variant']!r}, not {v.name!r}")
     try:
         rules = merge_rules(v.rules, options)
+        v = v.with_rules(rules)  # the calendar the game plays
         pos = Position.from_json(position, v, rules)
-    except (PositionError, RuleError) as exc:
+    except (PositionError, RuleError, VariantError) as exc:
         raise InputError(f"position: {exc}" if isinstance(exc, PositionError) else str(exc)) from None
     if "army_fleet" not in rules.get("modules", ()) and any(
             u.kind == "A/F" for u in (*pos.units.values(), *(d.unit for d in pos.dislodged.values()))):

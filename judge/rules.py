@@ -32,6 +32,10 @@ RULE_SWITCHES: dict[str, tuple[Any, tuple[Any, ...] | None]] = {
     # May a dislodged unit be ordered to disband? 1885 II rule 10b: "A player may not write an
     # 'Off the Board' or 'Disbanded' retreat order."
     "retreat_disband": ("allowed", ("allowed", "forbidden")),
+    # Which of the variant's calendars a game plays (``[calendar]``, ``[calendars.<name>]`` in its
+    # seed): "" or "default" is the variant's own; 1885 II also has "build_months" (rule 4 read as
+    # eight moves a year). The variant checks the name (judge.variant.Variant.calendar_named).
+    "calendar": ("", None),
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
@@ -20,6 +20,8 @@ from judge.rules import RuleError, merge_rules
 SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"
 TERRAINS = ("land", "coast", "sea", "impassable")
 PHASE_KINDS = ("movement", "retreat", "adjustment")
+#: the name of a variant's own calendar when ``[calendar]`` gives none (rule switch ``calendar``)
+DEFAULT_CALENDAR = "default"
 #: position ``extra`` key: start units not yet on the board, display name -> power (1885 II rule 3)
 HIDDEN_UNITS = "hidden_units"
 DEFAULT_COASTS = {"nc": "north coast", "sc": "south coast", "ec": "east coast", "wc": "west coast"}
@@ -263,6 +265,41 @@ class Variant:
     calendar: Calendar
     changes: list[tuple[Phase, Map, frozenset[str], frozenset[str]]]  # (after, map, removed, added)
     raw: dict[str, Any]
+    # every calendar the variant may be played with, by name (the rule switch ``calendar``); the
+    # first is ``[calendar]``, the variant's own
+    calendars: dict[str, Calendar] = field(default_factory=dict)
+
+    @property
+    def calendar_name(self) -> str:
+        """The name of the calendar this variant object plays (``[calendar] name``)."""
+        for name, cal in self.calendars.items():
+            if cal is self.calendar:
+                return name
+        return DEFAULT_CALENDAR
+
+    def calendar_named(self, name: str | None) -> Calendar:
+        """The calendar called ``name`` (empty or ``default``: the variant's own); VariantError if none."""
+        key = str(name or "").strip().lower()
+        if key in ("", DEFAULT_CALENDAR):
+            return next(iter(self.calendars.values()), self.calendar)
+        for n, cal in self.calendars.items():
+            if n.lower() == key:
+                return cal
+        raise VariantError(f"variant {self.name} has no calendar {name!r} (calendars: "
+                           f"{', '.join(self.calendars) or DEFAULT_CALENDAR})")
+
+    def with_rules(self, rules: dict[str, Any]) -> "Variant":
+        """This variant as the game's rules play it: with the calendar the rule ``calendar`` names.
+        The same object for the same choice (positions compare variants by identity)."""
+        cal = self.calendar_named(rules.get("calendar"))
+        if cal is self.calendar:
+            return self
+        shared = self.__dict__.setdefault("_with_calendar", {id(self.calendar): self})
+        v = shared.get(id(cal))
+        if v is None:
+            v = shared[id(cal)] = replace(self, calendar=cal)
+            v.__dict__["_with_calendar"] = shared
+        return v
 
     def power(self, name: str) -> Power | None:
         """A power by name, abbreviation, adjective or letter (any case)."""
@@ -367,12 +404,19 @@ class _Loader:
                 provinces_raw[k] = {**provinces_raw[k], "sc": False}
         base = self.build_map(provinces_raw, coast_names, "provinces")
         calendar = self.calendar(d.get("calendar", {}))
+        calendars = {str(d.get("calendar", {}).get("name", DEFAULT_CALENDAR)).lower(): calendar}
+        for cname, craw in (d.get("calendars") or {}).items():
+            if cname.lower() in calendars or cname.lower() == DEFAULT_CALENDAR:
+                raise self.fail(f"calendars.{cname}", "a calendar of that name is defined already")
+            calendars[cname.lower()] = self.calendar(craw, f"calendars.{cname}")
         changes = []
         current = dict(provinces_raw)
         for i, ch in enumerate(d.get("changes", [])):
             entry = f"changes[{i}]"
             try:
                 after = calendar.parse(str(ch["after"]))
+                for other in calendars.values():  # a map change must fall on a phase of every calendar
+                    other.parse(str(ch["after"]))
             except (KeyError, ValueError) as exc:
                 raise self.fail(f"{entry}.after", str(exc)) from None
             for key, prov in ch.get("provinces", {}).items():
@@ -399,7 +443,8 @@ class _Loader:
         if "centres" not in victory:
             victory["centres"] = len(base.centres) // 2 + 1
         return Variant(name=name, title=str(meta.get("title", name)), path=self.path, map=base, powers=powers,
-                       rules=rules, victory=victory, calendar=calendar, changes=changes, raw=d)
+                       rules=rules, victory=victory, calendar=calendar, changes=changes, raw=d,
+                       calendars=calendars)
 
     def _find_key(self, provinces: dict[str, Any], key: str, entry: str) -> str:
         for k in provinces:
@@ -407,7 +452,7 @@ class _Loader:
                 return k
         raise self.fail(entry, f"unknown province {key!r}")
 
-    def calendar(self, cal: dict[str, Any]) -> Calendar:
+    def calendar(self, cal: dict[str, Any], entry: str = "calendar") -> Calendar:
         seasons_raw = cal.get("seasons") or [
             {"name": "Spring", "phases": ["movement", "retreat"]},
             {"name": "Fall", "phases": ["movement", "retreat"]},
@@ -418,13 +463,13 @@ class _Loader:
             phases = tuple(str(p).lower() for p in s.get("phases", ()))
             bad = [p for p in phases if p not in PHASE_KINDS]
             if not phases or bad:
-                raise self.fail(f"calendar.seasons[{i}]", f"phases must be some of {PHASE_KINDS}, got {list(phases)}")
+                raise self.fail(f"{entry}.seasons[{i}]", f"phases must be some of {PHASE_KINDS}, got {list(phases)}")
             seasons.append((str(s["name"]), phases))
         provisional = Calendar(seasons, Phase(seasons[0][0], 1901, seasons[0][1][0]))
         try:
             start = provisional.parse(str(cal.get("start", f"{seasons[0][0]} 1901 {seasons[0][1][0]}")))
         except ValueError as exc:
-            raise self.fail("calendar.start", str(exc)) from None
+            raise self.fail(f"{entry}.start", str(exc)) from None
         return Calendar(seasons, start)
 
     def build_map(self, raw: dict[str, Any], coast_names: dict[str, str], entry: str) -> Map:

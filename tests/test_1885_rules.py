@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from judge.adjudicate import run_phase
+from judge.adjudicate import InputError, run_phase
 from judge.engine.least_effect import effect_key, least_effect_removals
 from judge.engine.modules import UnknownModule, get_module
 from judge.engine.modules.davis1885 import alliance_victory, declared_alliances
@@ -117,6 +117,54 @@ def test_month_codes_need_three_letters():
     assert str(cal.parse("feb1885r")) == "February 1885 Retreat"
     std = load_variant("standard").calendar  # one letter stays fine where the seasons are not months
     assert str(std.parse("S1901M")) == "Spring 1901 Movement" and str(std.parse("F1901M")) == "Fall 1901 Movement"
+
+
+def test_calendar_option_build_months_eight_moves_a_year():
+    """Rule 4 "each subsequent move will take place during a single month. The Build/Removal seasons
+    will be in March, June, September and December" with rule 10a "a 'Spring' type move (e.g.
+    January, April)" also reads as eight moves a year, the build months having no move (issue 14):
+    the switch ``calendar = build_months``. Its phase names and short codes read and parse back."""
+    cal = V.with_rules({"calendar": "build_months"}).calendar
+    phase, seen = cal.start, []
+    while phase.year == 1885:
+        seen.append(str(phase))
+        assert cal.parse(phase.short) == phase and cal.parse(str(phase)) == phase
+        phase = cal.following(phase)
+    assert str(phase) == "January 1886 Movement"
+    expected = []
+    for mo in ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+               "October", "November", "December"):
+        if mo in ("March", "June", "September", "December"):
+            expected.append(f"{mo} 1885 Adjustment")
+        else:
+            expected += [f"{mo} 1885 Movement", f"{mo} 1885 Retreat"]
+    assert seen == expected
+    assert [cal.parse(c).short for c in ("Mar1885A", "Apr1885M", "Dec1885A")] == ["Mar1885A", "Apr1885M", "Dec1885A"]
+    with pytest.raises(ValueError, match="March has no movement phase"):
+        cal.parse("Mar1885M")
+    assert V.calendar_name == "monthly_moves"  # the default: a move in every month
+
+
+def test_calendar_option_through_the_json_contract():
+    """``--option calendar=...``: February's move is followed by the March builds (rule 11 "after
+    February 1885 ... in March") in both readings; then April's move (build_months) or March's
+    (monthly_moves, the default). A month without a move is refused in build_months, and a variant
+    with one calendar refuses another."""
+    p = pos_at("February 1885 Movement", {"Turkey": "A Mac, A Con, A Smy, F Sin"},
+               centres(Turkey="Con Smy Sin Mac"))
+    for option, after in (("build_months", "April 1885 Movement"), ("monthly_moves", "March 1885 Movement"),
+                          (None, "March 1885 Movement")):
+        opts = {"calendar": option} if option else {}
+        feb = play(p, "Turkey: A Mac - Gre", **opts)
+        assert feb["next"]["phase"] == "March 1885 Adjustment", option
+        mar = play(feb["next"], "Turkey: Build A Con", **opts)
+        assert mar["next"]["phase"] == after, option
+    with pytest.raises(InputError, match="no movement phase"):
+        play(pos_at("March 1885 Movement", {"Turkey": "A Con"}), calendar="build_months")
+    with pytest.raises(InputError, match="no calendar 'eight'.*monthly_moves, build_months"):
+        play(p, calendar="eight")
+    with pytest.raises(InputError, match="standard has no calendar 'build_months'"):
+        run_phase("standard", {"phase": "Spring 1901 Movement", "units": {}}, "", {"calendar": "build_months"})
 
 
 def test_spring_type_move_changes_no_ownership_fall_type_move_does():

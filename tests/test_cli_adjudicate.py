@@ -100,3 +100,19 @@ def test_an_af_unit_needs_the_af_rules(tmp_path: Path):
     assert r.returncode == 2 and "Army/Fleet" in r.stderr
     r = judge("adjudicate", "--variant", "standard", "--position", str(pos), "--option", "modules=army_fleet")
     assert r.returncode == 0, r.stderr
+
+
+def test_calendar_option_on_the_command_line(tmp_path: Path):
+    """1885 II rule 4's two readings (issue 14): ``--option calendar=build_months`` has no move in the
+    build months; an unknown calendar is an input error (exit 2)."""
+    pos = tmp_path / "pos.json"
+    pos.write_text(json.dumps({"variant": "1885", "phase": "December 1885 Adjustment",
+                               "units": {"Turkey": ["A Con"]}, "centers": {"Turkey": ["Con"]}}))
+    r = judge("adjudicate", "--variant", "1885", "--position", str(pos), "--option", "calendar=build_months")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["next"]["phase"] == "January 1886 Movement"
+    r = judge("adjudicate", "--variant", "1885", "--position", str(pos))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["next"]["phase"] == "December 1885 Movement"
+    r = judge("adjudicate", "--variant", "1885", "--position", str(pos), "--option", "calendar=weekly")
+    assert r.returncode == 2 and "no calendar 'weekly'" in r.stderr

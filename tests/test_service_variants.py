@@ -191,6 +191,39 @@ def test_1885_month_phases_phase_command_and_rule_11_builds(table: VariantTable)
     assert shorts == ["Jan1885M", "Feb1885M", "Mar1885A", "Mar1885M"]
 
 
+def test_1885_calendar_option_by_mail(table: VariantTable) -> None:
+    """Rule 4 read as eight moves a year (issue 14): ``calendar=build_months`` given when the game is
+    created; the build months have no move, so March's builds are followed by April's move. The
+    master may change it with SET before the start, not after; a name the variant lacks is refused."""
+    table.start_variant("1885", "move=24h retreat=12h adjust=12h grace=12h calendar=build_months")
+    assert table.game().variant.calendar_name == "build_months"
+    table.order("Turkey", "A Con H\nA Smy H\nF Sin H")
+    table.hold_rest(skip=("Turkey",))
+    assert table.phase() == "Feb1885M"
+    table.order("Turkey", "A Con H\nA Smy H\nF Sin H")
+    table.hold_rest(skip=("Turkey",))
+    assert table.phase() == "Mar1885A"  # rule 11: Turkey and Russia build
+    table.order("Turkey", "Build A Mac")
+    table.order("Russia", "Build A Arc")
+    assert table.phase() == "Apr1885M"
+    shorts = [r["short"] for r in table.rows("SELECT short FROM phases ORDER BY seq")]
+    assert shorts == ["Jan1885M", "Feb1885M", "Mar1885A", "Apr1885M"]
+    out = table.master("SET CALENDAR monthly_moves")
+    assert "before the game starts" in flat(table.reply_to(MASTER, out).body)
+
+
+def test_calendar_option_set_by_the_master_before_the_start(table: VariantTable) -> None:
+    table.send(MASTER, "CREATE ?tg masterpw 1885 move=24h")
+    out = table.master("SET CALENDAR eight_moves")
+    assert "no calendar 'eight_moves'" in flat(table.reply_to(MASTER, out).body)
+    out = table.master("SET CALENDAR build_months")
+    body = flat(table.reply_to(MASTER, out).body)
+    assert "Rule calendar set to build_months" in body, body
+    assert table.game().variant.calendar_name == "build_months"
+    out = table.send(MASTER, "CREATE ?tg2 masterpw standard calendar=build_months")
+    assert "standard has no calendar 'build_months'" in flat(table.reply_to(MASTER, out).body)
+
+
 def test_1885_a_unit_with_nowhere_to_retreat_needs_no_order(table: VariantTable) -> None:
     """Rule 10b forbids a disband order: a dislodged unit without a retreat holds up nobody."""
     table.start_variant("1885")

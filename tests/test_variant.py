@@ -120,3 +120,26 @@ def test_calendar_parse_and_follow():
     assert str(cal.following(cal.parse("Winter 1901 Adjustment"))) == "Spring 1902 Movement"
     with pytest.raises(ValueError):
         cal.parse("Summer 1901 Movement")
+
+
+def test_other_calendars_are_checked_and_named(tmp_path):
+    """``[calendars.<name>]`` (the rule switch ``calendar``, 1885 II rule 4's two readings): a bad
+    one is named in the error; the variant's own is always ``default`` too."""
+    bad = STANDARD + '\n[calendars.short]\nseasons = [{name = "Spring", phases = ["moves"]}]\n'
+    err = _broken(tmp_path, bad)
+    assert "calendars.short.seasons[0]" in str(err)
+    bad = STANDARD + '\n[calendars.default]\nseasons = [{name = "Spring", phases = ["movement"]}]\n'
+    assert "defined already" in str(_broken(tmp_path, bad))
+    good = STANDARD + ('\n[calendars.no_retreats]\nstart = "Spring 1901 Movement"\nseasons = ['
+                       '{name = "Spring", phases = ["movement"]}, {name = "Fall", phases = ["movement"]}, '
+                       '{name = "Winter", phases = ["adjustment"]}]\n')
+    path = tmp_path / "twocal.toml"
+    path.write_text(re.sub(r'(?m)^name = "standard"', 'name = "twocal"', good, count=1), encoding="utf-8")
+    v = load_variant_file(path)
+    assert list(v.calendars) == ["default", "no_retreats"] and v.calendar_name == "default"
+    w = v.with_rules({"calendar": "no_retreats"})
+    assert w.calendar_name == "no_retreats" and w.with_rules({"calendar": "no_retreats"}) is w
+    assert v.with_rules({"calendar": "default"}) is v and w.with_rules({}) is v
+    assert str(w.calendar.following(w.calendar.parse("Spring 1901 Movement"))) == "Fall 1901 Movement"
+    with pytest.raises(VariantError, match="no calendar 'weekly'"):
+        v.with_rules({"calendar": "weekly"})

@@ -67,8 +67,10 @@ class Game:
 
     @functools.cached_property
     def variant(self) -> Variant:
-        # once per Game object (a transaction's worth): load_variant stats the seed file each call
-        return load_variant(self.variant_name)
+        # once per Game object (a transaction's worth): load_variant stats the seed file each call;
+        # played with the calendar the game's rules name (1885 II: rule switch ``calendar``)
+        v = load_variant(self.variant_name)
+        return v.with_rules(merge_rules(v.rules, self.options.get("rules") or {}))
 
     @property
     def rules(self) -> dict[str, Any]:
@@ -158,9 +160,12 @@ def apply_option(game: Game, name: str, value: str, started: bool) -> str:
         return f"Victory now needs {int(value)} supply centres."
     try:
         v = check_rule(key, value)
-    except RuleError as exc:
+        if key == "calendar":
+            load_variant(game.variant_name).calendar_named(v)  # the variant must have it
+    except (RuleError, VariantError) as exc:
         raise GameError(str(exc)) from None
     game.options.setdefault("rules", {})[key] = list(v) if isinstance(v, tuple) else v
+    game.__dict__.pop("variant", None)  # (cached) the calendar may have changed
     return f"Rule {key} set to {value}."
 
 
