@@ -705,6 +705,11 @@ def check_concession(ctx: Ctx, game: Game) -> bool:
 # -- the timed events ---------------------------------------------------------------------------------
 def run_event(ctx: Ctx, ev: Any) -> None:
     game = game_by_id(ctx.store, ev["game_id"])
+    if game.variant_name == "eia_afa":  # Empires in Arms: months, not Diplomacy phases
+        from judge.service import eia_games
+
+        eia_games.run_event(ctx, game, ev)
+        return
     ph = current_phase(ctx.store, game)
     if game.state != "active" or ph is None or ph.id != ev["phase_id"]:
         return

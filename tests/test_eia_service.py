@@ -1,0 +1,120 @@
+"""Empires in Arms games by mail: teams with roles, team press, commands through the same step
+function, the monthly gazette with the rolls, private ledgers, the dice secret revealed."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from judge.eia import dice
+from test_service_helpers import MASTER, Table
+
+NATIONS = ["England", "France", "Spain", "Prussia", "Austria", "Russia", "Turkey"]
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table(tmp_path)
+    yield t
+    t.close()
+
+
+def addr(nation: str, i: int = 1) -> str:
+    return f"{nation.lower()}{i}@example.test"
+
+
+def setup_game(table: Table, team: int = 1, months: int = 0) -> None:
+    extra = f" months={months}" if months else ""
+    out = table.send(MASTER, f"CREATE ?eg masterpw eia_afa month=48h team={team}{extra}")
+    assert "Empires in Arms" in table.reply_to(MASTER, out).body
+    for n in NATIONS:
+        for i in range(1, team + 1):
+            role = ["head of state", "diplomat", "general"][i - 1]
+            table.send(addr(n, i), f"SIGNON ?eg pw{n}{i} {n} {role}")
+
+
+def test_create_join_teams_and_start(table: Table) -> None:
+    setup_game(table, team=2)
+    starting = [m for m in table.mails if "Game Starting" in m.subject]
+    assert {a for m in starting for a in m.to} >= {addr(n, i) for n in NATIONS for i in (1, 2)} | {MASTER}
+    body = starting[0].body
+    assert "France: france1@example.test (head of state), france2@example.test (diplomat)" in " ".join(body.split())
+    commitment = re.search(r"SHA-256 of the judge's secret\): ([0-9a-f]{64})", " ".join(body.split())).group(1)
+    options = json.loads(table.rows("SELECT options FROM games")[0]["options"])
+    assert dice.commitment(options["eia"]["secret"]) == commitment
+    # a third member of a team of two is refused; the LIST of all games shows the EiA game
+    out = table.send("late@example.test", "SIGNON ?eg pwlate France general")
+    assert "team is full" in table.reply_to("late@example.test", out).body
+    out = table.send("who@example.test", "LIST")
+    assert "eg" in table.reply_to("who@example.test", out).body
+
+
+def test_commands_gazette_ledgers_and_team_press(table: Table) -> None:
+    setup_game(table, team=2)
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 3 AT Toulon\nFLY TO THE MOON\n"
+                                     "POINTS France +9 cheating\nPRESS TO TEAM\nBuild at Brest, not Toulon.\nENDPRESS")
+    reply = table.reply_to(addr("France"), out)
+    assert "accepted for this month: France: BUILD 3 AT Toulon" in reply.body
+    assert "unknown command 'FLY'" in reply.body and "only the games master gives POINTS" in reply.body
+    press = [m for m in out if "Press from France" in m.subject]
+    assert [m.to for m in press] == [[addr("France", 2)]]          # the rest of the team only
+    out = table.send(addr("England", 2), "SIGNON Eeg pwEngland2\nPRESS TO F\nWe watch Brest.\nENDPRESS")
+    press = [m for m in out if "Press from England" in m.subject]
+    got = sorted(a for m in press for a in m.to)
+    assert got == sorted([addr("France"), addr("France", 2), addr("England")])   # both teams, whole
+    table.send(MASTER, "SIGNON Meg masterpw\nWAR France England\nMONEY France +5 subsidy\nSpain: BUILD 1 AT Cadiz")
+    # nobody else sees a team's commands before the deadline
+    assert not [m for m in table.mails if "BUILD 3 AT Toulon" in m.body and addr("France") not in m.to
+                and addr("France", 2) not in m.to and MASTER not in m.to]
+    out = table.advance(hours=48, minutes=1)
+    gazette = [m for m in out if "1805-01 Results" in m.subject]
+    assert gazette and {a for m in gazette for a in m.to} >= {addr(n) for n in NATIONS} | {MASTER}
+    text = gazette[0].body
+    assert "France and England are at war." in text
+    assert "naval stores for France" in text                           # the roll is published with its purpose
+    ledgers = [m for m in out if "France ledger" in m.subject]
+    assert sorted(a for m in ledgers for a in m.to) == [addr("France"), addr("France", 2)]
+    assert "Treasury" in ledgers[0].body
+    assert not [m for m in out if "France ledger" in m.subject and addr("England") in m.to]
+    record = [m for m in out if "Master's record" in m.subject]
+    assert record and record[0].to == [MASTER]
+    assert table.rows("SELECT short FROM phases WHERE state = 'open'")[0]["short"] == "1805-02"
+
+
+def test_the_secret_is_revealed_at_the_end_and_the_rolls_verify(table: Table) -> None:
+    setup_game(table, months=2)
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nFORM S1 SQUADRON 3 AT Brest")
+    table.advance(hours=48, minutes=1)
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nSAIL S1")
+    out = table.advance(hours=48, minutes=1)
+    final = [m for m in out if "1805-02 Results" in m.subject][0]
+    secret = re.search(r"now revealed: ([0-9a-f]{64})", final.body).group(1)
+    assert table.rows("SELECT state FROM games")[0]["state"] == "finished"
+    rolls = [r for row in table.rows("SELECT results FROM phases WHERE state = 'processed' ORDER BY seq")
+             for r in json.loads(row["results"])["rolls"]]
+    assert rolls and any("S1 leaves Brest" in r["purpose"] for r in rolls)
+    assert dice.verify("eg", secret, rolls) == []
+
+
+def test_the_master_reveals_midgame_and_the_dice_commit_anew(table: Table) -> None:
+    setup_game(table)
+    out = table.send(MASTER, "SIGNON Meg masterpw\nREVEAL")
+    notice = [m for m in out if "Dice secret revealed" in m.subject]
+    assert notice and {a for m in notice for a in m.to} >= {addr(n) for n in NATIONS}
+    old = re.search(r"now revealed: ([0-9a-f]{64})", notice[0].body).group(1)
+    new = re.search(r"commit to: ([0-9a-f]{64})", notice[0].body).group(1)
+    options = json.loads(table.rows("SELECT options FROM games")[0]["options"])
+    assert options["eia"]["secret"] != old and dice.commitment(options["eia"]["secret"]) == new
+    out = table.advance(hours=48, minutes=1)                               # the month steps with the new secret
+    assert [m for m in out if "1805-01 Results" in m.subject]
+
+
+def test_a_diplomacy_game_beside_an_eia_game_is_untouched(table: Table) -> None:
+    setup_game(table)
+    table.start_game()
+    assert table.phase() == "S1901M"
+    out = table.send("who@example.test", "LIST")
+    body = table.reply_to("who@example.test", out).body
+    assert "eg" in body and "tg" in body
