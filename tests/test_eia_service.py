@@ -118,3 +118,23 @@ def test_a_diplomacy_game_beside_an_eia_game_is_untouched(table: Table) -> None:
     out = table.send("who@example.test", "LIST")
     body = table.reply_to("who@example.test", out).body
     assert "eg" in body and "tg" in body
+
+
+def test_the_demo_plays_24_months_with_robot_teams_and_every_roll_verifies(tmp_path) -> None:
+    """`judge demo --variant eia_afa` through the CLI: 24 gazettes, the secret revealed, rolls checked."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "eia-demo"
+    run = subprocess.run([sys.executable, "-m", "judge.cli", "demo", "--variant", "eia_afa", "--out", str(out),
+                          "--quiet"], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "24 months of Empires in Arms" in run.stdout and "every roll verified" in run.stdout
+    reports = sorted((out / "reports").glob("*-report.txt"))
+    assert len(reports) == 24
+    last = reports[-1].read_text(encoding="utf-8")
+    assert "December 1806" in last and "now revealed" in last
+    rolls = json.loads((out / "reports" / "rolls.json").read_text(encoding="utf-8"))
+    kinds = " ".join(r["purpose"] for r in rolls)
+    for what in ("leaves", "prizes after the battle", "fort roll", "naval stores"):
+        assert what in kinds

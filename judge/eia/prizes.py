@@ -55,7 +55,8 @@ def battle(ctx: Ctx, cmd: Command) -> None:
         if unit.ships == 0:
             del ctx.state.nations[nation].units[ident]
     ctx.say(f"Battle at {zone}: {winner} wins. Losses: "
-            + (", ".join(f"{n} {i} {k}" for n, i, k in losses) or "none") + ".", PUBLIC, "battle")
+            + (", ".join(f"{n} {i} {k} ship{'s' if k != 1 else ''}" for n, i, k in losses) or "none") + ".",
+            PUBLIC, "battle")
     if vp:
         ctx.change(winner, "vp", vp, f"the battle at {zone}", public=True)
     if not (own or enemy):
