@@ -138,3 +138,28 @@ def test_the_demo_plays_24_months_with_robot_teams_and_every_roll_verifies(tmp_p
     kinds = " ".join(r["purpose"] for r in rolls)
     for what in ("leaves", "prizes after the battle", "fort roll", "naval stores"):
         assert what in kinds
+
+
+def test_rollback_replays_a_month_with_the_same_dice(table: Table) -> None:
+    setup_game(table)
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nFORM S1 SQUADRON 3 AT Brest\nSAIL S1")
+    table.advance(hours=48, minutes=1)
+    first = json.loads(table.rows("SELECT results FROM phases WHERE state = 'processed'")[0]["results"])["rolls"]
+    out = table.send(MASTER, "SIGNON Meg masterpw\nROLLBACK")
+    assert "rolled back to January 1805" in table.reply_to(MASTER, out).body
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nFORM S1 SQUADRON 3 AT Brest\nSAIL S1")
+    table.advance(hours=48, minutes=1)
+    again = json.loads(table.rows("SELECT results FROM phases WHERE state = 'processed'")[0]["results"])["rolls"]
+    assert again == first and again
+
+
+def test_the_console_knows_eia_games(table: Table) -> None:
+    console = table.judge.console()
+    g = console.create("cg", "masterpw", "eia_afa", ["month=24h"], MASTER)
+    assert g.variant_name == "eia_afa"
+    assert console.process("cg") == "cg started"
+    shown = console.show("cg")
+    assert shown["month"] == "1805-01" and len(shown["teams"]) == 7 and len(shown["commitment"]) == 64
+    assert [x for x in console.games() if x["name"] == "cg"][0]["phase"] == "1805-01"
+    assert console.process("cg") == "cg 1805-01 processed"
+    assert console.rollback("cg", None) == "cg rolled back to 1805-01"

@@ -306,6 +306,52 @@ def run_event(ctx: Ctx, game: Game, ev: Any) -> None:
         process(ctx, game, "deadline")
 
 
+def rollback(ctx: Ctx, game: Game, target: str | None) -> Any:
+    """Reopen a processed month (default the last). The dice of a month are fixed by the secret, so
+    stepping it again with the same commands gives the same rolls: rollback is no re-roll. Months
+    whose secret has been revealed cannot be reopened (their dice are public knowledge)."""
+    done = ctx.store.all("SELECT * FROM phases WHERE game_id = ? AND state = 'processed' ORDER BY seq", (game.id,))
+    if not done:
+        raise GameError("no month has been processed yet: nothing to roll back")
+    row = done[-1]
+    if target:
+        rows = [r for r in done if target.strip().lower() in (r["short"].lower(), r["name"].lower(), str(r["seq"]))]
+        if not rows:
+            raise GameError(f"no processed month {target!r} (processed: {', '.join(r['short'] for r in done)})")
+        row = rows[-1]
+    if game.state == "finished" or loads(row["position"])["commitment"] != opts(game)["commitment"]:
+        raise GameError(f"the dice secret of {row['short']} has been revealed: it cannot be played again")
+    ctx.store.conn.execute("UPDATE phases SET state = 'undone' WHERE game_id = ? AND seq > ? AND state IN "
+                           "('open', 'processed')", (game.id, row["seq"]))
+    ctx.store.update("phases", row["id"], state="undone")
+    return open_month(ctx, game, loads(row["position"]))
+
+
+def console_process(ctx: Ctx, game: Game) -> str:
+    """``judge game process`` on an EiA game: start it, or step its month now."""
+    if game.state == "forming":
+        start(ctx, game)
+        return f"{game.name} started"
+    if game.state != "active":
+        raise GameError(f"game {game.name!r} is {game.state}")
+    out = process(ctx, game, "master")
+    return f"{game.name} {out['month']} processed"
+
+
+def console_show(ctx: Ctx, game: Game) -> dict[str, Any]:
+    """``judge game show`` on an EiA game: teams, month, commands in (not their text: that is secret)."""
+    ph = current(ctx, game)
+    teams = {n: [{"address": ctx.store.scalar("SELECT address FROM players WHERE id = ?", (s["player_id"],)),
+                  "role": role(game, s)} for s in members(ctx, game, n)] for n in LETTERS.values()}
+    return {"name": game.name, "variant": KIND, "state": game.state, "outcome": game.outcome,
+            "master": master_address(ctx.store, game), "month": ph["short"] if ph else None,
+            "deadline": ph["deadline"] if ph else None, "teams": teams,
+            "commands_in": {n: len(month_commands(ctx, ph["id"], n)) for n in [*LETTERS.values(), MASTER]} if ph else {},
+            "commitment": opts(game)["commitment"],
+            "processed": [r["short"] for r in ctx.store.all("SELECT short FROM phases WHERE game_id = ? AND "
+                                                               "state = 'processed' ORDER BY seq", (game.id,))]}
+
+
 # -- the mails ----------------------------------------------------------------------------------------
 def roll_lines(rolls: list[dict[str, Any]]) -> list[str]:
     out = []

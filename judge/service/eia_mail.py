@@ -253,6 +253,14 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
             raise CommandError(f"game '{game.name}' is {game.state}")
         out = eia.process(ctx, game, "master")
         h.say(f"{out['month']} processed; the reports are on their way.")
+    elif name == "ROLLBACK":
+        if not master:
+            raise CommandError("only the game master may do that")
+        ph = eia.rollback(ctx, game, cmd.args[0] if cmd.args else None)
+        eia.tell_all(ctx, game, f"{ctx.cfg.code}:{game.name} Rollback to {ph['short']}",
+                     f"The master has reopened {ph['name']} of '{game.name}'; send that month's commands again. "
+                     f"Its dice are those of the first time: the secret fixes them.")
+        h.say(f"'{game.name}' rolled back to {ph['name']}.")
     elif name == "TERMINATE":
         if not master:
             raise CommandError("only the game master may do that")
