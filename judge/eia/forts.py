@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from judge.eia.context import PUBLIC, STAGE_COMBAT, Command, Ctx, Rejected, command, number, split_at
+from judge.eia.state import Unit
 
 
 def fort_fire(ctx: Ctx, value: int, modifier: int, purpose: str) -> tuple[int, list[str]]:
@@ -39,6 +40,14 @@ def fleet_fire(ctx: Ctx, factors: int, purpose: str) -> tuple[int, list[str]]:
     return total, notes
 
 
+def _take_fire(ctx: Ctx, unit: Unit, value: int, modifier: int, purpose: str) -> tuple[int, list[str]]:
+    """The fort fires on ``unit``; its losses (at most the ships it has) are taken at once."""
+    losses, notes = fort_fire(ctx, value, modifier, purpose)
+    losses = min(losses, unit.ships)
+    unit.ships -= losses
+    return losses, notes
+
+
 @command("FORT", STAGE_COMBAT, "FORT <port> VALUE <v> GARRISON FULL|MILITIA|NONE ATTACKER <nation> <id>", master=True)
 def fort(ctx: Ctx, cmd: Command) -> None:
     parts = split_at(cmd.words, "VALUE", "GARRISON", "ATTACKER")
@@ -55,9 +64,7 @@ def fort(ctx: Ctx, cmd: Command) -> None:
     unit = ctx.unit(nation, " ".join(parts["ATTACKER"][1:]))
     led = ctx.state.nations[nation]
     where = f"{nation} {unit.id} against the fort of {port}"
-    losses, notes = fort_fire(ctx, value, modifier, f"{where}: the fort fires")
-    losses = min(losses, unit.ships)
-    unit.ships -= losses
+    losses, notes = _take_fire(ctx, unit, value, modifier, f"{where}: the fort fires")
     ctx.say(f"1. The fort of {port} (value {value}) fires on {nation} {unit.id}: {'; '.join(notes)}: "
             f"{losses} ships lost.", PUBLIC, "fort")
     if not unit.ships:
@@ -70,9 +77,7 @@ def fort(ctx: Ctx, cmd: Command) -> None:
             f"the fort's value is now {value}.", PUBLIC, "fort")
     ctx.say(f"3. {nation} {unit.id} attacks the targets within the harbour of {port}: the master resolves it.",
             PUBLIC, "fort")
-    losses, notes = fort_fire(ctx, value, modifier, f"{where}: the fort fires on the withdrawal")
-    losses = min(losses, unit.ships)
-    unit.ships -= losses
+    losses, notes = _take_fire(ctx, unit, value, modifier, f"{where}: the fort fires on the withdrawal")
     ctx.say(f"4. {nation} {unit.id} withdraws under fire from what is left of the fort (value {value}): "
             f"{'; '.join(notes)}: {losses} ships lost.", PUBLIC, "fort")
     if not unit.ships:

@@ -7,8 +7,6 @@ back whole or not at all); a battle where a side fought with squadrons only give
 
 from __future__ import annotations
 
-import math
-
 from judge.eia.context import PUBLIC, STAGE_COMBAT, Command, Ctx, Rejected, command, number, split_at
 from judge.eia.state import Prizes
 
@@ -79,10 +77,6 @@ def _arrive(ctx: Ctx, nation: str, group: Prizes) -> None:
     led.damaged[group.to_port] = led.damaged.get(group.to_port, 0) + group.captured + group.damaged
     ctx.say(f"{group.captured + group.damaged} prizes and damaged ships of {nation} reach {group.to_port}; "
             f"they wait there for REPAIR.", [nation], "prizes")
-
-
-def months_to_port(ctx: Ctx, zones: int) -> int:
-    return math.ceil(zones / ctx.tables["prizes"]["zones_per_month"])
 
 
 def close_month(ctx: Ctx) -> None:

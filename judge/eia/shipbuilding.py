@@ -12,7 +12,7 @@ from judge.eia import calendar
 from judge.eia.context import STAGE_YARDS, Command, Ctx, Rejected, command, number, split_at
 from judge.eia.data import Yard
 from judge.eia.state import Work
-from judge.eia.stores import shipment, surcharged, yard_for
+from judge.eia.stores import count_at_yard, shipment, surcharged, yard_for
 
 NEW, REPAIR = 0, 1
 
@@ -82,9 +82,7 @@ def _announce_later(ctx: Ctx, yard: Yard) -> None:
 
 @command("BUILD", STAGE_YARDS, "BUILD <n> AT <yard>")
 def build(ctx: Ctx, cmd: Command) -> None:
-    parts = split_at(cmd.words, "AT")
-    n = number((parts[""] or [""])[0], "BUILD: how many ships", 1)
-    yard = yard_for(ctx, cmd, " ".join(parts.get("AT", [])))
+    n, yard = count_at_yard(ctx, cmd, "ships")
     _room(ctx, yard, n)
     if _lay_down(ctx, cmd.nation, cmd.nation, yard, n, NEW):
         _announce_later(ctx, yard)
@@ -93,9 +91,7 @@ def build(ctx: Ctx, cmd: Command) -> None:
 @command("REPAIR", STAGE_YARDS, "REPAIR <n> AT <yard>")
 def repair(ctx: Ctx, cmd: Command) -> None:
     """Repairs of prizes and damaged ships waiting in the yard's port; announced exactly (I.C)."""
-    parts = split_at(cmd.words, "AT")
-    n = number((parts[""] or [""])[0], "REPAIR: how many ships", 1)
-    yard = yard_for(ctx, cmd, " ".join(parts.get("AT", [])))
+    n, yard = count_at_yard(ctx, cmd, "ships")
     led = ctx.ledger(cmd.nation)
     waiting = led.damaged.get(yard.name, 0)
     if waiting < n:

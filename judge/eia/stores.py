@@ -79,12 +79,17 @@ def yard_for(ctx: Ctx, cmd: Command, text: str) -> Yard:
     return yard
 
 
+def count_at_yard(ctx: Ctx, cmd: Command, what: str) -> tuple[int, Yard]:
+    """``<n> AT <yard>`` (BUILD, REPAIR, STORES): the number and a yard the sender controls."""
+    parts = split_at(cmd.words, "AT")
+    n = number((parts[""] or [""])[0], f"{cmd.verb}: how many {what}", 1)
+    return n, yard_for(ctx, cmd, " ".join(parts.get("AT", [])))
+
+
 @command("STORES", STAGE_YARDS, "STORES <n> AT <yard>")
 def stores(ctx: Ctx, cmd: Command) -> None:
     """III.C: stock up to 1/4 of the yard's capacity (round up), paid as one ship's stores each."""
-    parts = split_at(cmd.words, "AT")
-    n = number((parts[""] or [""])[0], "STORES: how many ships' stores", 1)
-    yard = yard_for(ctx, cmd, " ".join(parts.get("AT", [])))
+    n, yard = count_at_yard(ctx, cmd, "ships' stores")
     builder = ctx.controller(yard.nation)
     led = ctx.ledger(builder)
     have = led.stores.get(yard.name, 0)

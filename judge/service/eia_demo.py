@@ -24,7 +24,6 @@ from judge.eia.data import load_tables
 from judge.service import eia_games
 from judge.service.config import JudgeConfig
 from judge.service.demo import JUDGE_ADDRESS, Demo
-from judge.service.judge import Judge
 from judge.service.maildir import Folders
 from judge.service.store import loads
 
@@ -73,16 +72,7 @@ class EiaDemo(Demo):
 
         return Ctx(self.judge.store, self.cfg, self.clock)
 
-    def run(self) -> str:
-        started = time.monotonic()
-        self.folders.create()
-        self.judge = Judge(self.cfg)
-        try:
-            return self._play(started)
-        finally:
-            self.judge.close()
-
-    def _play(self, started: float) -> str:
+    def _run(self, started: float) -> str:  # Demo.run sets up the folders and the judge
         self.echo(f"judge demo: Empires in Arms (AFA naval supplement), 7 robot teams of {len(ROLES)}, "
                   f"{self.months} months; mail folders in {self.folders.root}")
         self.send(self.master, f"CREATE ?{GAME} masterpw eia_afa month=72h team={len(ROLES)} months={self.months}",

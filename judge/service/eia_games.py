@@ -21,10 +21,9 @@ from judge.eia.data import load_tables
 from judge.eia.state import from_json, new_game, to_json
 from judge.eia.step import MASTER_NAMES, step
 from judge.service import deadlines
-from judge.service.game import (GAME_NAME, Ctx, Game, GameError, audience, get_game, master_address,
-                                player_id, seat_addresses, seats, tell_all)
+from judge.service.game import (Ctx, Game, GameError, audience, master_address, new_game_name, player_id,
+                                seat_addresses, seats, tell_all)
 from judge.service.passwords import PasswordError, check_new_password, hash_password
-from judge.service.render import render
 from judge.service.store import dumps, from_iso, iso, loads
 
 KIND = "eia_afa"
@@ -64,11 +63,7 @@ def save(ctx: Ctx, game: Game) -> None:
 
 # -- creating and joining -------------------------------------------------------------------------
 def create(ctx: Ctx, name: str, password: str, options: list[str], master: str) -> Game:
-    name = name.strip().lstrip("?").lower()
-    if not GAME_NAME.match(name):
-        raise GameError(f"bad game name {name!r}: use 1-20 letters, digits, '-' or '_', starting with a letter or digit")
-    if get_game(ctx.store, name) is not None:
-        raise GameError(f"a game named '{name}' already exists")
+    name = new_game_name(ctx, name)
     try:
         check_new_password(password)
     except PasswordError as exc:
@@ -449,7 +444,3 @@ def press_recipients(ctx: Ctx, game: Game, sender: str, targets: set[str]) -> li
 def everyone(ctx: Ctx, game: Game) -> list[list[str]]:
     return audience(ctx.store, game)
 
-
-def render_notice(ctx: Ctx, game: Game, title: str, text: str) -> tuple[str, str]:
-    return render("notice.txt", code=ctx.cfg.code, game=game.name, variant="Empires in Arms (AFA)", short=None,
-                  title=title, text=text, deadline=None)

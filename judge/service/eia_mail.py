@@ -216,6 +216,8 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
     game = _fresh(h, es)
     name = cmd.name
     master = es.nation == MASTER
+    if name in ("START", "PROCESS", "ROLLBACK", "TERMINATE") and not master:
+        raise CommandError("only the game master may do that")
     if name == "SIGNOFF":
         raise Stop
     if name in ("SIGNON", "CREATE", "OBSERVE"):
@@ -240,30 +242,22 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
         n = eia.clear(ctx, game, es.nation)
         h.say(f"{n} command(s) of {es.nation if es.nation != MASTER else 'the master'} cleared for this month.")
     elif name == "START":
-        if not master:
-            raise CommandError("only the game master may do that")
         if game.state != "forming":
             raise CommandError(f"game '{game.name}' has already started")
         eia.start(ctx, game)
         h.say(f"Game '{game.name}' started.")
     elif name == "PROCESS":
-        if not master:
-            raise CommandError("only the game master may do that")
         if game.state != "active":
             raise CommandError(f"game '{game.name}' is {game.state}")
         out = eia.process(ctx, game, "master")
         h.say(f"{out['month']} processed; the reports are on their way.")
     elif name == "ROLLBACK":
-        if not master:
-            raise CommandError("only the game master may do that")
         ph = eia.rollback(ctx, game, cmd.args[0] if cmd.args else None)
         eia.tell_all(ctx, game, f"{ctx.cfg.code}:{game.name} Rollback to {ph['short']}",
                      f"The master has reopened {ph['name']} of '{game.name}'; send that month's commands again. "
                      f"Its dice are those of the first time: the secret fixes them.")
         h.say(f"'{game.name}' rolled back to {ph['name']}.")
     elif name == "TERMINATE":
-        if not master:
-            raise CommandError("only the game master may do that")
         if game.state in ("finished", "terminated"):
             raise CommandError(f"game '{game.name}' is already over")
         text = eia.finish(ctx, game, "ended by the master")

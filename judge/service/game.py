@@ -164,12 +164,18 @@ def apply_option(game: Game, name: str, value: str, started: bool) -> str:
     return f"Rule {key} set to {value}."
 
 
-def create_game(ctx: Ctx, name: str, password: str, variant: str, options: list[str], master_address: str) -> Game:
+def new_game_name(ctx: Ctx, name: str) -> str:
+    """A new game's name, checked: well formed and not taken (any game kind)."""
     name = name.strip().lstrip("?").lower()
     if not GAME_NAME.match(name):
         raise GameError(f"bad game name {name!r}: use 1-20 letters, digits, '-' or '_', starting with a letter or digit")
     if get_game(ctx.store, name) is not None:
         raise GameError(f"a game named '{name}' already exists")
+    return name
+
+
+def create_game(ctx: Ctx, name: str, password: str, variant: str, options: list[str], master_address: str) -> Game:
+    name = new_game_name(ctx, name)
     try:
         v = load_variant(variant.lower())
     except VariantError:
