@@ -188,6 +188,10 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
         acting = nation_of(head) if sep else None
         if acting or (sep and head.strip().casefold() in MASTER_NAMES):
             who, text = (acting or MASTER), rest.strip()
+    else:
+        head, sep, rest = text.partition(":")
+        if sep and nation_of(head) == nation:  # "France: BUILD 2 AT Brest" from the French team
+            text = rest.strip()
     words = text.split()
     if not words:
         raise GameError("an empty command")

@@ -180,7 +180,12 @@ def _observe(h: Any, game: Game, password: str) -> None:
 
 
 def _enter(h: Any, game: Game, seat: Any, quiet: bool = False) -> None:
+    from judge.service.game import seat_addresses
+
     h.eia = EiaSession(game, seat["power"], seat)
+    # team play: the reply (the commands accepted, the press sent) goes to the whole team
+    for other in eia.members(h.ctx, game, seat["power"]):
+        h.copy_to += [a for a in seat_addresses(h.ctx.store, other) if a != h.mail.sender and a not in h.copy_to]
     if not quiet:
         h.say(f"Signed on as {eia.role(game, seat)} of the {seat['power']} team in '{game.name}'.")
 
@@ -311,7 +316,7 @@ def _press(h: Any, es: EiaSession, game: Game, cmd: Any, broadcast: bool) -> Non
         recipients = eia.press_recipients(ctx, game, es.nation, targets)
         words = ", ".join(sorted(targets))
     sender = es.nation if es.nation == MASTER else f"{es.nation} ({eia.role(game, es.seat)})"
-    own = set(h.copy_to) | {h.mail.sender}
+    own = {h.mail.sender}
     seen: set[tuple[str, ...]] = set()
     ph = eia.current(ctx, game)
     subject = f"{ctx.cfg.code}:{game.name} - {ph['short'] if ph else '-'} Press from {es.nation}"
