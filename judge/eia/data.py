@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -109,7 +110,9 @@ class Tables:
 
 
 def _fold(text: str) -> str:
-    return " ".join(text.replace(".", " ").split()).casefold()
+    """Names as typed on a phone: case, dots and accents do not matter (Königsberg = Konigsberg)."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return " ".join(plain.replace(".", " ").split()).casefold()
 
 
 def _pair(where: str, value: Any) -> tuple[int, int]:
