@@ -9,6 +9,7 @@ A refused command changes nothing and is reported to its sender with the reason.
 from __future__ import annotations
 
 import copy
+import pickle
 import re
 from typing import Any
 
@@ -113,7 +114,9 @@ def step(state_json: dict[str, Any], commands: str, secret_hex: str,
 def run_one(ctx: Ctx, cmd: Command, handler: Any) -> None:
     """Run one command; if it is refused, undo everything it did (state, events, rolls)."""
     # the roll sequence is not rewound: a number once drawn is never drawn again for another purpose
-    saved = copy.deepcopy(ctx.state), len(ctx.events), len(ctx.roller.rolls), copy.deepcopy(ctx.scratch)
+    # (pickle round trip: the same deep copy as copy.deepcopy, several times faster on dataclasses)
+    saved = pickle.loads(pickle.dumps(ctx.state)), len(ctx.events), len(ctx.roller.rolls), \
+        pickle.loads(pickle.dumps(ctx.scratch))
     try:
         handler(ctx, cmd)
     except Rejected as exc:
