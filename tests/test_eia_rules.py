@@ -159,6 +159,10 @@ def test_III_A_a_neutral_uncontrolled_sweden_trades_with_everyone():
     out = play("Russia: DENY STORES TO France\nFrance: DENY STORES TO France FOR Sweden\nFrance: BUILD 1 AT Brest",
                setup="Master: CONTROL Sweden BY France")
     assert "France: -14 money" in texts(out, "France")
+    # a nation is never denied a source it owns or controls
+    out = play("Russia: DENY STORES TO France\nFrance: DENY STORES TO Russia FOR Sweden\nRussia: BUILD 1 AT Riga",
+               setup="Master: CONTROL Sweden BY France")
+    assert "Russia: -12 money" in texts(out, "Russia")
 
 
 def test_III_B_stores_shipped_at_war_with_england_are_intercepted_on_1_to_3():

@@ -166,3 +166,17 @@ def test_the_console_knows_eia_games(table: Table) -> None:
     assert [x for x in console.games() if x["name"] == "cg"][0]["phase"] == "1805-01"
     assert console.process("cg") == "cg 1805-01 processed"
     assert console.rollback("cg", None) == "cg rolled back to 1805-01"
+
+
+def test_rolls_by_mail_verify_once_the_secret_is_out(table: Table) -> None:
+    """ROLLS answers with every published roll as JSON that survives the mail's line wrapping."""
+    setup_game(table, months=1)
+    table.send(MASTER, "SIGNON Meg masterpw\nWAR France England")
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 2 AT Toulon\nFORM S1 SQUADRON 3 AT Brest\nSAIL S1")
+    out = table.advance(hours=48, minutes=1)
+    secret = re.search(r"now revealed: ([0-9a-f]{64})", [m for m in out if "Results" in m.subject][0].body).group(1)
+    out = table.send("watcher@example.test", "OBSERVE eg watchpw\nROLLS")
+    body = table.reply_to("watcher@example.test", out).body
+    rolls = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
+    assert len(rolls) >= 2 and any("naval stores" in r["purpose"] for r in rolls)
+    assert dice.verify("eg", secret, rolls) == []

@@ -22,8 +22,8 @@ def source_denied(ctx: Ctx, source: str, nation: str) -> bool:
     "If Sweden is neutral and not controlled by a major power, it trades with everyone": an
     uncontrolled Sweden keeps the Baltic open whatever Russia does."""
     owners = sources(ctx)[source]
-    if nation in owners:
-        return False
+    if any(ctx.controller(owner) == nation for owner in owners):
+        return False                       # never denied its own source (or a controlled minor's)
     for owner in owners:
         if owner not in ctx.state.nations and not ctx.state.control.get(owner):
             return False

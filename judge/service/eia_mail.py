@@ -193,9 +193,13 @@ def _enter(h: Any, game: Game, seat: Any, quiet: bool = False) -> None:
 def _line(h: Any, es: EiaSession, cmd: Any) -> None:
     from judge.service.handler import CommandError
 
+    head = cmd.line.split()[0].upper().rstrip(".")
+    if head == "ROLLS":
+        h.say(rolls_text(h, _fresh(h, es)))
+        return
     if es.nation is None:
         raise CommandError("observers send no commands")
-    if cmd.line.split()[0].upper().rstrip(".") == "REVEAL":
+    if head == "REVEAL":
         if es.nation != MASTER:
             raise CommandError("only the game master may do that")
         game = _fresh(h, es)
@@ -334,6 +338,23 @@ def _press(h: Any, es: EiaSession, game: Game, cmd: Any, broadcast: bool) -> Non
           + ":\n\n" + "\n".join("  " + line for line in cmd.body.split("\n")))
 
 
+def rolls_text(h: Any, game: Game) -> str:
+    """ROLLS: every roll published so far, as JSON for ``judge dice verify --rolls``."""
+    import json
+
+    rows = h.ctx.store.all("SELECT results FROM phases WHERE game_id = ? AND state = 'processed' ORDER BY seq",
+                           (game.id,))
+    rolls = [r for row in rows for r in json.loads(row["results"])["rolls"]]
+    revealed = eia.opts(game).get("revealed") or []
+    note = (f"Secrets revealed so far: {', '.join(revealed)}." if revealed else
+            "The secret is revealed at the end of the game (or on the master's REVEAL).")
+    # one roll a line, written without spaces (\u0020 inside strings): mail wraps lines at spaces only
+    body = ",\n".join(json.dumps(r, separators=(",", ":")).replace(" ", "\\u0020") for r in rolls)
+    return (f"The {len(rolls)} rolls of '{game.name}' so far. Save the JSON below as rolls.json and run\n"
+            f"  judge dice verify --game {game.name} --secret SECRET --rolls rolls.json\n{note}\n\n"
+            f"[\n{body}\n]")
+
+
 def _history(h: Any, game: Game) -> str:
     rows = h.ctx.store.all("SELECT short, report FROM phases WHERE game_id = ? AND state = 'processed' ORDER BY seq",
                            (game.id,))
@@ -355,7 +376,8 @@ def help_text() -> str:
         "The master's commands (a line 'France: BUILD ...' acts for a nation without a team):",
         *[f"  {u}" for u in masters], "  START, PROCESS, TERMINATE, REVEAL (publish the dice secret)", "",
         "Also: PRESS TO <nations>|TEAM|M ... ENDPRESS (every member of each team gets it, and your own team",
-        "a copy), BROADCAST, CLEAR (your team's commands this month), SET ROLE <role>, LIST, WHOGAME, HISTORY."])
+        "a copy), BROADCAST, CLEAR (your team's commands this month), SET ROLE <role>, LIST, WHOGAME, HISTORY,",
+        "ROLLS (every published roll as JSON, for judge dice verify)."])
 
 
 def list_row(ctx: Any, game: Game) -> dict[str, Any]:
