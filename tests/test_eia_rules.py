@@ -156,8 +156,8 @@ def test_III_A_a_denied_source_raises_the_cost_by_a_third_rounded_up():
 def test_III_A_a_neutral_uncontrolled_sweden_trades_with_everyone():
     out = play("Russia: DENY STORES TO France\nFrance: BUILD 1 AT Brest")
     assert "France: -10 money" in texts(out, "France")
-    out = play("Russia: DENY STORES TO France\nFrance: DENY STORES TO France FOR Sweden\nFrance: BUILD 1 AT Brest",
-               setup="Master: CONTROL Sweden BY France")
+    out = play("Russia: DENY STORES TO France\nRussia: DENY STORES TO France FOR Sweden\nFrance: BUILD 1 AT Brest",
+               setup="Master: CONTROL Sweden BY Russia")
     assert "France: -14 money" in texts(out, "France")
     # a nation is never denied a source it owns or controls
     out = play("Russia: DENY STORES TO France\nFrance: DENY STORES TO Russia FOR Sweden\nRussia: BUILD 1 AT Riga",
