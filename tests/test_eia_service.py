@@ -93,7 +93,7 @@ def test_the_secret_is_revealed_at_the_end_and_the_rolls_verify(table: Table) ->
     table.send(addr("France"), "SIGNON Feg pwFrance1\nSAIL S1")
     out = table.advance(hours=48, minutes=1)
     final = [m for m in out if "1805-02 Results" in m.subject][0]
-    secret = re.search(r"now revealed: ([0-9a-f]{64})", final.body).group(1)
+    secret = re.search(r"now revealed:\s+([0-9a-f]{64})", final.body).group(1)
     assert table.rows("SELECT state FROM games")[0]["state"] == "finished"
     rolls = [r for row in table.rows("SELECT results FROM phases WHERE state = 'processed' ORDER BY seq")
              for r in json.loads(row["results"])["rolls"]]
@@ -106,8 +106,8 @@ def test_the_master_reveals_midgame_and_the_dice_commit_anew(table: Table) -> No
     out = table.send(MASTER, "SIGNON Meg masterpw\nREVEAL")
     notice = [m for m in out if "Dice secret revealed" in m.subject]
     assert notice and {a for m in notice for a in m.to} >= {addr(n) for n in NATIONS}
-    old = re.search(r"now revealed: ([0-9a-f]{64})", notice[0].body).group(1)
-    new = re.search(r"commit to: ([0-9a-f]{64})", notice[0].body).group(1)
+    old = re.search(r"now revealed:\s+([0-9a-f]{64})", notice[0].body).group(1)
+    new = re.search(r"commit to:\s+([0-9a-f]{64})", notice[0].body).group(1)
     options = json.loads(table.rows("SELECT options FROM games")[0]["options"])
     assert options["eia"]["secret"] != old and dice.commitment(options["eia"]["secret"]) == new
     out = table.advance(hours=48, minutes=1)                               # the month steps with the new secret
@@ -174,9 +174,19 @@ def test_rolls_by_mail_verify_once_the_secret_is_out(table: Table) -> None:
     table.send(MASTER, "SIGNON Meg masterpw\nWAR France England")
     table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 2 AT Toulon\nFORM S1 SQUADRON 3 AT Brest\nSAIL S1")
     out = table.advance(hours=48, minutes=1)
-    secret = re.search(r"now revealed: ([0-9a-f]{64})", [m for m in out if "Results" in m.subject][0].body).group(1)
+    secret = re.search(r"now revealed:\s+([0-9a-f]{64})", [m for m in out if "Results" in m.subject][0].body).group(1)
     out = table.send("watcher@example.test", "OBSERVE eg watchpw\nROLLS")
     body = table.reply_to("watcher@example.test", out).body
     rolls = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
     assert len(rolls) >= 2 and any("naval stores" in r["purpose"] for r in rolls)
     assert dice.verify("eg", secret, rolls) == []
+
+
+def test_a_reminder_goes_to_the_teams_without_commands_only(table: Table) -> None:
+    setup_game(table)
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 1 AT Brest")
+    out = table.advance(hours=48 - table.judge.cfg.reminder_hours, minutes=1)
+    reminded = {a for m in out if "Reminder" in m.subject for a in m.to}
+    assert reminded == {addr(n) for n in NATIONS if n != "France"}
+    assert "No commands from the England team yet for January 1805" in " ".join(
+        [m for m in out if addr("England") in m.to][0].body.split())

@@ -226,7 +226,7 @@ class EiaDemo(Demo):
         finals = [b for s, b in self.mailboxes.get(self.master, []) if "now revealed" in b]
         verdict = "secret not revealed"
         if finals:
-            secret = re.search(r"now revealed: ([0-9a-f]{64})", finals[-1]).group(1)  # type: ignore[union-attr]
+            secret = re.search(r"now revealed:\s+([0-9a-f]{64})", finals[-1]).group(1)  # type: ignore[union-attr]
             problems = dice.verify(GAME, secret, rolls, commitment)
             verdict = "every roll verified" if not problems else f"{len(problems)} roll(s) FAILED verification"
             self.reports.mkdir(parents=True, exist_ok=True)

@@ -24,6 +24,7 @@ from judge.service import deadlines
 from judge.service.game import (Ctx, Game, GameError, audience, master_address, new_game_name, player_id,
                                 seat_addresses, seats, tell_all)
 from judge.service.passwords import PasswordError, check_new_password, hash_password
+from judge.service.render import render
 from judge.service.store import dumps, from_iso, iso, loads
 
 KIND = "eia_afa"
@@ -100,6 +101,15 @@ def create(ctx: Ctx, name: str, password: str, options: list[str], master: str) 
     return Game(gid, name, KIND, "forming", mid, None, settings)
 
 
+def notice(ctx: Ctx, game: Game, title: str, text: str, short: str | None = None,
+           to: list[list[str]] | None = None) -> None:
+    """A short notice (templates/notice.txt) to everyone in the game, or to the address lists ``to``."""
+    subject, body = render("notice.txt", code=ctx.cfg.code, game=game.name, short=short,
+                           variant="Empires in Arms (AFA naval supplement)", title=title, text=text, deadline=None)
+    for addresses in audience(ctx.store, game) if to is None else to:
+        ctx.mail(addresses, subject, body, game_id=game.id)
+
+
 def members(ctx: Ctx, game: Game, nation: str | None = None) -> list[Any]:
     return [s for s in seats(ctx.store, game.id) if s["player_id"] is not None and s["status"] == "active"
             and (nation is None or s["power"] == nation)]
@@ -122,9 +132,9 @@ def join(ctx: Ctx, game: Game, address: str, password: str, nation: str, member_
     opts(game)["roles"][str(sid)] = member_role
     save(ctx, game)
     seat = ctx.store.one("SELECT * FROM seats WHERE id = ?", (sid,))
-    for other in team:
-        ctx.mail(seat_addresses(ctx.store, other), f"{ctx.cfg.code}:{game.name} New team member",
-                 f"{address} has joined the {nation} team of '{game.name}' as {member_role}.", game_id=game.id)
+    if team:
+        notice(ctx, game, "New team member", f"{address} has joined the {nation} team of '{game.name}' as "
+               f"{member_role}.", to=[seat_addresses(ctx.store, other) for other in team])
     if game.state == "forming" and all(len(members(ctx, game, n)) >= int(game.options["team"])
                                        for n in LETTERS.values()):
         start(ctx, game)
@@ -165,14 +175,10 @@ def start(ctx: Ctx, game: Game) -> None:
     game.state = "active"
     ctx.store.update("games", game.id, state="active", started=iso(ctx.now))
     ph = open_month(ctx, game, state)
-    text = "\n".join([
-        f"The game '{game.name}' (Empires in Arms, AFA naval supplement) has started.",
-        f"First month: {ph['name']}; deadline {ctx.when(from_iso(ph['deadline']))}.",
-        "", "Teams:", *roster(ctx, game), "",
-        f"Dice commitment (SHA-256 of the judge's secret): {opts(game)['commitment']}",
-        "Every roll is HMAC-SHA256(secret, game|month|sequence|purpose); the secret is revealed at the end.",
-        "Send your team's commands as lines (BUILD 2 AT Brest, SAIL F1, ...); HELP lists them."])
-    tell_all(ctx, game, f"{ctx.cfg.code}:{game.name} - {state['month']} Game Starting", text, kind="start")
+    subject, text = render("eia_starting.txt", code=ctx.cfg.code, game=game.name, short=state["month"],
+                           title=ph["name"], deadline=ctx.when(from_iso(ph["deadline"])), roster=roster(ctx, game),
+                           commitment=opts(game)["commitment"])
+    tell_all(ctx, game, subject, text, kind="start")
 
 
 def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: str) -> str:
@@ -234,22 +240,18 @@ def process(ctx: Ctx, game: Game, reason: str) -> dict[str, Any]:
     ctx.processed.append(f"{game.name} {ph['short']}")
     limit = int(game.options.get("months") or 0)
     done = bool(limit) and int(ph["seq"]) >= limit
-    zine = zine_text(game, out)
-    if done:
-        zine += "\n\n" + finish(ctx, game, "the last month of the game")
-    ctx.store.update("phases", ph["id"], report=zine)
-    tell_all(ctx, game, f"{ctx.cfg.code}:{game.name} - {out['month']} Results", zine, kind="results")
+    subject, zine = gazette(ctx, game, out, finish(ctx, game, "the last month of the game") if done else None)
+    ctx.store.update("phases", ph["id"], report=str(zine))
+    tell_all(ctx, game, subject, zine, kind="results")
     for nation in LETTERS.values():
         team = members(ctx, game, nation)
         if team:
-            text = ledger_text(out, nation)
+            subject, text = ledger(ctx, game, out, nation)
             for s in team:
-                ctx.mail(seat_addresses(ctx.store, s), f"{ctx.cfg.code}:{game.name} - {out['month']} {nation} ledger",
-                         text, game_id=game.id, kind="ledger")
+                ctx.mail(seat_addresses(ctx.store, s), subject, text, game_id=game.id, kind="ledger")
     m = master_address(ctx.store, game)
     if m:
-        ctx.mail([m], f"{ctx.cfg.code}:{game.name} - {out['month']} Master's record", master_text(out),
-                 game_id=game.id, kind="ledger")
+        ctx.mail([m], *record(ctx, game, out), game_id=game.id, kind="ledger")
     if not done:
         open_month(ctx, game, out["state"])
     return out
@@ -264,7 +266,7 @@ def finish(ctx: Ctx, game: Game, why: str) -> str:
 
 
 def reveal_text(game: Game, secret: str, final: bool) -> str:
-    return (f"The dice secret of '{game.name}' is now revealed: {secret}\n"
+    return (f"The dice secret of '{game.name}' is now revealed:\n  {secret}\n"
             f"(SHA-256 {dice.commitment(secret)}, the commitment published at the start"
             + (")." if final else " or at the last reveal).") +
             f"\nCheck every roll:  judge dice verify --game {game.name} --secret {secret} --rolls ROLLS.json")
@@ -283,8 +285,8 @@ def reveal(ctx: Ctx, game: Game) -> str:
         state = loads(ph["position"])
         state["commitment"] = o["commitment"]
         ctx.store.update("phases", ph["id"], position=dumps(state))
-    text = reveal_text(game, old, final=False) + f"\nFrom now on the dice commit to: {o['commitment']}"
-    tell_all(ctx, game, f"{ctx.cfg.code}:{game.name} Dice secret revealed", text)
+    text = reveal_text(game, old, final=False) + f"\nFrom now on the dice commit to:\n  {o['commitment']}"
+    notice(ctx, game, "Dice secret revealed", text)
     return text
 
 
@@ -296,10 +298,9 @@ def run_event(ctx: Ctx, game: Game, ev: Any) -> None:
         for nation in LETTERS.values():
             if month_commands(ctx, ph["id"], nation):
                 continue
-            for s in members(ctx, game, nation):
-                ctx.mail(seat_addresses(ctx.store, s), f"{ctx.cfg.code}:{game.name} - {ph['short']} Reminder",
-                         f"No commands from the {nation} team yet for {ph['name']}; the deadline is "
-                         f"{ctx.when(from_iso(ph['deadline']))}.", game_id=game.id, kind="reminder")
+            notice(ctx, game, "Reminder", f"No commands from the {nation} team yet for {ph['name']}; the "
+                   f"deadline is {ctx.when(from_iso(ph['deadline']))}.", short=ph["short"],
+                   to=[seat_addresses(ctx.store, s) for s in members(ctx, game, nation)])
         return
     if ev["kind"] in ("deadline", "grace"):
         process(ctx, game, "deadline")
@@ -361,62 +362,32 @@ def roll_lines(rolls: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def zine_text(game: Game, out: dict[str, Any]) -> str:
-    lines = [f"{game.name.upper()} GAZETTE -- {calendar.title(out['month'])}", ""]
-    lines += ["What all of Europe knows:"] + [f"  {a}" for a in out["announcements"]] if out["announcements"] \
-        else ["A quiet month: nothing to announce."]
-    yards = out["state"].get("announced") or {}
-    if yards:
-        lines += ["", "Activity in the yards (to within 5):"] + [f"  {y}: about {n}" for y, n in sorted(yards.items())]
-    lines += ["", "Points:"]
-    for nation, led in out["state"]["nations"].items():
-        lines.append(f"  {nation:<8} political {led['pp']:+d}   victory {led['vp']:+d}")
-    lines += ["", f"Dice this month (commitment {out['state']['commitment'][:16]}...):"]
-    lines += [f"  {x}" for x in roll_lines(out["rolls"])] or ["  none"]
-    lines += ["", f"Next month: {calendar.title(out['next_month'])}."]
-    return "\n".join(lines)
+def gazette(ctx: Ctx, game: Game, out: dict[str, Any], reveal: str | None) -> tuple[str, str]:
+    """The public report: announcements, the yards' figures, points, every roll."""
+    return render("eia_gazette.txt", code=ctx.cfg.code, game=game.name, short=out["month"],
+                  title=calendar.title(out["month"]), announcements=out["announcements"],
+                  yards=sorted((out["state"].get("announced") or {}).items()),
+                  points=[(n, led["pp"], led["vp"]) for n, led in out["state"]["nations"].items()],
+                  commitment=out["state"]["commitment"], rolls=roll_lines(out["rolls"]),
+                  next_title=calendar.title(out["next_month"]), reveal=reveal)
 
 
-def ledger_text(out: dict[str, Any], nation: str) -> str:
+def ledger(ctx: Ctx, game: Game, out: dict[str, Any], nation: str) -> tuple[str, str]:
+    """A team's private ledger: its books, its units and works, and what only it was told."""
     led = out["state"]["nations"][nation]
-    state = from_json(out["state"])
-    ships = state.nations[nation].ships()
-    lines = [f"{nation} -- private ledger after {calendar.title(out['month'])}", "",
-             f"Treasury {led['money']}   manpower {led['manpower']}   political points {led['pp']}   "
-             f"victory points {led['vp']}   militia {led['militia']}", f"Ships in service: {ships}"]
-    if led["docked"]:
-        lines.append("Laid up: " + ", ".join(f"{p} {n}" for p, n in sorted(led["docked"].items())))
-    for u in led["units"].values():
-        where = u["at"] + (" (in port)" if u["in_port"] else "") + (f" [{u['away']}]" if u["away"] else "")
-        lines.append(f"{u['kind']} {u['id']}: {u['ships']} ships at {where}")
-    for w in led["works"]:
-        lines.append(f"On the stocks at {w['yard']}: {w['ships']} ({w['kind']}) for {w['owner']}, ready "
-                     f"{calendar.title(w['done'])}")
-    if led["damaged"]:
-        lines.append("Waiting for repair: " + ", ".join(f"{p} {n}" for p, n in sorted(led["damaged"].items())))
-    for p in led["prizes"]:
-        lines.append(f"Prizes under way to {p['to_port']}: {p['captured']} prizes, {p['damaged']} damaged, "
-                     f"{p['zones_left']} sea zones to go")
-    if led["stores"]:
-        lines.append("Naval stores: " + ", ".join(f"{y} {n}" for y, n in sorted(led["stores"].items())))
-    for c in led["corps"].values():
-        lines.append(f"Corps {c['id']} at sea ({c['infantry']} inf, {c['cavalry']} cav) {c['months']} months")
-    mine = [e["text"] for e in out["events"] if nation in e["to"]]
-    if mine:
-        lines += ["", "For your team only:"] + [f"  {t}" for t in mine]
-    this = [h for h in led["history"] if h["month"] == out["month"]]
-    if this:
-        lines += ["", "This month's entries:"] + [f"  {h['kind']:<8} {h['delta']:+d}  {h['reason']}" for h in this]
-    return "\n".join(lines)
+    works = [{**w, "ready": calendar.title(w["done"])} for w in led["works"]]
+    return render("eia_ledger.txt", code=ctx.cfg.code, game=game.name, short=out["month"], nation=nation,
+                  title=calendar.title(out["month"]), led=led, works=works,
+                  ships=from_json(out["state"]).nations[nation].ships(),
+                  events=[e["text"] for e in out["events"] if nation in e["to"]],
+                  entries=[h for h in led["history"] if h["month"] == out["month"]])
 
 
-def master_text(out: dict[str, Any]) -> str:
-    lines = [f"Master's record for {calendar.title(out['month'])}", ""]
-    for e in out["events"]:
-        to = "everyone" if e["to"] == [PUBLIC] else ", ".join(e["to"])
-        lines.append(f"[{to}] {e['text']}")
-    lines += ["", "Rolls:"] + [f"  {x}" for x in roll_lines(out["rolls"])]
-    return "\n".join(lines)
+def record(ctx: Ctx, game: Game, out: dict[str, Any]) -> tuple[str, str]:
+    """The master's record: every event with its audience, every roll."""
+    events = [("everyone" if e["to"] == [PUBLIC] else ", ".join(e["to"]), e["text"]) for e in out["events"]]
+    return render("eia_record.txt", code=ctx.cfg.code, game=game.name, short=out["month"],
+                  title=calendar.title(out["month"]), events=events, rolls=roll_lines(out["rolls"]))
 
 
 def describe(ctx: Ctx, game: Game) -> str:

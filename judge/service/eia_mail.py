@@ -262,15 +262,15 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
         h.say(f"{out['month']} processed; the reports are on their way.")
     elif name == "ROLLBACK":
         ph = eia.rollback(ctx, game, cmd.args[0] if cmd.args else None)
-        eia.tell_all(ctx, game, f"{ctx.cfg.code}:{game.name} Rollback to {ph['short']}",
-                     f"The master has reopened {ph['name']} of '{game.name}'; send that month's commands again. "
-                     f"Its dice are those of the first time: the secret fixes them.")
+        eia.notice(ctx, game, f"Rollback to {ph['short']}",
+                   f"The master has reopened {ph['name']} of '{game.name}'; send that month's commands again. "
+                   f"Its dice are those of the first time: the secret fixes them.")
         h.say(f"'{game.name}' rolled back to {ph['name']}.")
     elif name == "TERMINATE":
         if game.state in ("finished", "terminated"):
             raise CommandError(f"game '{game.name}' is already over")
         text = eia.finish(ctx, game, "ended by the master")
-        eia.tell_all(ctx, game, f"{ctx.cfg.code}:{game.name} Game over", text)
+        eia.notice(ctx, game, "Game over", text)
         h.say(f"Game '{game.name}' ended.\n{text}")
     elif name == "SET" and cmd.args and cmd.args[0].upper() == "ROLE":
         if es.seat is None or es.nation in (None, MASTER):
