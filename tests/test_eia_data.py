@@ -129,3 +129,18 @@ def test_judge_dice_verify_cli(tmp_path: Path):
     rolls.write_text(json.dumps(data))
     bad = _cli("dice", "verify", "--game", "g9", "--secret", secret, "--rolls", str(rolls))
     assert bad.returncode == 1 and "problem" in bad.stdout
+
+
+def test_judge_eia_step_refuses_a_bad_state_or_another_secret(tmp_path: Path):
+    made = _cli("eia", "new", "--game", "g9", "--secret", "44" * 32)
+    state = tmp_path / "s.json"
+    state.write_text(made.stdout)
+    wrong = _cli("eia", "step", "--state", str(state), "--secret", "45" * 32)
+    assert wrong.returncode == 2 and "does not match this game's commitment" in wrong.stderr
+    data = json.loads(made.stdout)
+    data["nations"]["France"]["money"] = "lots"
+    state.write_text(json.dumps(data))
+    bad = _cli("eia", "step", "--state", str(state), "--secret", "44" * 32)
+    assert bad.returncode == 2 and "state.nations.France.money: expected a whole number" in bad.stderr
+    state.write_text("{not json")
+    assert _cli("eia", "step", "--state", str(state), "--secret", "44" * 32).returncode == 2

@@ -8,7 +8,7 @@ import copy
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from judge.eia.step import step
-from tests.eia_helpers import SECRET, fresh
+from eia_helpers import SECRET, fresh
 
 NATIONS = ["England", "France", "Spain", "Prussia", "Austria", "Russia", "Turkey", "Master", "Narnia", "france"]
 VERBS = ["BUILD", "REPAIR", "CONTRACT", "STORES", "ANNOUNCE", "FORM", "DOCK", "SAIL", "BREAKOUT", "PURSUE",

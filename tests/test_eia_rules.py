@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from judge.eia.step import StepError, step
-from tests.eia_helpers import SECRET, fresh, ledger, play, roll_of, texts, until
+from eia_helpers import SECRET, fresh, ledger, play, roll_of, texts, until
 
 WAR = "Master: WAR France England\n"
 
