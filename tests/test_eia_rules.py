@@ -406,6 +406,11 @@ def test_XV_the_continental_system():
     assert "may not opt out" in texts(step(st, "Master: RENOUNCE Prussia", SECRET))
 
 
+def test_XV_A3_naval_stores_trade_with_england_is_announced_to_all():
+    out = play("Spain: TRADE STORES WITH England", setup="Master: CONTINENTAL Spain")
+    assert "Spain trades in naval stores with England (under the Continental System, XV.A.3)." in out["announcements"]
+
+
 def test_XVI_egypt_in_enemy_hands():
     out = play("Master: EGYPT France", setup=WAR)
     eng = ledger(out, "England")

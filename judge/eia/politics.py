@@ -113,6 +113,19 @@ def continental(ctx: Ctx, cmd: Command) -> None:
             ctx.change(nation, "pp", delta, f"{name} under the Continental System (XV)", public=True)
 
 
+@command("TRADE", STAGE_POLITICS, "TRADE STORES WITH England")
+def trade(ctx: Ctx, cmd: Command) -> None:
+    """XV.A.3: "A nation may, however, trade in naval stores with England but must announce this
+    fact to all players." The judge makes the announcement."""
+    words = [w.upper() for w in cmd.words]
+    if words[:1] != ["STORES"] or "ENGLAND" not in words:
+        raise Rejected("TRADE STORES WITH England")
+    if cmd.nation == "England":
+        raise Rejected("England trades with itself")
+    under = " (under the Continental System, XV.A.3)" if cmd.nation in ctx.state.continental else ""
+    ctx.say(f"{cmd.nation} trades in naval stores with England{under}.", PUBLIC, "politics")
+
+
 @command("RENOUNCE", STAGE_POLITICS, "RENOUNCE <nation|combination> [FORCED]", master=True)
 def renounce(ctx: Ctx, cmd: Command) -> None:
     """XV.C: England gains back what it lost for that nation; one under enforced peace conditions
