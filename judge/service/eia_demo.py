@@ -12,19 +12,16 @@ every roll of the game is checked with :func:`judge.eia.dice.verify`.
 from __future__ import annotations
 
 import json
-import random
 import re
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Callable
 
 from judge.eia import calendar, dice
 from judge.eia.data import load_tables
 from judge.service import eia_games
-from judge.service.config import JudgeConfig
-from judge.service.demo import JUDGE_ADDRESS, Demo
-from judge.service.maildir import Folders
+from judge.service.demo import Demo
 from judge.service.store import loads
 
 GAME = "eiademo"
@@ -37,22 +34,10 @@ class EiaDemo(Demo):
     """The Diplomacy demo's mail plumbing (send, pump, reports) with EiA teams instead of players."""
 
     def __init__(self, out: Path, seed: int = 1, months: int = 24, echo: Callable[[str], None] | None = None):
-        self.out = out
-        self.rng = random.Random(seed)
+        self.plumbing(out, seed, echo)
         self.months = months
-        self.echo = echo or (lambda s: None)
-        self.clock = datetime(2001, 3, 1, 12, 0, tzinfo=timezone.utc)
-        self.folders = Folders(out / "mail")
-        self.reports = out / "reports"
-        self.cfg = JudgeConfig(address=JUDGE_ADDRESS, name="Demo Judge", db_path=out / "judge.sqlite",
-                               code="DEMO", clock=lambda: self.clock, password_cost=10)
-        self.master = "master@demo.invalid"
         self.tables = load_tables()
         self.teams = {n: [f"{n.lower()}.{r.split()[0]}@demo.invalid" for r in ROLES] for n in eia_games.LETTERS.values()}
-        self.seen_outbox: set[str] = set()
-        self.mailboxes: dict[str, list[tuple[str, str]]] = {}
-        self.n_reports = 0
-        self.counts = {"sent": 0, "received": 0}
 
     def game(self) -> Any:
         from judge.service.game import get_game
