@@ -200,12 +200,17 @@ class Demo:
                 f"{self.folders.root}/, database {self.cfg.db_path}.")
 
 
-def run_demo(out: Path, seed: int = 1, max_years: int = 8, echo: Callable[[str], None] | None = None,
-             variant: str = "standard") -> str:
+def empty_out(out: Path) -> Path:
+    """The demo's folder, emptied of an earlier run's mail, reports and database."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("mail", "reports"):
         shutil.rmtree(out / name, ignore_errors=True)
     for suffix in ("", "-wal", "-shm"):
         (out / f"judge.sqlite{suffix}").unlink(missing_ok=True)
-    return Demo(out, seed, max_years, echo, variant).run()
+    return out
+
+
+def run_demo(out: Path, seed: int = 1, max_years: int = 8, echo: Callable[[str], None] | None = None,
+             variant: str = "standard") -> str:
+    return Demo(empty_out(out), seed, max_years, echo, variant).run()

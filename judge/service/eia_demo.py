@@ -21,7 +21,7 @@ from typing import Any, Callable
 from judge.eia import calendar, dice
 from judge.eia.data import load_tables
 from judge.service import eia_games
-from judge.service.demo import Demo
+from judge.service.demo import Demo, empty_out
 from judge.service.store import loads
 
 GAME = "eiademo"
@@ -223,12 +223,4 @@ class EiaDemo(Demo):
 
 
 def run_eia_demo(out: Path, seed: int = 1, months: int = 24, echo: Callable[[str], None] | None = None) -> str:
-    import shutil
-
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    for name in ("mail", "reports"):
-        shutil.rmtree(out / name, ignore_errors=True)
-    for suffix in ("", "-wal", "-shm"):
-        (out / f"judge.sqlite{suffix}").unlink(missing_ok=True)
-    return EiaDemo(out, seed, months, echo).run()
+    return EiaDemo(empty_out(out), seed, months, echo).run()
