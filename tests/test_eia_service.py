@@ -190,3 +190,24 @@ def test_a_reminder_goes_to_the_teams_without_commands_only(table: Table) -> Non
     assert reminded == {addr(n) for n in NATIONS if n != "France"}
     assert "No commands from the England team yet for January 1805" in " ".join(
         [m for m in out if addr("England") in m.to][0].body.split())
+
+
+def test_commands_typed_in_a_hurry_on_a_phone(table: Table) -> None:
+    """Lower case, trailing dots, commas, accents, and the quoted mail below a reply are handled."""
+    setup_game(table)
+    body = ("signon feg pwFrance1\nbuild 2 at brest.\nstores 1 at Marseille\nform s1 squadron 3 at brest\n"
+            "sail s1.\n\nOn Mon, 1 Jan 2001, judge wrote:\n> BUILD 9 AT Toulon\n> POINTS France +9\n")
+    out = table.send(addr("France"), body)
+    reply = table.reply_to(addr("France"), out).body
+    for stored in ("France: BUILD 2 at brest.", "France: STORES 1 at Marseille", "France: SAIL s1."):
+        assert f"accepted for this month: {stored}" in reply
+    assert "Toulon" not in reply and "*** Error" not in reply
+    table.advance(hours=48, minutes=1)
+    state = json.loads(table.rows("SELECT position FROM phases WHERE state = 'open'")[0]["position"])
+    france = state["nations"]["France"]
+    assert [w["yard"] for w in france["works"]] == ["Brest"] and france["stores"] == {"Marseilles": 1}
+    assert "s1" in france["units"]                                     # unit names are matched in any case
+    rolls = json.loads(table.rows("SELECT results FROM phases WHERE state = 'processed'")[0]["results"])["rolls"]
+    assert [r["purpose"] for r in rolls if "leaves" in r["purpose"]] == ["France s1 leaves Brest"]
+    out = table.send(addr("Prussia"), "signon peg pwPrussia1\nbuild 1 at Königsberg")
+    assert "accepted for this month: Prussia: BUILD 1 at Königsberg" in table.reply_to(addr("Prussia"), out).body

@@ -68,6 +68,7 @@ class Ctx:
 
     def unit(self, nation: str, ident: str) -> Unit:
         led = self.ledger(nation)
+        ident = ident.strip(".,;:!")
         for key, unit in led.units.items():
             if key.casefold() == ident.casefold():
                 return unit
