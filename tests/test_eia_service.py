@@ -211,3 +211,14 @@ def test_commands_typed_in_a_hurry_on_a_phone(table: Table) -> None:
     assert [r["purpose"] for r in rolls if "leaves" in r["purpose"]] == ["France s1 leaves Brest"]
     out = table.send(addr("Prussia"), "signon peg pwPrussia1\nbuild 1 at Königsberg")
     assert "accepted for this month: Prussia: BUILD 1 at Königsberg" in table.reply_to(addr("Prussia"), out).body
+
+
+def test_the_master_sets_the_deadline(table: Table) -> None:
+    setup_game(table)
+    out = table.send(MASTER, "SIGNON Meg masterpw\nSET DEADLINE +6h")
+    assert "Deadline for this month set to" in table.reply_to(MASTER, out).body
+    assert [m for m in out if "Deadline changed" in m.subject and addr("Turkey") in m.to]
+    out = table.advance(hours=6, minutes=1)
+    assert [m for m in out if "1805-01 Results" in m.subject]
+    out = table.send(addr("Spain"), "SIGNON Seg pwSpain1\nSET DEADLINE +1h")
+    assert "only the game master" in table.reply_to(addr("Spain"), out).body

@@ -156,17 +156,37 @@ def current(ctx: Ctx, game: Game) -> Any:
                          (game.id,))
 
 
+def schedule(ctx: Ctx, game: Game, ph_id: int, deadline: Any) -> None:
+    """The month's reminder and deadline events (any earlier ones cancelled)."""
+    deadlines.cancel_events(ctx.store, game.id, ctx.now)
+    remind = deadline - timedelta(hours=ctx.cfg.reminder_hours)
+    if remind > ctx.now:
+        deadlines.schedule(ctx.store, game.id, ph_id, "reminder", remind)
+    deadlines.schedule(ctx.store, game.id, ph_id, "deadline", deadline)
+
+
+def set_deadline(ctx: Ctx, game: Game, text: str) -> Any:
+    """The master's SET DEADLINE for the open month."""
+    ph = current(ctx, game)
+    if ph is None or game.state != "active":
+        raise GameError(f"game '{game.name}' has no open month")
+    when = deadlines.parse_when(text, ctx.now, ctx.cfg.timezone)
+    if when <= ctx.now:
+        raise GameError(f"the deadline must be in the future (now: {ctx.when(ctx.now)})")
+    ctx.store.update("phases", ph["id"], deadline=iso(when), grace_end=iso(when))
+    schedule(ctx, game, ph["id"], when)
+    notice(ctx, game, "Deadline changed", f"The master has set the deadline for {ph['name']} to {ctx.when(when)}.",
+           short=ph["short"])
+    return when
+
+
 def open_month(ctx: Ctx, game: Game, state: dict[str, Any]) -> Any:
     seq = int(ctx.store.scalar("SELECT COALESCE(MAX(seq), 0) FROM phases WHERE game_id = ?", (game.id,))) + 1
     deadline = ctx.now + timedelta(hours=float(game.options["month_hours"]))
     pid = ctx.store.insert("phases", game_id=game.id, seq=seq, name=calendar.title(state["month"]),
                            short=state["month"], position=dumps(state), state="open", opened=iso(ctx.now),
                            deadline=iso(deadline), grace_end=iso(deadline))
-    deadlines.cancel_events(ctx.store, game.id, ctx.now)
-    remind = deadline - timedelta(hours=ctx.cfg.reminder_hours)
-    if remind > ctx.now:
-        deadlines.schedule(ctx.store, game.id, pid, "reminder", remind)
-    deadlines.schedule(ctx.store, game.id, pid, "deadline", deadline)
+    schedule(ctx, game, pid, deadline)
     return ctx.store.one("SELECT * FROM phases WHERE id = ?", (pid,))
 
 

@@ -272,6 +272,11 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
         text = eia.finish(ctx, game, "ended by the master")
         eia.notice(ctx, game, "Game over", text)
         h.say(f"Game '{game.name}' ended.\n{text}")
+    elif name == "SET" and cmd.args and cmd.args[0].upper() == "DEADLINE":
+        if not master:
+            raise CommandError("only the game master may do that")
+        when = eia.set_deadline(ctx, game, " ".join(cmd.args[1:]))
+        h.say(f"Deadline for this month set to {ctx.when(when)}.")
     elif name == "SET" and cmd.args and cmd.args[0].upper() == "ROLE":
         if es.seat is None or es.nation in (None, MASTER):
             raise CommandError("only a team member has a role")
@@ -374,7 +379,8 @@ def help_text() -> str:
         "(docs/variants/eia.md). Your team's private ledger comes with each month's gazette.", "",
         "Team commands:", *[f"  {u}" for u in players], "",
         "The master's commands (a line 'France: BUILD ...' acts for a nation without a team):",
-        *[f"  {u}" for u in masters], "  START, PROCESS, TERMINATE, REVEAL (publish the dice secret)", "",
+        *[f"  {u}" for u in masters], "  START, PROCESS, ROLLBACK [month], SET DEADLINE <when>, TERMINATE,",
+        "  REVEAL (publish the dice secret and commit to a new one)", "",
         "Also: PRESS TO <nations>|TEAM|M ... ENDPRESS (every member of each team gets it, and your own team",
         "a copy), BROADCAST, CLEAR (your team's commands this month), SET ROLE <role>, LIST, WHOGAME, HISTORY,",
         "ROLLS (every published roll as JSON, for judge dice verify)."])
