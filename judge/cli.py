@@ -22,6 +22,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "demo": "judge.service.cli:demo",
     "status": "judge.service.cli:status",
     "publish": "judge.service.publish:publish",
+    "eia": "judge.eia.cli:eia",
+    "dice": "judge.eia.cli:dice",
 }
 
 

@@ -348,8 +348,10 @@ def load_variant(name: str, seeds_dir: Path | None = None) -> Variant:
     directory = Path(seeds_dir) if seeds_dir else SEEDS_DIR
     path = directory / f"{name.lower()}.toml"
     if not path.exists():
-        known = ", ".join(sorted(p.stem for p in directory.glob("*.toml")))
+        known = ", ".join(available_variants(directory))
         raise VariantError(f"unknown variant {name!r} (known variants: {known})")
+    if _kind(path, path.stat().st_mtime_ns) != "diplomacy":
+        raise VariantError(f"{path.name} is not a Diplomacy variant (kind = {_kind(path, path.stat().st_mtime_ns)!r})")
     return _load_path(path, path.stat().st_mtime_ns)
 
 
@@ -359,7 +361,19 @@ def load_variant_file(path: str | Path) -> Variant:
 
 
 def available_variants(seeds_dir: Path | None = None) -> list[str]:
-    return sorted(p.stem for p in (seeds_dir or SEEDS_DIR).glob("*.toml"))
+    """Diplomacy variants only: a seed whose top-level ``kind`` names another game is left out."""
+    return sorted(p.stem for p in (seeds_dir or SEEDS_DIR).glob("*.toml")
+                  if _kind(p, p.stat().st_mtime_ns) == "diplomacy")
+
+
+@lru_cache(maxsize=64)
+def _kind(path: Path, _mtime: int) -> str:
+    """The seed's ``kind`` (default ``diplomacy``); unreadable files count as Diplomacy so they fail loudly."""
+    try:
+        kind = tomllib.loads(path.read_text(encoding="utf-8")).get("kind", "diplomacy")
+    except (OSError, tomllib.TOMLDecodeError):
+        return "diplomacy"
+    return kind if isinstance(kind, str) else "diplomacy"
 
 
 @lru_cache(maxsize=64)

@@ -246,6 +246,11 @@ def demo(out: str, seed: int, max_years: int, quiet: bool, variant: str) -> None
     from judge.service.demo import run_demo
     from judge.variant import VariantError, load_variant
 
+    if variant.lower() == "eia_afa":  # Empires in Arms: 24 months with robot teams
+        from judge.service.eia_demo import run_eia_demo
+
+        click.echo(run_eia_demo(Path(out), seed=seed, echo=None if quiet else click.echo))
+        return
     try:
         load_variant(variant)
     except VariantError as exc:

@@ -32,18 +32,22 @@ GAME = "demo"
 class Demo:
     def __init__(self, out: Path, seed: int = 1, max_years: int = 8, echo: Callable[[str], None] | None = None,
                  variant: str = "standard"):
-        self.out = out
         self.variant = load_variant(variant)
-        self.rng = random.Random(seed)
         self.max_years = max_years
+        self.plumbing(out, seed, echo)
+        self.robots = [Robot(f"player{i + 1}@demo.invalid", f"secret{i + 1}", random.Random(seed * 100 + i))
+                       for i in range(len(self.variant.powers))]
+
+    def plumbing(self, out: Path, seed: int, echo: Callable[[str], None] | None) -> None:
+        """The mail folders, the simulated clock, the judge's settings and the robots' mailboxes."""
+        self.out = out
+        self.rng = random.Random(seed)
         self.echo = echo or (lambda s: None)
         self.clock = datetime(2001, 3, 1, 12, 0, tzinfo=timezone.utc)
         self.folders = Folders(out / "mail")
         self.reports = out / "reports"
         self.cfg = JudgeConfig(address=JUDGE_ADDRESS, name="Demo Judge", db_path=out / "judge.sqlite",
                                code="DEMO", clock=lambda: self.clock, password_cost=10)
-        self.robots = [Robot(f"player{i + 1}@demo.invalid", f"secret{i + 1}", random.Random(seed * 100 + i))
-                       for i in range(len(self.variant.powers))]
         self.master = "master@demo.invalid"
         self.seen_outbox: set[str] = set()
         self.mailboxes: dict[str, list[tuple[str, str]]] = {}
@@ -196,12 +200,17 @@ class Demo:
                 f"{self.folders.root}/, database {self.cfg.db_path}.")
 
 
-def run_demo(out: Path, seed: int = 1, max_years: int = 8, echo: Callable[[str], None] | None = None,
-             variant: str = "standard") -> str:
+def empty_out(out: Path) -> Path:
+    """The demo's folder, emptied of an earlier run's mail, reports and database."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("mail", "reports"):
         shutil.rmtree(out / name, ignore_errors=True)
     for suffix in ("", "-wal", "-shm"):
         (out / f"judge.sqlite{suffix}").unlink(missing_ok=True)
-    return Demo(out, seed, max_years, echo, variant).run()
+    return out
+
+
+def run_demo(out: Path, seed: int = 1, max_years: int = 8, echo: Callable[[str], None] | None = None,
+             variant: str = "standard") -> str:
+    return Demo(empty_out(out), seed, max_years, echo, variant).run()

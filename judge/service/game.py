@@ -169,12 +169,18 @@ def apply_option(game: Game, name: str, value: str, started: bool) -> str:
     return f"Rule {key} set to {value}."
 
 
-def create_game(ctx: Ctx, name: str, password: str, variant: str, options: list[str], master_address: str) -> Game:
+def new_game_name(ctx: Ctx, name: str) -> str:
+    """A new game's name, checked: well formed and not taken (any game kind)."""
     name = name.strip().lstrip("?").lower()
     if not GAME_NAME.match(name):
         raise GameError(f"bad game name {name!r}: use 1-20 letters, digits, '-' or '_', starting with a letter or digit")
     if get_game(ctx.store, name) is not None:
         raise GameError(f"a game named '{name}' already exists")
+    return name
+
+
+def create_game(ctx: Ctx, name: str, password: str, variant: str, options: list[str], master_address: str) -> Game:
+    name = new_game_name(ctx, name)
     try:
         v = load_variant(variant.lower())
     except VariantError:
@@ -710,6 +716,11 @@ def check_concession(ctx: Ctx, game: Game) -> bool:
 # -- the timed events ---------------------------------------------------------------------------------
 def run_event(ctx: Ctx, ev: Any) -> None:
     game = game_by_id(ctx.store, ev["game_id"])
+    if game.variant_name == "eia_afa":  # Empires in Arms: months, not Diplomacy phases
+        from judge.service import eia_games
+
+        eia_games.run_event(ctx, game, ev)
+        return
     ph = current_phase(ctx.store, game)
     if game.state != "active" or ph is None or ph.id != ev["phase_id"]:
         return

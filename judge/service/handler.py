@@ -10,7 +10,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from judge.service import deadlines, game as games, orderbook, report
+from judge.service import deadlines, eia_mail, game as games, orderbook, report
 from judge.service.commands import Command, parse_commands
 from judge.service.game import Ctx, Game, GameError, PhaseRow
 from judge.service.mailparse import IncomingMail
@@ -90,6 +90,8 @@ class Handler:
             games.maybe_process(self.ctx, g)
 
     def dispatch(self, cmd: Command) -> None:
+        if eia_mail.take(self, cmd):  # Empires in Arms games have their own commands
+            return
         if cmd.name == "ORDER":
             if self.session.power is None:
                 if self.session.game is not None:
@@ -187,6 +189,9 @@ class Handler:
             rows = []
             for r in self.ctx.store.all("SELECT * FROM games ORDER BY name"):
                 g = games._game(r)
+                if g.variant_name == "eia_afa":
+                    rows.append(eia_mail.list_row(self.ctx, g))
+                    continue
                 ph = games.current_phase(self.ctx.store, g)
                 filled = sum(1 for s in games.seats(self.ctx.store, g.id) if s["player_id"] is not None)
                 rows.append({"name": g.name, "variant": g.variant_name, "state": g.state,

@@ -191,12 +191,20 @@ class Console:
 
     def create(self, name: str, password: str, variant: str, options: list[str], master: str) -> games.Game:
         with self.judge.store.transaction():
+            if variant.lower() == "eia_afa":
+                from judge.service import eia_games
+
+                return eia_games.create(self._ctx(), name, password, options, master)
             return games.create_game(self._ctx(), name, password, variant, options, master)
 
     def process(self, name: str) -> str:
         with self.judge.store.transaction():
             g = self._game(name)
             ctx = self._ctx()
+            if g.variant_name == "eia_afa":  # Empires in Arms: a month, not a Diplomacy phase
+                from judge.service import eia_games
+
+                return eia_games.console_process(ctx, g)
             if g.state == "forming":
                 games.start(ctx, g)
                 return f"{g.name} started"
@@ -212,6 +220,10 @@ class Console:
         with self.judge.store.transaction():
             g = self._game(name)
             ctx = self._ctx()
+            if g.variant_name == "eia_afa":
+                from judge.service import eia_games
+
+                return f"{g.name} rolled back to {eia_games.rollback(ctx, g, phase)['short']}"
             ph = games.rollback(ctx, g, phase)
             games.notice(ctx, g, f"Rollback to {ph.short}", f"The judge keeper has rolled '{g.name}' back to "
                          f"{ph.name}.", short=ph.short)
@@ -222,6 +234,14 @@ class Console:
         out = []
         for r in st.all("SELECT * FROM games ORDER BY name"):
             g = games._game(r)
+            if g.variant_name == "eia_afa":
+                from judge.service import eia_games
+
+                month = eia_games.current(self._ctx(), g)
+                out.append({"name": g.name, "variant": g.variant_name, "state": g.state,
+                            "phase": month["short"] if month else None, "deadline": month["deadline"] if month else None,
+                            "master": games.master_address(st, g)})
+                continue
             ph = games.current_phase(st, g)
             out.append({"name": g.name, "variant": g.variant_name, "state": g.state,
                         "phase": ph.short if ph else None, "deadline": iso(ph.deadline) if ph else None,
@@ -231,6 +251,10 @@ class Console:
     def show(self, name: str) -> dict[str, Any]:
         st = self.judge.store
         g = self._game(name)
+        if g.variant_name == "eia_afa":
+            from judge.service import eia_games
+
+            return eia_games.console_show(self._ctx(), g)
         ph = games.current_phase(st, g)
         late = set(games.late_powers(st, g, ph)) if ph and g.state == "active" else set()
         seats = [{"power": s["power"], "role": s["role"], "status": s["status"],

@@ -50,6 +50,8 @@ def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int
     listing = []
     for row in store.all("SELECT * FROM games ORDER BY name"):
         g = games._game(row)
+        if g.variant_name == "eia_afa":  # no map to draw: its gazettes are mailed and kept in HISTORY
+            continue
         v = g.variant
         folder = out / g.name
         folder.mkdir(exist_ok=True)

@@ -1,0 +1,128 @@
+"""One EiA month: state + commands -> next state, events, announcements and rolls. Pure code.
+
+Commands run stage by stage (setup, treasury, yards, sailing, pursuit, movement, combat,
+politics), in the order given within a stage; then the month closes (corps at sea, prizes under
+way, breakouts, the economic step) and the next month opens (finished ships come into port).
+A refused command changes nothing and is reported to its sender with the reason.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import re
+from typing import Any
+
+from judge.eia import calendar, dice
+from judge.eia import rules  # noqa: F401  (fills the command registry)
+from judge.eia.context import MASTER, PUBLIC, VERBS, Command, Ctx, Rejected
+from judge.eia.data import Tables, load_tables
+from judge.eia.rules import AFTER_STAGE, CLOSE_MONTH, OPEN_MONTH
+from judge.eia.state import from_json, to_json
+
+
+class StepError(ValueError):
+    """The step cannot run at all (bad state, wrong secret)."""
+
+
+_LINE = re.compile(r"^\s*([A-Za-z][A-Za-z .'-]*?)\s*:\s*(.*)$")
+MASTER_NAMES = {"master", "gm", "games master", "game master"}
+
+
+def parse_commands(text: str, tables: Tables) -> tuple[list[Command], list[str]]:
+    """``Nation: VERB words`` lines (``Master:`` for the games master); ``#`` starts a comment."""
+    out: list[Command] = []
+    errors: list[str] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = _LINE.match(line)
+        if not m:
+            errors.append(f"line {number}: {line!r}: start with the nation (e.g. 'France: BUILD 2 AT Brest')")
+            continue
+        who, rest = m.group(1).strip(), m.group(2).split()
+        if who.casefold() in MASTER_NAMES:
+            nation = MASTER
+        else:
+            found = tables.nation(who)
+            if not found:
+                errors.append(f"line {number}: {line!r}: no nation called {who!r}")
+                continue
+            nation = found.name
+        if not rest:
+            errors.append(f"line {number}: {line!r}: no command")
+            continue
+        out.append(Command(nation, rest[0].upper(), rest[1:], line, number))
+    return out, errors
+
+
+def step(state_json: dict[str, Any], commands: str, secret_hex: str,
+         tables: Tables | None = None) -> dict[str, Any]:
+    tables = tables or load_tables()
+    try:
+        state = from_json(copy.deepcopy(state_json))
+        calendar.parse_month(state.month)
+    except ValueError as exc:
+        raise StepError(f"bad state: {exc}") from None
+    try:
+        if dice.commitment(secret_hex) != state.commitment:
+            raise StepError("the secret does not match this game's commitment")
+    except dice.DiceError as exc:
+        raise StepError(str(exc)) from None
+    month = state.month
+    ctx = Ctx(state, tables, dice.Roller(secret_hex, state.game, month))
+    for led in state.nations.values():
+        for unit in led.units.values():
+            unit.start_at, unit.zones = unit.at, 0
+    cmds, errors = parse_commands(commands, tables)
+    for err in errors:
+        ctx.say(err, MASTER, "rejected")
+    runnable = []
+    for cmd in cmds:
+        verb = VERBS.get(cmd.verb)
+        if verb is None:
+            ctx.say(f"{cmd.line!r}: unknown command {cmd.verb!r}", [cmd.nation, MASTER], "rejected")
+        elif verb.master and cmd.nation != MASTER:
+            ctx.say(f"{cmd.line!r}: only the games master gives {cmd.verb}", [cmd.nation], "rejected")
+        elif cmd.nation != MASTER and cmd.nation not in state.nations:
+            ctx.say(f"{cmd.line!r}: {cmd.nation} is played by its controller", [MASTER], "rejected")
+        else:
+            runnable.append((verb.stage, cmd, verb))
+    for stage in sorted({s for s, _, _ in runnable} | set(AFTER_STAGE)):
+        for _, cmd, verb in [r for r in runnable if r[0] == stage]:
+            run_one(ctx, cmd, verb.handler)
+        for hook in AFTER_STAGE.get(stage, ()):
+            hook(ctx)
+    for hook in CLOSE_MONTH:
+        hook(ctx)
+    state.month = calendar.add(month, 1)
+    ctx.roller.month = state.month
+    ctx.roller.seq = 0
+    for hook in OPEN_MONTH:
+        hook(ctx)
+    return {
+        "month": month,
+        "next_month": state.month,
+        "events": ctx.events,
+        "rolls": ctx.roller.rolls,
+        "announcements": [e["text"] for e in ctx.events if e["to"] == [PUBLIC]],
+        "state": to_json(state),
+    }
+
+
+def run_one(ctx: Ctx, cmd: Command, handler: Any) -> None:
+    """Run one command; if it is refused, undo everything it did (state, events, rolls)."""
+    # the roll sequence is not rewound: a number once drawn is never drawn again for another purpose
+    # (pickle round trip: the same deep copy as copy.deepcopy, several times faster on dataclasses)
+    saved = pickle.loads(pickle.dumps(ctx.state)), len(ctx.events), len(ctx.roller.rolls), \
+        pickle.loads(pickle.dumps(ctx.scratch))
+    try:
+        handler(ctx, cmd)
+    except Rejected as exc:
+        ctx.state.__dict__.update(saved[0].__dict__)
+        del ctx.events[saved[1]:]
+        del ctx.roller.rolls[saved[2]:]
+        ctx.scratch = saved[3]
+        to = [cmd.nation] if cmd.nation == MASTER else [cmd.nation, MASTER]
+        ctx.say(f"{cmd.line!r}: {exc}", to, "rejected")

@@ -1,0 +1,146 @@
+"""The supplement's tables as data (seeds/eia_afa.toml) and the verifiable dice."""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge.eia import dice
+from judge.eia.data import EiaDataError, load_tables, load_tables_file
+from judge.variant import SEEDS_DIR, VariantError, available_variants, load_variant
+
+
+def test_the_eia_seed_is_not_listed_as_a_diplomacy_variant():
+    assert "eia_afa" not in available_variants()
+    with pytest.raises(VariantError, match="not a Diplomacy variant"):
+        load_variant("eia_afa")
+
+
+def test_yard_table_of_section_I():
+    """I: "England 10/2 12/3 Portsmouth 15 Plymouth 15 London 30 Dublin 5 note 1 Glasgow 5 note 1"."""
+    t = load_tables()
+    eng = t.nations["England"]
+    assert (eng.cost, eng.time) == ((10, 2), (12, 3))
+    assert [(y.name, y.max, y.note) for y in eng.yards] == [
+        ("Portsmouth", 15, None), ("Plymouth", 15, None), ("London", 30, None), ("Dublin", 5, 1), ("Glasgow", 5, 1)]
+    assert (t.nations["Prussia"].cost, t.nations["Prussia"].time) == ((18, 6), (20, 6))
+    assert (t.nations["Denmark"].cost, t.nations["Denmark"].time) == ((12, 3), (12, 2))
+    assert t.yard("Havana (Cuba)").max == 20 and t.yard("lisbon").name == "Libson"
+    assert sum(len(n.yards) for n in t.nations.values()) == 34
+    assert t.notes[1].add_time == (3, 1) and t.notes[2].add_time == (4, 2)
+    assert (t.notes[3].after_ships, t.notes[3].time, t.notes[3].cost) == (8, (15, 5), (18, 5))
+
+
+def test_fort_table_of_section_XI():
+    """XI: the 2D6 defensive fire table; "110-109" is the 100-109 band."""
+    t = load_tables()
+    assert t.fort_band(115).results[0] == (22, False) and t.fort_band(115).results[-1] == (6, True)
+    assert t.fort_band(100).results[0] == (20, False)
+    assert t.fort_band(55).results[-2:] == ((3, True), (3, True))
+    assert t.fort_band(5).results[6] == (0, True)
+    assert [d for _, _, d in t.fleet_fire] == [7, 4, 2, 0]
+
+
+def test_papacy_table_of_section_XIV():
+    t = load_tables()
+    assert t.papacy["Turkey"] == {"Austria": 3, "France": 2, "Spain": 2}
+    assert t.papacy["England"] == {"Austria": 1, "France": 2, "Spain": 1}
+
+
+def test_a_broken_table_fails_with_file_and_entry(tmp_path: Path):
+    text = (SEEDS_DIR / "eia_afa.toml").read_text(encoding="utf-8")
+    bad = tmp_path / "eia_afa.toml"
+    bad.write_text(text.replace('{ name = "Zara", max = 1 }', '{ name = "Zara", max = 0 }'), encoding="utf-8")
+    with pytest.raises(EiaDataError, match=r"nations.Austria\] yards\[1\] max"):
+        load_tables_file(bad)
+    bad.write_text(text.replace("London = 30, Portsmouth = 25", "London = 30, Portsmouth = 45"), encoding="utf-8")
+    with pytest.raises(EiaDataError, match="AFA 1"):
+        load_tables_file(bad)
+    bad.write_text(text.replace('"12 11 10 9 9 8 7 6 5 5 4*"', '"12 11 10 9 9 8 7 6 5 5"'), encoding="utf-8")
+    with pytest.raises(EiaDataError, match="11 results"):
+        load_tables_file(bad)
+
+
+# -- dice ----------------------------------------------------------------------------------------
+def test_a_roll_is_the_hmac_of_game_month_sequence_purpose():
+    key = bytes.fromhex("11" * 32)
+    import hmac
+    digest = hmac.new(key, b"g|1805-01|1|sail", hashlib.sha256).digest()
+    first = next(b for b in digest if b < 252)
+    r = dice.Roller("11" * 32, "g", "1805-01")
+    assert r.roll("sail") == first % 6 + 1
+    assert r.rolls[0] == {"seq": 1, "month": "1805-01", "purpose": "sail", "dice": [first % 6 + 1],
+                          "result": first % 6 + 1}
+
+
+def test_dice_are_unbiased_by_rejection_sampling():
+    """Bytes 252..255 are never used for a d6: every face is equally likely."""
+    key = b"k" * 32
+    counts = collections.Counter()
+    for i in range(6000):
+        counts.update(dice.faces(key, str(i).encode(), 2))
+    assert set(counts) == {1, 2, 3, 4, 5, 6}
+    assert max(counts.values()) - min(counts.values()) < 400   # 12000 dice, sd about 41 per face
+    # a stream of rejected bytes moves on to the next block instead of biasing
+    assert all(1 <= f <= 11 for f in dice.faces(key, b"x", 50, 11))
+
+
+def test_verify_catches_a_changed_die_and_a_wrong_secret():
+    r = dice.Roller("22" * 32, "g", "1805-02")
+    r.roll("a", 2)
+    r.roll("b", 1, modifier=2)
+    good = [dict(x) for x in r.rolls]
+    assert dice.verify("g", "22" * 32, good, dice.commitment("22" * 32)) == []
+    bad = [dict(x) for x in r.rolls]
+    bad[0]["dice"] = [7 - d for d in bad[0]["dice"]] if bad[0]["dice"] != [7 - d for d in bad[0]["dice"]] else [1, 1]
+    assert any("published dice" in p for p in dice.verify("g", "22" * 32, bad))
+    assert any("commitment" in p for p in dice.verify("g", "22" * 32, good, dice.commitment("33" * 32)))
+    assert dice.verify("other game", "22" * 32, good)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_judge_dice_verify_cli(tmp_path: Path):
+    secret = "44" * 32
+    state = tmp_path / "s.json"
+    made = _cli("eia", "new", "--game", "g9", "--secret", secret)
+    assert made.returncode == 0, made.stderr
+    state.write_text(made.stdout)
+    cmds = tmp_path / "c.txt"
+    cmds.write_text("Master: WAR France England\nFrance: BUILD 2 AT Brest\nFrance: FORM S1 SQUADRON 3 AT Brest\n"
+                    "France: SAIL S1\n")
+    out = _cli("eia", "step", "--state", str(state), "--commands", str(cmds), "--secret", secret)
+    assert out.returncode == 0, out.stderr
+    rolls = tmp_path / "r.json"
+    rolls.write_text(out.stdout)
+    commitment = json.loads(made.stdout)["commitment"]
+    ok = _cli("dice", "verify", "--game", "g9", "--secret", secret, "--rolls", str(rolls), "--commitment", commitment)
+    assert ok.returncode == 0 and "all match" in ok.stdout
+    data = json.loads(out.stdout)
+    data["rolls"][-1]["result"] += 1
+    rolls.write_text(json.dumps(data))
+    bad = _cli("dice", "verify", "--game", "g9", "--secret", secret, "--rolls", str(rolls))
+    assert bad.returncode == 1 and "problem" in bad.stdout
+
+
+def test_judge_eia_step_refuses_a_bad_state_or_another_secret(tmp_path: Path):
+    made = _cli("eia", "new", "--game", "g9", "--secret", "44" * 32)
+    state = tmp_path / "s.json"
+    state.write_text(made.stdout)
+    wrong = _cli("eia", "step", "--state", str(state), "--secret", "45" * 32)
+    assert wrong.returncode == 2 and "does not match this game's commitment" in wrong.stderr
+    data = json.loads(made.stdout)
+    data["nations"]["France"]["money"] = "lots"
+    state.write_text(json.dumps(data))
+    bad = _cli("eia", "step", "--state", str(state), "--secret", "44" * 32)
+    assert bad.returncode == 2 and "state.nations.France.money: expected a whole number" in bad.stderr
+    state.write_text("{not json")
+    assert _cli("eia", "step", "--state", str(state), "--secret", "44" * 32).returncode == 2

@@ -1,0 +1,224 @@
+"""Empires in Arms games by mail: teams with roles, team press, commands through the same step
+function, the monthly gazette with the rolls, private ledgers, the dice secret revealed."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from judge.eia import dice
+from test_service_helpers import MASTER, Table
+
+NATIONS = ["England", "France", "Spain", "Prussia", "Austria", "Russia", "Turkey"]
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table(tmp_path)
+    yield t
+    t.close()
+
+
+def addr(nation: str, i: int = 1) -> str:
+    return f"{nation.lower()}{i}@example.test"
+
+
+def setup_game(table: Table, team: int = 1, months: int = 0) -> None:
+    extra = f" months={months}" if months else ""
+    out = table.send(MASTER, f"CREATE ?eg masterpw eia_afa month=48h team={team}{extra}")
+    assert "Empires in Arms" in table.reply_to(MASTER, out).body
+    for n in NATIONS:
+        for i in range(1, team + 1):
+            role = ["head of state", "diplomat", "general"][i - 1]
+            table.send(addr(n, i), f"SIGNON ?eg pw{n}{i} {n} {role}")
+
+
+def test_create_join_teams_and_start(table: Table) -> None:
+    setup_game(table, team=2)
+    starting = [m for m in table.mails if "Game Starting" in m.subject]
+    assert {a for m in starting for a in m.to} >= {addr(n, i) for n in NATIONS for i in (1, 2)} | {MASTER}
+    body = starting[0].body
+    assert "France: france1@example.test (head of state), france2@example.test (diplomat)" in " ".join(body.split())
+    commitment = re.search(r"SHA-256 of the judge's secret\): ([0-9a-f]{64})", " ".join(body.split())).group(1)
+    options = json.loads(table.rows("SELECT options FROM games")[0]["options"])
+    assert dice.commitment(options["eia"]["secret"]) == commitment
+    # a third member of a team of two is refused; the LIST of all games shows the EiA game
+    out = table.send("late@example.test", "SIGNON ?eg pwlate France general")
+    assert "team is full" in table.reply_to("late@example.test", out).body
+    out = table.send("who@example.test", "LIST")
+    assert "eg" in table.reply_to("who@example.test", out).body
+
+
+def test_commands_gazette_ledgers_and_team_press(table: Table) -> None:
+    setup_game(table, team=2)
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 3 AT Toulon\nFLY TO THE MOON\n"
+                                     "POINTS France +9 cheating\nPRESS TO TEAM\nBuild at Brest, not Toulon.\nENDPRESS")
+    reply = table.reply_to(addr("France"), out)
+    assert "accepted for this month: France: BUILD 3 AT Toulon" in reply.body
+    assert "unknown command 'FLY'" in reply.body and "only the games master gives POINTS" in reply.body
+    press = [m for m in out if "Press from France" in m.subject]
+    assert [m.to for m in press] == [[addr("France", 2)]]          # the rest of the team only
+    assert addr("France", 2) in reply.to and addr("England") not in reply.to      # the team sees its commands
+    out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nFrance: STORES 1 AT Brest")
+    assert "accepted for this month: France: STORES 1 AT Brest" in table.reply_to(addr("France", 2), out).body
+    out = table.send(addr("England", 2), "SIGNON Eeg pwEngland2\nPRESS TO F\nWe watch Brest.\nENDPRESS")
+    press = [m for m in out if "Press from England" in m.subject]
+    got = sorted(a for m in press for a in m.to)
+    assert got == sorted([addr("France"), addr("France", 2), addr("England")])   # both teams, whole
+    table.send(MASTER, "SIGNON Meg masterpw\nWAR France England\nMONEY France +5 subsidy\nSpain: BUILD 1 AT Cadiz")
+    # nobody else sees a team's commands before the deadline
+    assert not [m for m in table.mails if "BUILD 3 AT Toulon" in m.body and addr("France") not in m.to
+                and addr("France", 2) not in m.to and MASTER not in m.to]
+    out = table.advance(hours=48, minutes=1)
+    gazette = [m for m in out if "1805-01 Results" in m.subject]
+    assert gazette and {a for m in gazette for a in m.to} >= {addr(n) for n in NATIONS} | {MASTER}
+    text = gazette[0].body
+    assert "France and England are at war." in text
+    assert "naval stores for France" in text                           # the roll is published with its purpose
+    ledgers = [m for m in out if "France ledger" in m.subject]
+    assert sorted(a for m in ledgers for a in m.to) == [addr("France"), addr("France", 2)]
+    assert "Treasury" in ledgers[0].body
+    assert not [m for m in out if "France ledger" in m.subject and addr("England") in m.to]
+    record = [m for m in out if "Master's record" in m.subject]
+    assert record and record[0].to == [MASTER]
+    assert table.rows("SELECT short FROM phases WHERE state = 'open'")[0]["short"] == "1805-02"
+
+
+def test_the_secret_is_revealed_at_the_end_and_the_rolls_verify(table: Table) -> None:
+    setup_game(table, months=2)
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nFORM S1 SQUADRON 3 AT Brest")
+    table.advance(hours=48, minutes=1)
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nSAIL S1")
+    out = table.advance(hours=48, minutes=1)
+    final = [m for m in out if "1805-02 Results" in m.subject][0]
+    secret = re.search(r"now revealed:\s+([0-9a-f]{64})", final.body).group(1)
+    assert table.rows("SELECT state FROM games")[0]["state"] == "finished"
+    rolls = [r for row in table.rows("SELECT results FROM phases WHERE state = 'processed' ORDER BY seq")
+             for r in json.loads(row["results"])["rolls"]]
+    assert rolls and any("S1 leaves Brest" in r["purpose"] for r in rolls)
+    assert dice.verify("eg", secret, rolls) == []
+
+
+def test_the_master_reveals_midgame_and_the_dice_commit_anew(table: Table) -> None:
+    setup_game(table)
+    out = table.send(MASTER, "SIGNON Meg masterpw\nREVEAL")
+    notice = [m for m in out if "Dice secret revealed" in m.subject]
+    assert notice and {a for m in notice for a in m.to} >= {addr(n) for n in NATIONS}
+    old = re.search(r"now revealed:\s+([0-9a-f]{64})", notice[0].body).group(1)
+    new = re.search(r"commit to:\s+([0-9a-f]{64})", notice[0].body).group(1)
+    options = json.loads(table.rows("SELECT options FROM games")[0]["options"])
+    assert options["eia"]["secret"] != old and dice.commitment(options["eia"]["secret"]) == new
+    out = table.advance(hours=48, minutes=1)                               # the month steps with the new secret
+    assert [m for m in out if "1805-01 Results" in m.subject]
+
+
+def test_a_diplomacy_game_beside_an_eia_game_is_untouched(table: Table) -> None:
+    setup_game(table)
+    table.start_game()
+    assert table.phase() == "S1901M"
+    out = table.send("who@example.test", "LIST")
+    body = table.reply_to("who@example.test", out).body
+    assert "eg" in body and "tg" in body
+
+
+def test_the_demo_plays_24_months_with_robot_teams_and_every_roll_verifies(tmp_path) -> None:
+    """`judge demo --variant eia_afa` through the CLI: 24 gazettes, the secret revealed, rolls checked."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "eia-demo"
+    run = subprocess.run([sys.executable, "-m", "judge.cli", "demo", "--variant", "eia_afa", "--out", str(out),
+                          "--quiet"], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "24 months of Empires in Arms" in run.stdout and "every roll verified" in run.stdout
+    reports = sorted((out / "reports").glob("*-report.txt"))
+    assert len(reports) == 24
+    last = reports[-1].read_text(encoding="utf-8")
+    assert "December 1806" in last and "now revealed" in last
+    rolls = json.loads((out / "reports" / "rolls.json").read_text(encoding="utf-8"))
+    kinds = " ".join(r["purpose"] for r in rolls)
+    for what in ("leaves", "prizes after the battle", "fort roll", "naval stores"):
+        assert what in kinds
+
+
+def test_rollback_replays_a_month_with_the_same_dice(table: Table) -> None:
+    setup_game(table)
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nFORM S1 SQUADRON 3 AT Brest\nSAIL S1")
+    table.advance(hours=48, minutes=1)
+    first = json.loads(table.rows("SELECT results FROM phases WHERE state = 'processed'")[0]["results"])["rolls"]
+    out = table.send(MASTER, "SIGNON Meg masterpw\nROLLBACK")
+    assert "rolled back to January 1805" in table.reply_to(MASTER, out).body
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nFORM S1 SQUADRON 3 AT Brest\nSAIL S1")
+    table.advance(hours=48, minutes=1)
+    again = json.loads(table.rows("SELECT results FROM phases WHERE state = 'processed'")[0]["results"])["rolls"]
+    assert again == first and again
+
+
+def test_the_console_knows_eia_games(table: Table) -> None:
+    console = table.judge.console()
+    g = console.create("cg", "masterpw", "eia_afa", ["month=24h"], MASTER)
+    assert g.variant_name == "eia_afa"
+    assert console.process("cg") == "cg started"
+    shown = console.show("cg")
+    assert shown["month"] == "1805-01" and len(shown["teams"]) == 7 and len(shown["commitment"]) == 64
+    assert [x for x in console.games() if x["name"] == "cg"][0]["phase"] == "1805-01"
+    assert console.process("cg") == "cg 1805-01 processed"
+    assert console.rollback("cg", None) == "cg rolled back to 1805-01"
+
+
+def test_rolls_by_mail_verify_once_the_secret_is_out(table: Table) -> None:
+    """ROLLS answers with every published roll as JSON that survives the mail's line wrapping."""
+    setup_game(table, months=1)
+    table.send(MASTER, "SIGNON Meg masterpw\nWAR France England")
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 2 AT Toulon\nFORM S1 SQUADRON 3 AT Brest\nSAIL S1")
+    out = table.advance(hours=48, minutes=1)
+    secret = re.search(r"now revealed:\s+([0-9a-f]{64})", [m for m in out if "Results" in m.subject][0].body).group(1)
+    out = table.send("watcher@example.test", "OBSERVE eg watchpw\nROLLS")
+    body = table.reply_to("watcher@example.test", out).body
+    rolls = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
+    assert len(rolls) >= 2 and any("naval stores" in r["purpose"] for r in rolls)
+    assert dice.verify("eg", secret, rolls) == []
+
+
+def test_a_reminder_goes_to_the_teams_without_commands_only(table: Table) -> None:
+    setup_game(table)
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 1 AT Brest")
+    out = table.advance(hours=48 - table.judge.cfg.reminder_hours, minutes=1)
+    reminded = {a for m in out if "Reminder" in m.subject for a in m.to}
+    assert reminded == {addr(n) for n in NATIONS if n != "France"}
+    assert "No commands from the England team yet for January 1805" in " ".join(
+        [m for m in out if addr("England") in m.to][0].body.split())
+
+
+def test_commands_typed_in_a_hurry_on_a_phone(table: Table) -> None:
+    """Lower case, trailing dots, commas, accents, and the quoted mail below a reply are handled."""
+    setup_game(table)
+    body = ("signon feg pwFrance1\nbuild 2 at brest.\nstores 1 at Marseille\nform s1 squadron 3 at brest\n"
+            "sail s1.\n\nOn Mon, 1 Jan 2001, judge wrote:\n> BUILD 9 AT Toulon\n> POINTS France +9\n")
+    out = table.send(addr("France"), body)
+    reply = table.reply_to(addr("France"), out).body
+    for stored in ("France: BUILD 2 at brest.", "France: STORES 1 at Marseille", "France: SAIL s1."):
+        assert f"accepted for this month: {stored}" in reply
+    assert "Toulon" not in reply and "*** Error" not in reply
+    table.advance(hours=48, minutes=1)
+    state = json.loads(table.rows("SELECT position FROM phases WHERE state = 'open'")[0]["position"])
+    france = state["nations"]["France"]
+    assert [w["yard"] for w in france["works"]] == ["Brest"] and france["stores"] == {"Marseilles": 1}
+    assert "s1" in france["units"]                                     # unit names are matched in any case
+    rolls = json.loads(table.rows("SELECT results FROM phases WHERE state = 'processed'")[0]["results"])["rolls"]
+    assert [r["purpose"] for r in rolls if "leaves" in r["purpose"]] == ["France s1 leaves Brest"]
+    out = table.send(addr("Prussia"), "signon peg pwPrussia1\nbuild 1 at Königsberg")
+    assert "accepted for this month: Prussia: BUILD 1 at Königsberg" in table.reply_to(addr("Prussia"), out).body
+
+
+def test_the_master_sets_the_deadline(table: Table) -> None:
+    setup_game(table)
+    out = table.send(MASTER, "SIGNON Meg masterpw\nSET DEADLINE +6h")
+    assert "Deadline for this month set to" in table.reply_to(MASTER, out).body
+    assert [m for m in out if "Deadline changed" in m.subject and addr("Turkey") in m.to]
+    out = table.advance(hours=6, minutes=1)
+    assert [m for m in out if "1805-01 Results" in m.subject]
+    out = table.send(addr("Spain"), "SIGNON Seg pwSpain1\nSET DEADLINE +1h")
+    assert "only the game master" in table.reply_to(addr("Spain"), out).body
