@@ -30,6 +30,11 @@ class JudgeSection:
     loop_header: str = "X-Judge-Loop"
     #: "module:callable" building the service from a JudgeConfig-like object; tests swap it
     service: str = "judge.service:Judge"
+    #: a due deadline waits for a complete read of the mailbox begun after it (orders already
+    #: delivered must count); after this many seconds of holding it is processed anyway
+    deadline_hold_max: float = 7200.0
+    #: the game's master is told once a deadline has been held this long (the mailbox is unreadable)
+    deadline_hold_notice: float = 60.0
     #: further JudgeConfig keyword arguments, passed through untouched
     options: dict[str, Any] = field(default_factory=dict)
 
@@ -69,7 +74,13 @@ class ImapSection:
     #: larger messages are handed over as their header only
     max_message_bytes: int = 30 * 1024 * 1024
     reconnect_min: float = 1.0
-    reconnect_max: float = 300.0
+    reconnect_max: float = 30.0
+    #: while a deadline is held or less than ``urgent_window`` seconds away, back off at most this long
+    reconnect_urgent: float = 3.0
+    urgent_window: float = 600.0
+    #: after a failure to reach the server at all, test the port this often (a bare TCP connect,
+    #: no login) and reconnect as soon as it answers, whatever the back-off says
+    probe_interval: float = 2.0
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,13 @@ class Daemon:
             log(logger, "daemon.stopping", reason=why)
             self.stop.set()
 
+    def _deadline_near(self) -> bool:
+        """A deadline is held, or due within ``imap.urgent_window``: reconnect without long back-off."""
+        sch = self.scheduler
+        if sch is None:
+            return False
+        return sch.held() or (sch.next_due is not None and sch.next_due - time.time() < self.cfg.imap.urgent_window)
+
     def _mail_handled(self) -> None:
         self.outbox.set()
         self.poke.set()
@@ -78,9 +85,14 @@ class Daemon:
             await service.open()
             state.put("pid", os.getpid())
             state.put("started", time.time())
-            self.imap = ImapIngest(cfg.imap, cfg.judge, service, state, self.stop, self._mail_handled)
+            self.imap = ImapIngest(cfg.imap, cfg.judge, service, state, self.stop, self._mail_handled,
+                                   on_read=self.poke.set)
             self.smtp = SmtpSender(cfg.smtp, cfg.judge, service, state, self.stop, self.outbox, cfg.imap)
-            self.scheduler = Scheduler(service, state, self.stop, self.poke, self.outbox.set)
+            self.scheduler = Scheduler(service, state, self.stop, self.poke, self.outbox.set, gate=self.imap,
+                                       hold_max=cfg.judge.deadline_hold_max,
+                                       hold_notice=cfg.judge.deadline_hold_notice,
+                                       where=f" ({cfg.judge.address})")
+            self.imap.urgent = self._deadline_near
             log(logger, "daemon.started", pid=os.getpid(), imap=f"{cfg.imap.host}:{cfg.imap.port}",
                 smtp=f"{cfg.smtp.host}:{cfg.smtp.port}", db=cfg.judge.db_path)
             tasks = [asyncio.create_task(self._supervise(name, run), name=name)
