@@ -21,6 +21,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "game": "judge.service.cli:game",
     "demo": "judge.service.cli:demo",
     "status": "judge.service.cli:status",
+    "init": "judge.service.cli:init",
     "publish": "judge.service.publish:publish",
 }
 

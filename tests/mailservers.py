@@ -555,6 +555,10 @@ class DaemonProcess:
         self.starts = 0
 
     def start(self) -> None:
+        from judge.daemon.config import load_config
+
+        # the daemon wants its store to exist (``judge init``); the stand-in's is made on open
+        Path(load_config(self.config_path, secrets=False).judge.db_path).touch()
         self._log_offset = Path(self.log_path).stat().st_size if Path(self.log_path).exists() else 0
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(HERE), str(REPO), env.get("PYTHONPATH", "")])

@@ -18,6 +18,7 @@ from judge.daemon.aio import Backoff, wait_any
 from judge.daemon.config import DaemonConfig
 from judge.daemon.imap_in import ImapIngest
 from judge.daemon.logs import log
+from judge.daemon.receipts import ReceiptPruner
 from judge.daemon.scheduler import Scheduler
 from judge.daemon.service import Factory, ServiceProxy
 from judge.daemon.smtp_out import SmtpSender
@@ -40,6 +41,7 @@ class Daemon:
         self.imap: ImapIngest | None = None
         self.smtp: SmtpSender | None = None
         self.scheduler: Scheduler | None = None
+        self.receipts: ReceiptPruner | None = None
 
     def request_stop(self, why: str = "request") -> None:
         if not self.stop.is_set():
@@ -95,9 +97,10 @@ class Daemon:
             self.imap.urgent = self._deadline_near
             log(logger, "daemon.started", pid=os.getpid(), imap=f"{cfg.imap.host}:{cfg.imap.port}",
                 smtp=f"{cfg.smtp.host}:{cfg.smtp.port}", db=cfg.judge.db_path)
+            self.receipts = ReceiptPruner(cfg.imap, cfg.judge, state, self.stop)
             tasks = [asyncio.create_task(self._supervise(name, run), name=name)
                      for name, run in (("imap", self.imap.run), ("smtp", self.smtp.run),
-                                       ("scheduler", self.scheduler.run))]
+                                       ("scheduler", self.scheduler.run), ("receipts", self.receipts.run))]
             self.started.set()
             await self.stop.wait()
             _, pending = await asyncio.wait(tasks, timeout=SHUTDOWN_GRACE)
