@@ -239,3 +239,27 @@ async def test_a_read_after_the_deadline_is_required(mail: Dovecot, smtp_sink: S
         subjects = [str(m.msg["Subject"]) for m in smtp_sink.messages]
         # the order was read (and answered) before the deadline was processed
         assert subjects.index("Re: orders late-but-on-time") < subjects.index("Deadline d2"), subjects
+
+
+async def test_back_off_is_short_while_a_deadline_is_near(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    """A refused login backs off from reconnect_min (10 s here); with a deadline less than
+    urgent_window away the wait is capped at reconnect_urgent (0.3 s), so the mailbox is read as
+    soon as it can be."""
+    cfg = daemon_config(mail, smtp_sink, workdir, imap={"reconnect_min": 10.0, "reconnect_max": 30.0,
+                                                          "reconnect_urgent": 0.3, "urgent_window": 60.0,
+                                                          "timeout": 3.0})
+    async with running_daemon(cfg) as d:
+        mail.append(deadline_mail("far", 600.0))  # outside the window
+        await until(lambda: d.imap.stats.handled == 1, what="deadline set")
+    cfg["imap"]["password"] = "wrong"
+    async with running_daemon(cfg) as d:
+        await asyncio.sleep(4.0)
+        assert d.imap.stats.sessions == 1, "no deadline near: the 10 s back-off applies"
+    cfg["imap"]["password"] = "secret"
+    async with running_daemon(cfg) as d:
+        mail.append(deadline_mail("near", 30.0))  # inside the window
+        await until(lambda: d.imap.stats.handled == 1, what="near deadline set")
+    cfg["imap"]["password"] = "wrong"
+    async with running_daemon(cfg) as d:
+        # Dovecot answers a wrong password after about 2 s; each retry follows within 0.3 s
+        await until(lambda: d.imap.stats.sessions >= 3, timeout=12, what="quick retries near a deadline")
