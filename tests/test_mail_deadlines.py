@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from mailservers import (POWERS, Dovecot, SmtpSink, daemon_config, dovecot, mail, order_mail,  # noqa: F401
-                         running_daemon, smtp_sink, text_of, until, workdir)
+                         running_daemon, smtp_sink, until, workdir)
 
 pytestmark = pytest.mark.mail
 GAME = "dl"

@@ -16,6 +16,7 @@ upon: the mailbox is searched after every IDLE round and every poll interval.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import ssl
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from email.utils import getaddresses
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable
 
 import aioimaplib
 
@@ -138,29 +139,38 @@ def _client(cfg: ImapSection, lost: asyncio.Event) -> aioimaplib.IMAP4:
                             conn_lost_cb=lambda _exc: lost.set(), ssl_context=ctx)
 
 
-async def find_message_ids(cfg: ImapSection, message_ids: list[str]) -> set[str]:
-    """Which of these Message-IDs are in the mailbox now, seen or not: a short second session
-    (searching only) for the SMTP runner, so an interrupted send's receipt is found at once
-    even while the IMAP runner still has a backlog to work through."""
+@contextlib.asynccontextmanager
+async def short_session(cfg: ImapSection, mailbox: str) -> AsyncIterator[tuple[aioimaplib.IMAP4, asyncio.Event, Any]]:
+    """A second, short session beside the IMAP runner's: logged in, ``mailbox`` selected (its
+    answer is yielded too: a folder may not exist yet), logged out afterwards."""
     lost = asyncio.Event()
     client = _client(cfg, lost)
-    found: set[str] = set()
     try:
         await guarded(client.wait_hello_from_server(), cfg.timeout, lost)
         _ok(await guarded(client.login(cfg.user, cfg.password), cfg.timeout, lost), "LOGIN")
-        # SELECT, not EXAMINE: aioimaplib only allows SEARCH after a SELECT; nothing is changed
-        _ok(await guarded(client.select(_quote(cfg.mailbox)), cfg.timeout, lost), "SELECT")
-        for mid in message_ids:
-            resp = _ok(await guarded(client.uid_search("HEADER", "Message-ID", _quote(mid), charset=None),
-                                     cfg.timeout, lost), "UID SEARCH")
-            if parse_search(resp.lines):
-                found.add(mid)
+        # SELECT, not EXAMINE: aioimaplib only allows SEARCH after a SELECT
+        sel = await guarded(client.select(_quote(mailbox)), cfg.timeout, lost)
+        yield client, lost, sel
     finally:
         if not lost.is_set():
             try:
                 await guarded(client.logout(), 5.0, lost)
             except Exception:  # leaving anyway
                 pass
+
+
+async def find_message_ids(cfg: ImapSection, message_ids: list[str]) -> set[str]:
+    """Which of these Message-IDs are in the mailbox now, seen or not: a short second session
+    (searching only) for the SMTP runner, so an interrupted send's receipt is found at once
+    even while the IMAP runner still has a backlog to work through."""
+    found: set[str] = set()
+    async with short_session(cfg, cfg.mailbox) as (client, lost, sel):
+        _ok(sel, "SELECT")
+        for mid in message_ids:
+            resp = _ok(await guarded(client.uid_search("HEADER", "Message-ID", _quote(mid), charset=None),
+                                     cfg.timeout, lost), "UID SEARCH")
+            if parse_search(resp.lines):
+                found.add(mid)
     return found
 
 

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta, timezone
 
 from judge.daemon.aio import guarded, wait_event
 from judge.daemon.config import ImapSection, JudgeSection
-from judge.daemon.imap_in import _client, _ok, _quote, parse_fetch_literals, parse_search, receipt_message_id
+from judge.daemon.imap_in import _ok, _quote, parse_fetch_literals, parse_search, receipt_message_id, short_session
 from judge.daemon.logs import log
 from judge.daemon.state import DaemonState
 
@@ -37,14 +37,9 @@ def imap_date(t: datetime) -> str:
 
 async def prune_once(cfg: ImapSection, judge: JudgeSection, state: DaemonState, now: float | None = None) -> int:
     """Delete handled receipt copies no longer needed; returns how many."""
-    lost = asyncio.Event()
-    client = _client(cfg, lost)
     folder = cfg.processed_folder or cfg.mailbox
     pruned = 0
-    try:
-        await guarded(client.wait_hello_from_server(), cfg.timeout, lost)
-        _ok(await guarded(client.login(cfg.user, cfg.password), cfg.timeout, lost), "LOGIN")
-        sel = await guarded(client.select(_quote(folder)), cfg.timeout, lost)
+    async with short_session(cfg, folder) as (client, lost, sel):
         if sel.result != "OK":  # no processed folder yet: nothing handled, nothing to prune
             return 0
         criteria = ["SEEN", "UNDELETED", "FROM", _quote(judge.address), "HEADER", judge.loop_header, '""']
@@ -67,12 +62,6 @@ async def prune_once(cfg: ImapSection, judge: JudgeSection, state: DaemonState, 
                 "UID STORE")
             _ok(await guarded(client.uid("expunge", uid_set), cfg.timeout, lost), "UID EXPUNGE")
             pruned += len(gone)
-    finally:
-        if not lost.is_set():
-            try:
-                await guarded(client.logout(), 5.0, lost)
-            except Exception:  # leaving anyway
-                pass
     return pruned
 
 
