@@ -42,14 +42,15 @@ def copy_of_our_send(message_id: str) -> bytes:
     return m.as_bytes(policy=policy.SMTP)
 
 
-def receipt_copies(dovecot: Dovecot) -> list[bytes]:
-    return [raw for _, _, raw in dovecot.messages() if b"X-Judge-Loop" in raw]
+def receipt_copies(dovecot: Dovecot, mailbox: str = "INBOX") -> list[bytes]:
+    return [raw for _, _, raw in dovecot.messages(mailbox=mailbox) if b"X-Judge-Loop" in raw]
 
 
+@pytest.mark.parametrize("folder", ["", "Processed"], ids=["seen-mode", "move-mode"])
 async def test_receipt_copies_are_pruned_but_not_those_still_in_doubt(mail: Dovecot, smtp_sink: SmtpSink,
-                                                                      workdir: Path) -> None:
+                                                                      workdir: Path, folder: str) -> None:
     cfg = daemon_config(mail, smtp_sink, workdir, smtp={"receipt_to": RECEIPTS},
-                        imap={"receipt_keep_days": 0, "receipt_prune_interval": 1.0})
+                        imap={"receipt_keep_days": 0, "receipt_prune_interval": 1.0, "processed_folder": folder})
     # an interrupted send's copy (its Message-ID is in the journal) must stay until it is settled
     from judge.daemon.state import DaemonState
     from mailservers import parsed_config
@@ -65,10 +66,10 @@ async def test_receipt_copies_are_pruned_but_not_those_still_in_doubt(mail: Dove
         # the five copies came back (to judge+receipts), were handled, then pruned with the old one
         await until(lambda: d.imap.stats.receipts >= 5, what="the receipt copies seen")
         await until(lambda: d.receipts.pruned >= 6, timeout=20, what="copies pruned")
-        left = receipt_copies(mail)
+        left = receipt_copies(mail, folder or "INBOX")
     assert [b"in-doubt" in raw for raw in left] == [True], left
     # the players' own mail is untouched
-    assert mail.count("ALL") == 5 + 1
+    assert mail.count("ALL", mailbox=folder or "INBOX") == 5 + 1
 
 
 async def test_reconnects_within_ten_seconds_of_the_server_coming_back(mail: Dovecot, smtp_sink: SmtpSink,

@@ -275,13 +275,13 @@ class ImapIngest:
             self.step = "login"
             _ok(await guarded(client.login(cfg.user, cfg.password), cfg.timeout, lost), "LOGIN")
             caps = await self._capabilities(client, lost)
+            self.step = "select"
             if cfg.processed_folder:
                 resp = await guarded(client.create(_quote(cfg.processed_folder)), cfg.timeout, lost)
                 if resp.result != "OK" and b"ALREADYEXISTS" not in b" ".join(
                         l for l in resp.lines if isinstance(l, bytes)).upper():
                     log(logger, "imap.create_failed", logging.ERROR, folder=cfg.processed_folder,
                         answer=repr(resp.lines[-1:]))
-            self.step = "select"
             sel = _ok(await guarded(client.select(_quote(cfg.mailbox)), cfg.timeout, lost), "SELECT")
             uidvalidity = next((m.group(1).decode() for l in sel.lines if isinstance(l, bytes)
                                 for m in [_UIDVALIDITY.search(l)] if m), "?")

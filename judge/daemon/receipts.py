@@ -42,7 +42,9 @@ async def prune_once(cfg: ImapSection, judge: JudgeSection, state: DaemonState, 
     async with short_session(cfg, folder) as (client, lost, sel):
         if sel.result != "OK":  # no processed folder yet: nothing handled, nothing to prune
             return 0
-        criteria = ["SEEN", "UNDELETED", "FROM", _quote(judge.address), "HEADER", judge.loop_header, '""']
+        # handled: \Seen in the mailbox; in move mode everything in processed_folder is (MOVE keeps flags)
+        criteria = ([] if cfg.processed_folder else ["SEEN"]) + [
+            "UNDELETED", "FROM", _quote(judge.address), "HEADER", judge.loop_header, '""']
         if cfg.receipt_keep_days > 0:
             day = datetime.fromtimestamp(now or time.time(), timezone.utc) - timedelta(days=cfg.receipt_keep_days)
             criteria += ["BEFORE", imap_date(day)]

@@ -44,6 +44,7 @@ class Gate(Protocol):
 
     read_through: float  # wall time at which the latest complete read of the mailbox began
     sweep: asyncio.Event  # set to ask for a read now
+    connected: asyncio.Event  # a session is up (then a hold means a backlog, not an outage)
 
 
 @dataclass
@@ -106,12 +107,15 @@ class Scheduler:
             return now, None
         if held >= self.hold_notice and not self.hold.told:
             self.hold.told = True
-            log(logger, "scheduler.hold_notice", logging.WARNING, held=round(held, 1), due=due)
-            await self._tell(now, "Deadline held: mailbox unreadable",
-                             f"This game's deadline has passed, but the judge cannot read its "
-                             f"mailbox{self.where}, so orders already mailed may be waiting there. It will "
-                             f"process the game as soon as it has read the mailbox, and at the latest "
-                             f"in {(self.hold_max - held) / 60:.0f} minutes.")
+            backlog = self.gate.connected.is_set()
+            log(logger, "scheduler.hold_notice", logging.WARNING, held=round(held, 1), due=due, backlog=backlog)
+            why = ("is still working through a backlog of mail in its mailbox" if backlog else
+                   "cannot read its mailbox")
+            await self._tell(now, "Deadline held: " + ("mail backlog" if backlog else "mailbox unreadable"),
+                             f"This game's deadline has passed, but the judge {why}{self.where}, so orders "
+                             f"already mailed may be waiting there. It will process the game as soon as it "
+                             f"has read the mailbox, and at the latest in {(self.hold_max - held) / 60:.0f} "
+                             f"minutes.")
         return None, min(1.0, max(0.05, self.hold_max - held))
 
     async def _tell(self, until: float, title: str, text: str) -> None:
