@@ -61,3 +61,33 @@ def test_serve_once_counts_orders_waiting_in_the_inbox_at_a_past_deadline() -> N
         counts = json.loads(proc.stdout.strip().splitlines()[-1])
         assert counts["handled"] == 1 and counts["events"] == 1, counts
         assert england_moved(spring_results(db))
+
+
+def test_deliver_waits_settle_seconds_after_a_deadline() -> None:
+    """Pipe mode: mail the MTA was delivering when the deadline passed is handled first. A
+    delivery just after the deadline does not process it (another delivery may be under way);
+    one after the settle time does, and both orders count."""
+    from judge.service.robots import make_mail
+
+    with tempfile.TemporaryDirectory() as d:
+        db = os.path.join(d, "judge.sqlite")
+        deadline = float(int(time.time()) + 2)
+        seats = make_game(db, deadline)
+        time.sleep(max(0.0, deadline + 0.3 - time.time()))
+
+        def deliver(raw: bytes, *extra: str) -> str:
+            proc = subprocess.run([sys.executable, "-m", "judge.cli", "deliver", "--db", db, "--code", "TEST", *extra],
+                                  input=raw, capture_output=True, timeout=120)
+            assert proc.returncode == 0, proc.stderr
+            return proc.stdout.decode().strip()
+
+        # a delivery that was under way at the deadline (the default settle: 30 s)
+        assert deliver(order(seats["England"], "E", "F Lon - Nth")) == "handled"
+        assert spring_results(db) is None
+        # a delivery more than --settle seconds after the deadline: processed after its message
+        assert deliver(order(seats["France"], "F", "A Par - Bur"), "--settle", "0.2") == "handled"
+        results = spring_results(db)
+        assert results is not None and england_moved(results)
+        assert any(r["power"] == "France" and r["order"].startswith("A Par") and not r.get("default")
+                   for r in results), results
+        assert deliver(make_mail("x@example.test", "judge@example.test", "LIST", "list")) == "handled"

@@ -16,6 +16,10 @@ CONFIG_HELP = ("The mail daemon's TOML file (see deploy/judge.toml): address, na
                "from it (options given here win). No password is read.")
 
 
+SETTLE_HELP = ("Pipe mode: process a deadline only this many seconds after it passed, so that mail the MTA "
+               "was delivering at that moment is handled first.")
+
+
 class MissingStore(click.ClickException):
     """The store does not exist: a typo must not start an empty judge beside the real one."""
 
@@ -103,9 +107,11 @@ def init(**kw: Any) -> None:
 @click.option("--once", is_flag=True, help="Handle all waiting mail and due deadlines, then exit.")
 @click.option("--poll", default=5.0, show_default=True, help="Seconds between looks at the inbox.")
 @click.option("--sendmail", default=None, help="Send outgoing mail through this command instead of a Maildir.")
+@click.option("--settle", default=30.0, show_default=True,
+              help="With --sendmail alone (deadlines for pipe mode): " + SETTLE_HELP)
 @judge_options
-def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, config_path: str | None = None,
-          **kw: Any) -> None:
+def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, settle: float = 30.0,
+          config_path: str | None = None, **kw: Any) -> None:
     """Run the judge on local Maildir folders (or just its deadlines, with --sendmail), or with
     --config alone as the IMAP/SMTP mail daemon."""
     from judge.service import maildir as md
@@ -136,14 +142,18 @@ def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, co
             md.serve(judge, folders, poll=poll)
         else:
             import time
+            from datetime import timedelta
+            # pipe mode: the mail is whatever the MTA has handed to `judge deliver`; a deadline
+            # waits ``settle`` seconds for deliveries under way when it passed
+            margin = timedelta(seconds=settle)
             while True:
-                n = judge.run_due()
+                n = judge.run_due(until=judge.cfg.now() - margin)
                 send_with(judge, sendmail)  # type: ignore[arg-type]
                 if once:
                     click.echo(json.dumps({"events": n}))
                     return
                 wake = judge.next_wakeup()
-                delay = poll if wake is None else max(0.0, min(poll, (wake - judge.cfg.now()).total_seconds()))
+                delay = poll if wake is None else max(0.0, min(poll, (wake + margin - judge.cfg.now()).total_seconds()))
                 time.sleep(delay)
 
 
@@ -151,8 +161,9 @@ def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, co
 @click.option("--outbox-maildir", type=click.Path(file_okay=False), default=None,
               help="Also write outgoing mail to this Maildir now.")
 @click.option("--sendmail", default=None, help="Also send outgoing mail through this command now.")
+@click.option("--settle", default=30.0, show_default=True, help=SETTLE_HELP)
 @judge_options
-def deliver(outbox_maildir: str | None, sendmail: str | None, **kw: Any) -> None:
+def deliver(outbox_maildir: str | None, sendmail: str | None, settle: float = 30.0, **kw: Any) -> None:
     """Pipe mode: handle the one message on standard input (exit 75 to make the MTA retry)."""
     from judge.service import maildir as md
     from judge.service.pipe import EX_TEMPFAIL, deliver as deliver_one, send_with
@@ -170,7 +181,11 @@ def deliver(outbox_maildir: str | None, sendmail: str | None, **kw: Any) -> None
         code, status = deliver_one(judge, raw)
         click.echo(status)
         if code == 0:
-            judge.run_due()
+            from datetime import timedelta
+
+            # the message in hand is handled before any deadline; one that passed less than
+            # ``settle`` seconds ago also waits for deliveries running beside this one
+            judge.run_due(until=judge.cfg.now() - timedelta(seconds=settle))
             if outbox_maildir:
                 md.write_outbox(judge, _single(outbox_maildir))
             if sendmail:
