@@ -88,18 +88,19 @@ class Scheduler:
                 self.state.put("scheduler_hold", "")
                 self.hold = None
             return through, None
-        if self.hold is None or self.hold.due != due:
-            self.hold = Hold(due, now if self.hold is None else self.hold.since)
+        if self.hold is None:
+            self.hold = Hold(due, now)
             log(logger, "scheduler.hold", due=due, read_through=through)
+        self.hold.due = due  # an earlier event may have come due meanwhile: the same hold
         self.gate.sweep.set()  # a fresh read now: the final sweep before processing
         held = now - self.hold.since
-        self.state.put("scheduler_hold", f"since {self.hold.since:.3f}: the mailbox has not been read "
-                       f"since the deadline", every=5.0)
+        self.state.put("scheduler_hold", f"since {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(self.hold.since))}"
+                       f": a deadline waits for a complete read of the mailbox", every=5.0)
         if held >= self.hold_max:
             log(logger, "scheduler.hold_expired", logging.ERROR, held=round(held, 1), due=due)
             await self._tell(now, "Deadline processed without a mailbox read",
-                             f"The judge could not read its mailbox{self.where} for {held / 60:.0f} minutes "
-                             f"after this game's deadline. It has now processed the game anyway: orders "
+                             f"The judge could not read all of its mailbox{self.where} for {held / 60:.0f} "
+                             f"minutes after this game's deadline. It has now processed the game anyway: orders "
                              f"mailed before the deadline that it has not yet read were not counted. "
                              f"Orders it reads later are answered as usual.")
             self.hold = None
