@@ -21,6 +21,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "game": "judge.service.cli:game",
     "demo": "judge.service.cli:demo",
     "status": "judge.service.cli:status",
+    "init": "judge.service.cli:init",
     "publish": "judge.service.publish:publish",
     "eia": "judge.eia.cli:eia",
     "dice": "judge.eia.cli:dice",

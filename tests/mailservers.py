@@ -459,16 +459,24 @@ class StandInJudge:
         self.db.execute("UPDATE outbox SET attempts=attempts+1, error=?, status=? WHERE id=?",
                         (error, "failed" if permanent else "pending", item_id))
 
-    def run_due(self, now: float | None = None) -> int:
+    def run_due(self, now: float | None = None, until: Any = None) -> int:
         now = time.time() if now is None else now
+        limit = now if until is None else min(now, until.timestamp())
         self.db.execute("BEGIN IMMEDIATE")
         due = self.db.execute("SELECT id, token, rcpt, due FROM deadlines WHERE done IS NULL AND due <= ?",
-                              (now,)).fetchall()
+                              (limit,)).fetchall()
         for i, token, rcpt, when in due:
             self._reply(rcpt, f"Deadline {token}", f"deadline {token} due {when!r}\n")
             self.db.execute("UPDATE deadlines SET done=? WHERE id=?", (now, i))
         self.db.execute("COMMIT")
         return len(due)
+
+    def hold_notice(self, until: Any, title: str, text: str) -> int:
+        rcpts = [r for (r,) in self.db.execute("SELECT DISTINCT rcpt FROM deadlines WHERE done IS NULL AND due <= ?",
+                                               (until.timestamp(),))]
+        for r in rcpts:
+            self._reply(r, title, text + "\n")
+        return len(rcpts)
 
     def next_wakeup(self) -> float | None:
         return self.db.execute("SELECT min(due) FROM deadlines WHERE done IS NULL").fetchone()[0]
@@ -547,6 +555,10 @@ class DaemonProcess:
         self.starts = 0
 
     def start(self) -> None:
+        from judge.daemon.config import load_config
+
+        # the daemon wants its store to exist (``judge init``); the stand-in's is made on open
+        Path(load_config(self.config_path, secrets=False).judge.db_path).touch()
         self._log_offset = Path(self.log_path).stat().st_size if Path(self.log_path).exists() else 0
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(HERE), str(REPO), env.get("PYTHONPATH", "")])

@@ -333,8 +333,15 @@ def test_deliver_exits_75_when_the_store_cannot_be_opened(tmp_path) -> None:
     proc = _deliver(str(tmp_path / "not-a-dir" / "judge.sqlite"), raw, tmp_path)
     assert proc.returncode == 75, proc.stderr
     assert b"judge deliver:" in proc.stderr
-    # the same message to a store that opens is handled (exit 0) and its reply queued
+    # a store that does not exist (a typo, a judge not yet set up): kept by the MTA, not a new empty judge
     db = tmp_path / "new-folder" / "judge.sqlite"
+    proc = _deliver(str(db), raw, tmp_path)
+    assert proc.returncode == 75, proc.stderr
+    assert b"no judge database at" in proc.stderr and b"judge init" in proc.stderr
+    assert not db.exists()
+    # once made with `judge init`, the same message is handled (exit 0) and its reply queued
+    init = subprocess.run([sys.executable, "-m", "judge.cli", "init", "--db", str(db)], capture_output=True, timeout=60)
+    assert init.returncode == 0, init.stderr
     proc = _deliver(str(db), raw, tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == b"handled"

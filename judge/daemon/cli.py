@@ -4,6 +4,7 @@ these, and ``python -m judge.daemon --config`` runs ``daemon_command`` directly.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 
 import click
 
-from judge.daemon.config import ConfigError, load_config
+from judge.daemon.config import ConfigError, DaemonConfig, load_config
 
 
 def run_daemon(config_path: str) -> None:
@@ -24,15 +25,31 @@ def run_daemon(config_path: str) -> None:
     except ConfigError as exc:
         click.echo(f"judge: {exc}", err=True)
         sys.exit(2)
+    if not Path(cfg.judge.db_path).is_file():
+        # a wrong db_path must not start an empty judge that tells every player "no such game"
+        click.echo(f"judge: no judge database at {cfg.judge.db_path} (db_path in {config_path}); "
+                   f"create it with `judge init --config {config_path}`", err=True)
+        sys.exit(2)
     setup_logging(cfg.log.level, cfg.log.format, cfg.log.file)
     serve(cfg)
 
 
-def mail_status(config_path: str) -> dict[str, Any]:
-    """What the daemon last recorded: IMAP contact, SMTP state, next deadline, interrupted sends."""
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, belongs to another user (the service user)
+        return True
+    return True
+
+
+def mail_status(config_path: str, cfg: DaemonConfig | None = None) -> dict[str, Any]:
+    """What the daemon last recorded: pid (and whether it still runs), IMAP contact and errors,
+    SMTP state, next deadline, held deadlines, interrupted sends."""
     from judge.daemon.state import read_status
 
-    cfg = load_config(config_path)
+    cfg = cfg or load_config(config_path, secrets=False)
     path = cfg.judge.resolved_state_path
     if not Path(path).exists():
         return {"state_file": path, "note": "the daemon has not run yet"}
@@ -41,31 +58,45 @@ def mail_status(config_path: str) -> dict[str, Any]:
     out: dict[str, Any] = {"state_file": path, "smtp_in_doubt": raw.pop("smtp_in_doubt")}
     for key, entry in sorted(raw.items()):
         value = entry["value"]
-        if key in ("imap_last_contact", "smtp_last_ok", "started", "stopped", "scheduler_next") and value:
+        if key in ("imap_last_contact", "imap_read_through", "smtp_last_ok", "started", "stopped",
+                   "scheduler_next") and value:
             t = float(value)
             ago = f"{now - t:.0f}s ago" if now >= t else f"in {t - now:.0f}s"
             value = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)) + f" ({ago})"
         elif key.endswith("_last_error"):
             value = f"{value} (at {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(entry['updated']))})"
         out[key] = value
+    pid = raw.get("pid", {}).get("value")
+    if pid:
+        stopped = float(raw.get("stopped", {}).get("value") or 0)
+        started = float(raw.get("started", {}).get("value") or 0)
+        if stopped >= started:
+            out["daemon"] = f"stopped (pid {pid} exited cleanly)"
+        elif pid_alive(int(pid)):
+            out["daemon"] = f"running (pid {pid})"
+        else:
+            out["daemon"] = f"not running: pid {pid} is dead (killed or crashed; no clean stop recorded)"
     return out
 
 
 def status_with_mail(config_path: str) -> dict[str, Any]:
-    """``judge status --config``: the service's queues and deadlines plus the daemon's view."""
+    """``judge status --config``: the service's queues and deadlines plus the daemon's view.
+    Reads no password: it works without the daemon's secrets."""
     from judge.daemon.service import Factory
 
     try:
-        cfg = load_config(config_path)
+        cfg = load_config(config_path, secrets=False)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
+    if not Path(cfg.judge.db_path).is_file():
+        raise click.ClickException(f"no judge database at {cfg.judge.db_path} (db_path in {config_path})")
     judge = Factory(cfg.judge)()
     try:
         out = dict(judge.status())
     finally:
         if hasattr(judge, "close"):
             judge.close()
-    out["mail"] = mail_status(config_path)
+    out["mail"] = mail_status(config_path, cfg)
     return out
 
 

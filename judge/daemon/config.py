@@ -30,6 +30,11 @@ class JudgeSection:
     loop_header: str = "X-Judge-Loop"
     #: "module:callable" building the service from a JudgeConfig-like object; tests swap it
     service: str = "judge.service:Judge"
+    #: a due deadline waits for a complete read of the mailbox begun after it (orders already
+    #: delivered must count); after this many seconds of holding it is processed anyway
+    deadline_hold_max: float = 7200.0
+    #: the game's master is told once a deadline has been held this long (the mailbox is unreadable)
+    deadline_hold_notice: float = 60.0
     #: further JudgeConfig keyword arguments, passed through untouched
     options: dict[str, Any] = field(default_factory=dict)
 
@@ -69,7 +74,17 @@ class ImapSection:
     #: larger messages are handed over as their header only
     max_message_bytes: int = 30 * 1024 * 1024
     reconnect_min: float = 1.0
-    reconnect_max: float = 300.0
+    reconnect_max: float = 30.0
+    #: while a deadline is held or less than ``urgent_window`` seconds away, back off at most this long
+    reconnect_urgent: float = 3.0
+    urgent_window: float = 600.0
+    #: after a failure to reach the server at all, test the port this often (a bare TCP connect,
+    #: no login) and reconnect as soon as it answers, whatever the back-off says
+    probe_interval: float = 2.0
+    #: handled receipt copies (smtp.receipt_to) older than this many days are deleted from the
+    #: mailbox (0: as soon as handled), every receipt_prune_interval seconds (0: never)
+    receipt_keep_days: int = 2
+    receipt_prune_interval: float = 3600.0
 
 
 @dataclass(frozen=True)
@@ -117,10 +132,14 @@ class DaemonConfig:
     path: str = ""
 
 
-def _secret(table: dict[str, Any], where: str, required: bool) -> str:
+def _secret(table: dict[str, Any], where: str, required: bool, read: bool = True) -> str:
     given = [k for k in ("password", "password_env", "password_file") if k in table]
     if len(given) > 1:
         raise ConfigError(f"[{where}] give only one of password, password_env, password_file")
+    if not read:  # judge status / judge game: the secrets are none of their business
+        for k in given:
+            table.pop(k)
+        return ""
     if "password_env" in table:
         name = table.pop("password_env")
         value = os.environ.get(name)
@@ -161,8 +180,10 @@ def _check_choice(value: str, allowed: tuple[str, ...], key: str) -> None:
         raise ConfigError(f"{key} = {value!r}: expected one of {', '.join(allowed)}")
 
 
-def parse_config(data: dict[str, Any], path: str = "", base_dir: Path | None = None) -> DaemonConfig:
-    """Build a DaemonConfig from parsed TOML; relative paths are taken from ``base_dir``."""
+def parse_config(data: dict[str, Any], path: str = "", base_dir: Path | None = None,
+                 secrets: bool = True) -> DaemonConfig:
+    """Build a DaemonConfig from parsed TOML; relative paths are taken from ``base_dir``. With
+    ``secrets=False`` no password is read (they come back empty), for the console commands."""
     for section in ("judge", "imap", "smtp"):
         if not isinstance(data.get(section), dict):
             raise ConfigError(f"missing [{section}] table")
@@ -175,8 +196,8 @@ def parse_config(data: dict[str, Any], path: str = "", base_dir: Path | None = N
             if judge_t.get(key) and not Path(judge_t[key]).is_absolute():
                 judge_t[key] = str(base_dir / judge_t[key])
     imap_t, smtp_t = dict(data["imap"]), dict(data["smtp"])
-    imap_t["password"] = _secret(imap_t, "imap", required=True)
-    smtp_t["password"] = _secret(smtp_t, "smtp", required=bool(smtp_t.get("user")))
+    imap_t["password"] = _secret(imap_t, "imap", required=True, read=secrets)
+    smtp_t["password"] = _secret(smtp_t, "smtp", required=bool(smtp_t.get("user")), read=secrets)
     cfg = DaemonConfig(
         judge=_build(JudgeSection, judge_t, "judge"),
         imap=_build(ImapSection, imap_t, "imap"),
@@ -196,7 +217,7 @@ def parse_config(data: dict[str, Any], path: str = "", base_dir: Path | None = N
     return cfg
 
 
-def load_config(path: str | os.PathLike[str]) -> DaemonConfig:
+def load_config(path: str | os.PathLike[str], secrets: bool = True) -> DaemonConfig:
     p = Path(path)
     try:
         with p.open("rb") as fh:
@@ -205,4 +226,4 @@ def load_config(path: str | os.PathLike[str]) -> DaemonConfig:
         raise ConfigError(f"{p}: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: {exc}") from exc
-    return parse_config(data, str(p), p.resolve().parent)
+    return parse_config(data, str(p), p.resolve().parent, secrets)

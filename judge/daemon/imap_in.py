@@ -16,6 +16,7 @@ upon: the mailbox is searched after every IDLE round and every poll interval.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import ssl
@@ -24,11 +25,11 @@ from dataclasses import dataclass, field
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from email.utils import getaddresses
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable
 
 import aioimaplib
 
-from judge.daemon.aio import Backoff, ConnectionLost, guarded, wait_event
+from judge.daemon.aio import Backoff, ConnectionLost, guarded, wait_any, wait_event
 from judge.daemon.config import ImapSection, JudgeSection
 from judge.daemon.logs import log
 from judge.daemon.service import ServiceProxy
@@ -138,29 +139,38 @@ def _client(cfg: ImapSection, lost: asyncio.Event) -> aioimaplib.IMAP4:
                             conn_lost_cb=lambda _exc: lost.set(), ssl_context=ctx)
 
 
-async def find_message_ids(cfg: ImapSection, message_ids: list[str]) -> set[str]:
-    """Which of these Message-IDs are in the mailbox now, seen or not: a short second session
-    (searching only) for the SMTP runner, so an interrupted send's receipt is found at once
-    even while the IMAP runner still has a backlog to work through."""
+@contextlib.asynccontextmanager
+async def short_session(cfg: ImapSection, mailbox: str) -> AsyncIterator[tuple[aioimaplib.IMAP4, asyncio.Event, Any]]:
+    """A second, short session beside the IMAP runner's: logged in, ``mailbox`` selected (its
+    answer is yielded too: a folder may not exist yet), logged out afterwards."""
     lost = asyncio.Event()
     client = _client(cfg, lost)
-    found: set[str] = set()
     try:
         await guarded(client.wait_hello_from_server(), cfg.timeout, lost)
         _ok(await guarded(client.login(cfg.user, cfg.password), cfg.timeout, lost), "LOGIN")
-        # SELECT, not EXAMINE: aioimaplib only allows SEARCH after a SELECT; nothing is changed
-        _ok(await guarded(client.select(_quote(cfg.mailbox)), cfg.timeout, lost), "SELECT")
-        for mid in message_ids:
-            resp = _ok(await guarded(client.uid_search("HEADER", "Message-ID", _quote(mid), charset=None),
-                                     cfg.timeout, lost), "UID SEARCH")
-            if parse_search(resp.lines):
-                found.add(mid)
+        # SELECT, not EXAMINE: aioimaplib only allows SEARCH after a SELECT
+        sel = await guarded(client.select(_quote(mailbox)), cfg.timeout, lost)
+        yield client, lost, sel
     finally:
         if not lost.is_set():
             try:
                 await guarded(client.logout(), 5.0, lost)
             except Exception:  # leaving anyway
                 pass
+
+
+async def find_message_ids(cfg: ImapSection, message_ids: list[str]) -> set[str]:
+    """Which of these Message-IDs are in the mailbox now, seen or not: a short second session
+    (searching only) for the SMTP runner, so an interrupted send's receipt is found at once
+    even while the IMAP runner still has a backlog to work through."""
+    found: set[str] = set()
+    async with short_session(cfg, cfg.mailbox) as (client, lost, sel):
+        _ok(sel, "SELECT")
+        for mid in message_ids:
+            resp = _ok(await guarded(client.uid_search("HEADER", "Message-ID", _quote(mid), charset=None),
+                                     cfg.timeout, lost), "UID SEARCH")
+            if parse_search(resp.lines):
+                found.add(mid)
     return found
 
 
@@ -180,9 +190,20 @@ class ImapIngest:
     """One IMAP connection at a time; on any trouble it is dropped and a fresh one made."""
 
     def __init__(self, cfg: ImapSection, judge: JudgeSection, service: ServiceProxy, state: DaemonState,
-                 stop: asyncio.Event, on_handled: Callable[[], None] = lambda: None) -> None:
+                 stop: asyncio.Event, on_handled: Callable[[], None] = lambda: None,
+                 on_read: Callable[[], None] = lambda: None) -> None:
         self.cfg, self.judge, self.service, self.state = cfg, judge, service, state
-        self.stop, self.on_handled = stop, on_handled
+        self.stop, self.on_handled, self.on_read = stop, on_handled, on_read
+        #: wall time at which the latest complete read of the mailbox began: every message
+        #: delivered before it has been handed to the service (the scheduler's gate for deadlines)
+        self.read_through = 0.0
+        #: set by the scheduler when a deadline waits for a fresh read: ends IDLE/poll sleep at once
+        self.sweep = asyncio.Event()
+        #: true while a deadline is held or near: reconnect back-off is capped at reconnect_urgent
+        self.urgent: Callable[[], bool] = lambda: False
+        #: what the session was doing (connect, greeting, login, select, search, fetch, store, idle,
+        #: noop): an error names it with the host and port
+        self.step = "connect"
         self.stats = ImapStats()
         # UIDs whose receive() raised, or that the server would not give us: tried again after
         # FAILED_RETRY seconds or a reconnect, not in a hot loop (the service promises never to
@@ -194,20 +215,46 @@ class ImapIngest:
 
     # --- connection lifecycle ---------------------------------------------------------------
     async def run(self) -> None:
-        backoff = Backoff(self.cfg.reconnect_min, self.cfg.reconnect_max)
+        cfg = self.cfg
+        backoff = Backoff(cfg.reconnect_min, cfg.reconnect_max)
         while not self.stop.is_set():
             try:
+                self.step = "connect"
                 await self._session(backoff)
             except (OSError, asyncio.TimeoutError, ImapError, aioimaplib.Abort,
                     aioimaplib.CommandTimeout, ConnectionLost) as exc:
                 delay = backoff.next()
-                log(logger, "imap.disconnected", logging.WARNING, error=f"{type(exc).__name__}: {exc}",
-                    retry_in=round(delay, 2))
-                self.state.put("imap_last_error", f"{type(exc).__name__}: {exc}")
-                await wait_event(self.stop, delay)
+                if self.urgent():
+                    delay = min(delay, cfg.reconnect_urgent)
+                error = f"{type(exc).__name__}: {exc}"
+                log(logger, "imap.disconnected", logging.WARNING, host=cfg.host, port=cfg.port, step=self.step,
+                    error=error, retry_in=round(delay, 2))
+                self.state.put("imap_last_error", f"{self.step} {cfg.host}:{cfg.port}: {error}")
+                if self.step == "connect":
+                    await self._wait_for_port(delay)
+                else:
+                    await wait_event(self.stop, delay)
             finally:
                 self.connected.clear()
                 self._failed.clear()
+
+    async def _wait_for_port(self, delay: float) -> None:
+        """Sleep ``delay`` after the server could not be reached, but knock on its port every
+        ``probe_interval`` seconds (a bare TCP connect, no login): once it is back we reconnect at
+        once, however long the back-off had grown."""
+        end = time.monotonic() + delay
+        while not self.stop.is_set():
+            left = end - time.monotonic()
+            if left <= 0 or await wait_event(self.stop, min(left, self.cfg.probe_interval)):
+                return
+            try:
+                _, writer = await asyncio.wait_for(asyncio.open_connection(self.cfg.host, self.cfg.port),
+                                                   self.cfg.probe_interval)
+            except (OSError, asyncio.TimeoutError):
+                continue
+            writer.close()
+            log(logger, "imap.server_back", host=self.cfg.host, port=self.cfg.port)
+            return
 
     async def _session(self, backoff: Backoff) -> None:
         cfg = self.cfg
@@ -215,9 +262,20 @@ class ImapIngest:
         client = _client(cfg, lost)
         self.stats.sessions += 1
         try:
-            await guarded(client.wait_hello_from_server(), cfg.timeout, lost)
+            try:
+                await guarded(client.wait_hello_from_server(), cfg.timeout, lost)
+            except ssl.SSLError:
+                self.step = "tls"
+                raise
+            except (asyncio.TimeoutError, ConnectionLost):
+                # connected but no (or a broken) greeting: the server is there, it is not talking
+                if client.protocol.transport is not None:
+                    self.step = "greeting"
+                raise
+            self.step = "login"
             _ok(await guarded(client.login(cfg.user, cfg.password), cfg.timeout, lost), "LOGIN")
             caps = await self._capabilities(client, lost)
+            self.step = "select"
             if cfg.processed_folder:
                 resp = await guarded(client.create(_quote(cfg.processed_folder)), cfg.timeout, lost)
                 if resp.result != "OK" and b"ALREADYEXISTS" not in b" ".join(
@@ -239,11 +297,13 @@ class ImapIngest:
                 if self.stop.is_set():
                     break
                 if use_idle:
+                    self.step = "idle"
                     await self._idle(client, lost)
                 else:
-                    await wait_event(self.stop, cfg.poll_interval)
+                    await wait_any([self.stop, self.sweep], cfg.poll_interval)
                     if not self.stop.is_set():
                         # NOOP keeps the session alive and surfaces a dead connection
+                        self.step = "noop"
                         _ok(await guarded(client.noop(), cfg.timeout, lost), "NOOP")
         finally:
             if not lost.is_set():
@@ -263,7 +323,8 @@ class ImapIngest:
         window = min(cfg.idle_restart, cfg.poll_interval)
         idle = await guarded(client.idle_start(timeout=window + cfg.timeout), cfg.timeout, lost)
         push = asyncio.ensure_future(client.wait_server_push(timeout=window))
-        waiters = {push, asyncio.ensure_future(lost.wait()), asyncio.ensure_future(self.stop.wait())}
+        waiters = {push, asyncio.ensure_future(lost.wait()), asyncio.ensure_future(self.stop.wait()),
+                   asyncio.ensure_future(self.sweep.wait())}
         try:
             await asyncio.wait(waiters, timeout=window + 1, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -279,16 +340,28 @@ class ImapIngest:
     async def _drain(self, client: aioimaplib.IMAP4, lost: asyncio.Event) -> None:
         """Hand every waiting message to the service, bounded batch by bounded batch."""
         cfg = self.cfg
+        # NOOP first: Dovecot (and others) search the session's current view of the mailbox and
+        # bring new deliveries into it only on a sync, which NOOP forces; without it a message
+        # delivered a moment ago may be missed until the IDLE push (about 0.5 s later)
+        self.step = "noop"
+        _ok(await guarded(client.noop(), cfg.timeout, lost), "NOOP")
         while not self.stop.is_set():
             # In move mode every message left in the mailbox is unprocessed, read or not (less
             # those a COPY+EXPUNGE fallback has marked \Deleted but not yet expunged).
             criterion = "UNDELETED" if cfg.processed_folder else "UNSEEN"
+            self.sweep.clear()
+            began = time.time()
+            self.step = "search"
             resp = _ok(await guarded(client.uid_search(criterion, charset=None), cfg.timeout, lost), "UID SEARCH")
             self.stats.last_contact = time.time()
             self.state.put("imap_last_contact", self.stats.last_contact, every=5.0)
             now = time.monotonic()
             uids = [u for u in parse_search(resp.lines) if self._failed.get(u, 0.0) <= now]
             if not uids:
+                # everything delivered before ``began`` has been handled (or set aside)
+                self.read_through = began
+                self.state.put("imap_read_through", began, every=5.0)
+                self.on_read()
                 return
             for start in range(0, len(uids), cfg.batch_size):
                 if self.stop.is_set():
@@ -297,6 +370,7 @@ class ImapIngest:
 
     async def _batch(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uids: list[int]) -> None:
         cfg = self.cfg
+        self.step = "fetch"
         resp = _ok(await guarded(client.uid("fetch", ",".join(map(str, uids)), "(UID RFC822.SIZE)"),
                                  cfg.timeout, lost), "UID FETCH sizes")
         sizes = parse_sizes(resp.lines)
@@ -393,6 +467,7 @@ class ImapIngest:
 
     async def _mark_done(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uids: list[int]) -> None:
         cfg = self.cfg
+        self.step = "store"
         uid_set = ",".join(map(str, uids))
         if not cfg.processed_folder:
             _ok(await guarded(client.uid("store", uid_set, "+FLAGS.SILENT", _SEEN), cfg.timeout, lost),

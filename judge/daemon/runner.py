@@ -18,6 +18,7 @@ from judge.daemon.aio import Backoff, wait_any
 from judge.daemon.config import DaemonConfig
 from judge.daemon.imap_in import ImapIngest
 from judge.daemon.logs import log
+from judge.daemon.receipts import ReceiptPruner
 from judge.daemon.scheduler import Scheduler
 from judge.daemon.service import Factory, ServiceProxy
 from judge.daemon.smtp_out import SmtpSender
@@ -40,11 +41,19 @@ class Daemon:
         self.imap: ImapIngest | None = None
         self.smtp: SmtpSender | None = None
         self.scheduler: Scheduler | None = None
+        self.receipts: ReceiptPruner | None = None
 
     def request_stop(self, why: str = "request") -> None:
         if not self.stop.is_set():
             log(logger, "daemon.stopping", reason=why)
             self.stop.set()
+
+    def _deadline_near(self) -> bool:
+        """A deadline is held, or due within ``imap.urgent_window``: reconnect without long back-off."""
+        sch = self.scheduler
+        if sch is None:
+            return False
+        return sch.held() or (sch.next_due is not None and sch.next_due - time.time() < self.cfg.imap.urgent_window)
 
     def _mail_handled(self) -> None:
         self.outbox.set()
@@ -78,14 +87,20 @@ class Daemon:
             await service.open()
             state.put("pid", os.getpid())
             state.put("started", time.time())
-            self.imap = ImapIngest(cfg.imap, cfg.judge, service, state, self.stop, self._mail_handled)
+            self.imap = ImapIngest(cfg.imap, cfg.judge, service, state, self.stop, self._mail_handled,
+                                   on_read=self.poke.set)
             self.smtp = SmtpSender(cfg.smtp, cfg.judge, service, state, self.stop, self.outbox, cfg.imap)
-            self.scheduler = Scheduler(service, state, self.stop, self.poke, self.outbox.set)
+            self.scheduler = Scheduler(service, state, self.stop, self.poke, self.outbox.set, gate=self.imap,
+                                       hold_max=cfg.judge.deadline_hold_max,
+                                       hold_notice=cfg.judge.deadline_hold_notice,
+                                       where=f" ({cfg.judge.address})")
+            self.imap.urgent = self._deadline_near
             log(logger, "daemon.started", pid=os.getpid(), imap=f"{cfg.imap.host}:{cfg.imap.port}",
                 smtp=f"{cfg.smtp.host}:{cfg.smtp.port}", db=cfg.judge.db_path)
+            self.receipts = ReceiptPruner(cfg.imap, cfg.judge, state, self.stop)
             tasks = [asyncio.create_task(self._supervise(name, run), name=name)
                      for name, run in (("imap", self.imap.run), ("smtp", self.smtp.run),
-                                       ("scheduler", self.scheduler.run))]
+                                       ("scheduler", self.scheduler.run), ("receipts", self.receipts.run))]
             self.started.set()
             await self.stop.wait()
             _, pending = await asyncio.wait(tasks, timeout=SHUTDOWN_GRACE)

@@ -11,7 +11,8 @@ import asyncio
 import logging
 import time
 from datetime import datetime, timezone
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
 
 from judge.daemon.aio import Backoff, wait_any
 from judge.daemon.logs import log
@@ -38,32 +39,123 @@ def seconds_until(when: Any, now: float | None = None) -> float | None:
     return float(when) - now
 
 
+class Gate(Protocol):
+    """The IMAP runner as the scheduler sees it."""
+
+    read_through: float  # wall time at which the latest complete read of the mailbox began
+    sweep: asyncio.Event  # set to ask for a read now
+    connected: asyncio.Event  # a session is up (then a hold means a backlog, not an outage)
+
+
+@dataclass
+class Hold:
+    """A due deadline waiting for the mailbox to be read."""
+
+    due: float  # the earliest due event it waits for
+    since: float  # when the daemon began holding (not the deadline: it may have been down then)
+    told: bool = False
+
+
 class Scheduler:
+    """Runs due events, but a deadline only after a complete read of the mailbox that began after
+    it: orders delivered before a deadline count even if the mailbox could not be read at that
+    moment (IMAP down, wrong password, a server that never answers). While it waits the deadline
+    is *held*: the game's master is told after ``hold_notice`` seconds, and after ``hold_max``
+    seconds the events are processed anyway and the master told so."""
+
     def __init__(self, service: ServiceProxy, state: DaemonState, stop: asyncio.Event, poke: asyncio.Event,
-                 on_queued: Callable[[], None]) -> None:
+                 on_queued: Callable[[], None], gate: Gate | None = None, hold_max: float = 7200.0,
+                 hold_notice: float = 60.0, where: str = "") -> None:
         self.service, self.state, self.stop, self.poke = service, state, stop, poke
         self.on_queued = on_queued
+        self.gate, self.hold_max, self.hold_notice, self.where = gate, hold_max, hold_notice, where
         self.runs = 0
+        self.hold: Hold | None = None
+        self.next_due: float | None = None  # for the IMAP runner's idea of "a deadline is near"
+
+    def held(self) -> bool:
+        return self.hold is not None
+
+    async def _cutoff(self, due: float) -> tuple[float | None, float | None]:
+        """(events due by this time may run now, or None; seconds to wait before looking again)."""
+        now = time.time()
+        if self.gate is None:
+            return now, None
+        through = self.gate.read_through
+        if through >= due:
+            if self.hold is not None:
+                log(logger, "scheduler.hold_ended", held=round(now - self.hold.since, 3))
+                self.state.put("scheduler_hold", "")
+                self.hold = None
+            return through, None
+        if self.hold is None:
+            self.hold = Hold(due, now)
+            log(logger, "scheduler.hold", due=due, read_through=through)
+        self.hold.due = due  # an earlier event may have come due meanwhile: the same hold
+        self.gate.sweep.set()  # a fresh read now: the final sweep before processing
+        held = now - self.hold.since
+        self.state.put("scheduler_hold", f"since {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(self.hold.since))}"
+                       f": a deadline waits for a complete read of the mailbox", every=5.0)
+        if held >= self.hold_max:
+            log(logger, "scheduler.hold_expired", logging.ERROR, held=round(held, 1), due=due)
+            await self._tell(now, "Deadline processed without a mailbox read",
+                             f"The judge could not read all of its mailbox{self.where} for {held / 60:.0f} "
+                             f"minutes after this game's deadline. It has now processed the game anyway: orders "
+                             f"mailed before the deadline that it has not yet read were not counted. "
+                             f"Orders it reads later are answered as usual.")
+            self.hold = None
+            self.state.put("scheduler_hold", "")
+            return now, None
+        if held >= self.hold_notice and not self.hold.told:
+            self.hold.told = True
+            backlog = self.gate.connected.is_set()
+            log(logger, "scheduler.hold_notice", logging.WARNING, held=round(held, 1), due=due, backlog=backlog)
+            why = ("is still working through a backlog of mail in its mailbox" if backlog else
+                   "cannot read its mailbox")
+            await self._tell(now, "Deadline held: " + ("mail backlog" if backlog else "mailbox unreadable"),
+                             f"This game's deadline has passed, but the judge {why}{self.where}, so orders "
+                             f"already mailed may be waiting there. It will process the game as soon as it "
+                             f"has read the mailbox, and at the latest in {(self.hold_max - held) / 60:.0f} "
+                             f"minutes.")
+        return None, min(1.0, max(0.05, self.hold_max - held))
+
+    async def _tell(self, until: float, title: str, text: str) -> None:
+        try:
+            n = await self.service.hold_notice(until, title, text)
+            if n:
+                self.on_queued()
+        except Exception as exc:  # the notice is a courtesy; holding is what matters
+            log(logger, "scheduler.notice_failed", logging.ERROR, error=f"{type(exc).__name__}: {exc}")
 
     async def run(self) -> None:
         backoff = Backoff(1.0, MAX_SLEEP)
         while not self.stop.is_set():
             self.poke.clear()
             n = 0
+            wait: float | None = None
             try:
-                n = await self.service.run_due()
-                if n:
-                    self.runs += 1
-                    log(logger, "scheduler.ran", processed=n)
-                    self.on_queued()
-                delay = seconds_until(await self.service.next_wakeup())
-                self.state.put("scheduler_next", "" if delay is None else time.time() + delay)
+                due = seconds_until(await self.service.next_wakeup(), 0.0)
+                self.next_due = due
+                if due is not None and due <= time.time():
+                    cutoff, wait = await self._cutoff(due)
+                    if cutoff is not None:
+                        n = await self.service.run_due(until=cutoff)
+                        if n:
+                            self.runs += 1
+                            log(logger, "scheduler.ran", processed=n)
+                            self.on_queued()
+                        due = seconds_until(await self.service.next_wakeup(), 0.0)
+                        self.next_due = due
+                delay = None if due is None else due - time.time()
+                self.state.put("scheduler_next", "" if due is None else due)
                 backoff.reset()
             except Exception as exc:  # a service bug must not end the daemon; try again later
                 delay = backoff.next()
                 log(logger, "scheduler.failed", logging.ERROR, error=f"{type(exc).__name__}: {exc}",
                     retry_in=round(delay, 2), exc_info=True)
-            if delay is None:
+            if wait is not None:
+                timeout = wait  # held: woken early by the read (poke) or the stop
+            elif delay is None:
                 timeout = MAX_SLEEP
             elif delay <= 0:
                 # due now: again at once if that round did something, else (a wakeup in the past

@@ -14,6 +14,7 @@ import functools
 import importlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from types import SimpleNamespace
 from typing import Any, Callable, Protocol, TypeVar
 
@@ -45,6 +46,10 @@ class Factory:
         cfg = config_cls(address=s.address, name=s.name, db_path=s.db_path, loop_header=s.loop_header,
                          timezone=s.timezone, **s.options)
         return cls(cfg)
+
+
+def _utc(t: float) -> datetime:
+    return datetime.fromtimestamp(t, timezone.utc)
 
 
 class ServiceProxy:
@@ -107,8 +112,16 @@ class ServiceProxy:
     async def mark_failed(self, item_id: int, error: str, permanent: bool) -> None:
         await self._call(self._judge.mark_failed, item_id, error, permanent)
 
-    async def run_due(self) -> int:
-        return await self._call(self._judge.run_due)
+    async def run_due(self, until: float | None = None) -> int:
+        """Events due by ``until`` (epoch seconds; default: now)."""
+        if until is None:
+            return await self._call(self._judge.run_due)
+        return await self._call(self._judge.run_due, until=_utc(until))
+
+    async def hold_notice(self, until: float, title: str, text: str) -> int:
+        """Tell the masters of games with events due by ``until`` (a service without it: nobody)."""
+        fn = getattr(self._judge, "hold_notice", None)
+        return 0 if fn is None else await self._call(fn, _utc(until), title, text)
 
     async def next_wakeup(self) -> Any:
         return await self._call(self._judge.next_wakeup)

@@ -40,7 +40,12 @@ class InDoubt:
 
 class DaemonState:
     def __init__(self, path: str) -> None:
+        from pathlib import Path
+
+        from judge.service.store import create_private
+
         self.path = path
+        create_private(Path(path))  # 0600, owned like its folder (as the game store)
         self.db = sqlite3.connect(path, isolation_level=None, timeout=30)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -69,6 +74,10 @@ class DaemonState:
         cur = self.db.execute("UPDATE smtp_journal SET receipt=? WHERE message_id=? AND receipt IS NULL",
                               (time.time(), message_id))
         return cur.rowcount > 0
+
+    def journal_message_ids(self) -> set[str]:
+        """Message-IDs of sends still in the journal: their receipt copies may yet be needed."""
+        return {r[0] for r in self.db.execute("SELECT message_id FROM smtp_journal")}
 
     def journal_size(self) -> int:
         return self.db.execute("SELECT count(*) FROM smtp_journal").fetchone()[0]

@@ -10,14 +10,42 @@ from typing import Any
 
 import click
 
-DB_HELP = "The judge's SQLite file (default: DIR/judge.sqlite with --maildir, else ./judge.sqlite; env JUDGE_DB)."
+DB_HELP = ("The judge's SQLite file (default: [judge] db_path of --config, DIR/judge.sqlite with --maildir, "
+           "else ./judge.sqlite; env JUDGE_DB).")
+CONFIG_HELP = ("The mail daemon's TOML file (see deploy/judge.toml): address, name, code, zone and store come "
+               "from it (options given here win). No password is read.")
+
+
+SETTLE_HELP = ("Pipe mode: process a deadline only this many seconds after it passed, so that mail the MTA "
+               "was delivering at that moment is handled first.")
+
+
+class MissingStore(click.ClickException):
+    """The store does not exist: a typo must not start an empty judge beside the real one."""
+
+    def __init__(self, db: str) -> None:
+        super().__init__(f"no judge database at {db}: give --db or --config, or create it with "
+                         f"`judge init --db {db}`")
 
 
 def _config(db: str | None, address: str | None, name: str | None, code: str | None, tz: str | None,
-            default_db: str = "judge.sqlite") -> Any:
+            default_db: str = "judge.sqlite", config_path: str | None = None) -> Any:
+    """The service's settings: the daemon config's [judge] table (if given), then these options."""
     from judge.service import JudgeConfig
 
-    kw: dict[str, Any] = {"db_path": db or default_db}
+    kw: dict[str, Any] = {"db_path": default_db}
+    if config_path:
+        from judge.daemon.config import ConfigError, load_config
+
+        try:
+            section = load_config(config_path, secrets=False).judge
+        except ConfigError as exc:
+            raise click.ClickException(str(exc)) from None
+        kw.update(section.options)
+        kw.update(address=section.address, name=section.name, db_path=section.db_path,
+                  loop_header=section.loop_header, timezone=section.timezone)
+    if db:
+        kw["db_path"] = db
     if address:
         kw["address"] = address
     if name:
@@ -26,11 +54,16 @@ def _config(db: str | None, address: str | None, name: str | None, code: str | N
         kw["code"] = code
     if tz:
         kw["timezone"] = tz
-    return JudgeConfig(**kw)
+    try:
+        return JudgeConfig(**kw)
+    except TypeError as exc:  # an unknown key in [judge.options]
+        raise click.ClickException(f"[judge.options]: {exc}") from None
 
 
 def judge_options(fn: Any) -> Any:
     for opt in reversed([
+        click.option("--config", "config_path", default=None,
+                     type=click.Path(dir_okay=False, exists=True), help=CONFIG_HELP),
         click.option("--db", envvar="JUDGE_DB", default=None, help=DB_HELP),
         click.option("--address", envvar="JUDGE_ADDRESS", default=None, help="The judge's own mail address."),
         click.option("--name", "judge_name", envvar="JUDGE_NAME", default=None, help="The judge's display name."),
@@ -42,10 +75,30 @@ def judge_options(fn: Any) -> Any:
 
 
 def _open(db: str | None, address: str | None, judge_name: str | None, code: str | None, tz: str | None,
-          default_db: str = "judge.sqlite") -> Any:
+          default_db: str = "judge.sqlite", config_path: str | None = None, create: bool = False) -> Any:
+    """The service on its store; the store must exist unless ``create`` (``judge init``, the
+    Maildir judge and the demo make their own)."""
     from judge.service import Judge
 
-    return Judge(_config(db, address, judge_name, code, tz, default_db))
+    cfg = _config(db, address, judge_name, code, tz, default_db, config_path)
+    if not create and not Path(cfg.db_path).is_file():
+        raise MissingStore(str(cfg.db_path))
+    return Judge(cfg)
+
+
+@click.command()
+@judge_options
+def init(**kw: Any) -> None:
+    """Create the judge's database (mode 0600, owned like its folder), or check an existing one."""
+    from judge.service.store import Store
+
+    cfg = _config(kw["db"], kw["address"], kw["judge_name"], kw["code"], kw["tz"], config_path=kw["config_path"])
+    existed = Path(cfg.db_path).is_file()
+    store = Store(cfg.db_path)
+    try:
+        click.echo(f"{'checked' if existed else 'created'} {cfg.db_path} (schema {store.version})")
+    finally:
+        store.close()
 
 
 @click.command()
@@ -54,13 +107,13 @@ def _open(db: str | None, address: str | None, judge_name: str | None, code: str
 @click.option("--once", is_flag=True, help="Handle all waiting mail and due deadlines, then exit.")
 @click.option("--poll", default=5.0, show_default=True, help="Seconds between looks at the inbox.")
 @click.option("--sendmail", default=None, help="Send outgoing mail through this command instead of a Maildir.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="Run the IMAP/SMTP mail daemon with this TOML file instead (see deploy/judge.toml).")
+@click.option("--settle", default=30.0, show_default=True,
+              help="With --sendmail alone (deadlines for pipe mode): " + SETTLE_HELP)
 @judge_options
-def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, config_path: str | None = None,
-          **kw: Any) -> None:
+def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, settle: float = 30.0,
+          config_path: str | None = None, **kw: Any) -> None:
     """Run the judge on local Maildir folders (or just its deadlines, with --sendmail), or with
-    --config as the IMAP/SMTP mail daemon."""
+    --config alone as the IMAP/SMTP mail daemon."""
     from judge.service import maildir as md
     from judge.service.pipe import send_with
 
@@ -76,7 +129,8 @@ def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, co
     if not maildir and not sendmail:
         raise click.UsageError("give --maildir DIR (or --sendmail CMD to run deadlines only)")
     default_db = str(Path(maildir) / "judge.sqlite") if maildir else "judge.sqlite"
-    with _open(default_db=default_db, **kw) as judge:
+    # the Maildir judge is self-contained: its folder and store are made on first run
+    with _open(default_db=default_db, create=bool(maildir), **kw) as judge:
         if maildir:
             folders = md.Folders(Path(maildir))
             if once:
@@ -88,14 +142,18 @@ def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, co
             md.serve(judge, folders, poll=poll)
         else:
             import time
+            from datetime import timedelta
+            # pipe mode: the mail is whatever the MTA has handed to `judge deliver`; a deadline
+            # waits ``settle`` seconds for deliveries under way when it passed
+            margin = timedelta(seconds=settle)
             while True:
-                n = judge.run_due()
+                n = judge.run_due(until=judge.cfg.now() - margin)
                 send_with(judge, sendmail)  # type: ignore[arg-type]
                 if once:
                     click.echo(json.dumps({"events": n}))
                     return
                 wake = judge.next_wakeup()
-                delay = poll if wake is None else max(0.0, min(poll, (wake - judge.cfg.now()).total_seconds()))
+                delay = poll if wake is None else max(0.0, min(poll, (wake + margin - judge.cfg.now()).total_seconds()))
                 time.sleep(delay)
 
 
@@ -103,8 +161,9 @@ def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, co
 @click.option("--outbox-maildir", type=click.Path(file_okay=False), default=None,
               help="Also write outgoing mail to this Maildir now.")
 @click.option("--sendmail", default=None, help="Also send outgoing mail through this command now.")
+@click.option("--settle", default=30.0, show_default=True, help=SETTLE_HELP)
 @judge_options
-def deliver(outbox_maildir: str | None, sendmail: str | None, **kw: Any) -> None:
+def deliver(outbox_maildir: str | None, sendmail: str | None, settle: float = 30.0, **kw: Any) -> None:
     """Pipe mode: handle the one message on standard input (exit 75 to make the MTA retry)."""
     from judge.service import maildir as md
     from judge.service.pipe import EX_TEMPFAIL, deliver as deliver_one, send_with
@@ -112,6 +171,9 @@ def deliver(outbox_maildir: str | None, sendmail: str | None, **kw: Any) -> None
     raw = sys.stdin.buffer.read()
     try:
         judge = _open(**kw)
+    except MissingStore as exc:  # a wrong path or a judge not yet set up: the MTA keeps the mail
+        click.echo(f"judge deliver: {exc.message}", err=True)
+        sys.exit(EX_TEMPFAIL)
     except Exception as exc:  # cannot even open the store: let the MTA keep the message
         click.echo(f"judge deliver: {exc}", err=True)
         sys.exit(EX_TEMPFAIL)
@@ -119,7 +181,11 @@ def deliver(outbox_maildir: str | None, sendmail: str | None, **kw: Any) -> None
         code, status = deliver_one(judge, raw)
         click.echo(status)
         if code == 0:
-            judge.run_due()
+            from datetime import timedelta
+
+            # the message in hand is handled before any deadline; one that passed less than
+            # ``settle`` seconds ago also waits for deliveries running beside this one
+            judge.run_due(until=judge.cfg.now() - timedelta(seconds=settle))
             if outbox_maildir:
                 md.write_outbox(judge, _single(outbox_maildir))
             if sendmail:
@@ -142,11 +208,10 @@ def _single(path: str) -> Any:
 
 
 @click.command()
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="The mail daemon's TOML file: its store, plus IMAP/SMTP state (last IMAP contact, ...).")
 @judge_options
 def status(config_path: str | None = None, **kw: Any) -> None:
-    """Queue depths, games and the next deadlines, as JSON."""
+    """Queue depths, games and the next deadlines, as JSON (with --config, also the mail daemon's
+    view: pid alive or dead, last IMAP contact and error, held deadlines)."""
     if config_path:
         from judge.daemon.cli import status_with_mail
 

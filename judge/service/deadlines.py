@@ -114,3 +114,9 @@ def cancel_events(store: Store, game_id: int, now: datetime, kinds: tuple[str, .
 def next_due(store: Store) -> datetime | None:
     v = store.scalar("SELECT MIN(due) FROM events WHERE state = 'pending'")
     return None if v is None else datetime.fromisoformat(v)
+
+
+def due_game_ids(store: Store, until: datetime) -> list[int]:
+    """Games with a pending event due by ``until`` (for the daemon's notices while it holds them)."""
+    return [r[0] for r in store.all("SELECT DISTINCT game_id FROM events WHERE state = 'pending' AND due <= ? "
+                                    "ORDER BY game_id", (iso(until),))]

@@ -119,15 +119,19 @@ class Judge:
         outbox.mark_failed(self.store, self.cfg, item_id, error, permanent, self._now(now))
 
     # -- time ---------------------------------------------------------------------------------------
-    def run_due(self, now: datetime | None = None) -> int:
-        """Run every pending event due by ``now``, oldest first, each in its own transaction."""
+    def run_due(self, now: datetime | None = None, until: datetime | None = None) -> int:
+        """Run every pending event due by ``now``, oldest first, each in its own transaction.
+
+        ``until`` (a transport's last complete read of its inbox) limits the events to those due
+        by then: a deadline is processed only once every mail delivered before it has been read."""
         now = self._now(now)
+        limit = now if until is None else min(now, self._now(until))
         done = 0
         st = self.store
         while True:
             with st.transaction():
                 ev = st.one("SELECT * FROM events WHERE state = 'pending' AND due <= ? ORDER BY due, id LIMIT 1",
-                            (iso(now),))
+                            (iso(limit),))
                 if ev is None:
                     return done
                 st.update("events", ev["id"], state="done", done_at=iso(now))
@@ -142,6 +146,22 @@ class Judge:
 
     def next_wakeup(self) -> datetime | None:
         return deadlines.next_due(self.store)
+
+    def hold_notice(self, until: datetime, title: str, text: str, now: datetime | None = None) -> int:
+        """Tell the master of every game with an event due by ``until`` that its processing waits
+        for (or went ahead without) a read of the mailbox; returns how many were told."""
+        now = self._now(now)
+        st = self.store
+        told = 0
+        with st.transaction():
+            ctx = Ctx(st, self.cfg, now)
+            for gid in deadlines.due_game_ids(st, self._now(until)):
+                g = games.game_by_id(st, gid)
+                master = games.master_address(st, g)
+                if master:
+                    games.notice(ctx, g, title, text, to=[master])
+                    told += 1
+        return told
 
     # -- for the console ----------------------------------------------------------------------------
     def status(self) -> dict[str, Any]:

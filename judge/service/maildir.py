@@ -116,10 +116,15 @@ def write_outbox(judge: Judge, folders: Folders, now: datetime | None = None, li
 
 
 def run_once(judge: Judge, folders: Folders, now: datetime | None = None) -> dict[str, int]:
-    """Read all waiting mail, run every due event, write all outgoing mail."""
+    """Read all waiting mail, run every event due by the time the read began, write all outgoing mail.
+
+    Events that fall due while the inbox is being read wait for the next round: a deadline is
+    processed only after a read of the inbox that started after it (mail delivered just before a
+    deadline counts)."""
     folders.create()
+    started = judge.cfg.now() if now is None else now
     counts = read_inbox(judge, folders, now)
-    counts["events"] = judge.run_due(now)
+    counts["events"] = judge.run_due(now, until=started)
     counts["sent"] = write_outbox(judge, folders, now)
     return counts
 

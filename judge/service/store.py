@@ -9,6 +9,7 @@ commit on their own, which would break "one message = one transaction").
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -140,13 +141,32 @@ def _v4(db: sqlite_utils.Database) -> None:
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4]
 
 
+def create_private(path: Path) -> None:
+    """Make an empty database file readable by its owner only (0600), owned like its folder.
+
+    SQLite gives the -wal and -shm files the mode of the database file (and, run as root, its
+    owner), so they are private too. Ownership: ``judge init`` run as root in the service user's
+    folder (/var/lib/judge) must leave a file that the service user can write."""
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    try:
+        if os.geteuid() == 0:
+            st = os.stat(path.parent if str(path.parent) else ".")
+            os.fchown(fd, st.st_uid, st.st_gid)
+    finally:
+        os.close(fd)
+
+
 class Store:
     """One connection to the judge's SQLite file."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        if self.path.parent and not self.path.parent.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(self.path)
         # isolation_level=None: no implicit transactions; we say BEGIN and COMMIT ourselves.
         self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)
         self.conn.row_factory = sqlite3.Row
