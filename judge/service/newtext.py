@@ -1,0 +1,417 @@
+"""The new text of a mail: what the player wrote this time, without the old text around it.
+
+Mail clients put earlier messages under (or, bottom-posting, above) the new text in many ways:
+``>`` quotes after an attribution ("On … wrote:", "Am … schrieb …:", "Le … a écrit :" …),
+Outlook's header block without any quote marks ("Von:/Gesendet:/An:/Betreff:" and its French,
+Dutch, Spanish, Italian and English siblings), "-----Original Message-----" separators, and a
+player may paste the judge's own earlier reply. A phone adds "Sent from my iPhone"; people sign
+off with "Regards, Bob". None of that may be read as commands, and none of the player's own
+lines may vanish silently: every block left out is returned as an :class:`Ignored` with its
+reason, and the reply lists them.
+
+email-reply-parser is not used for this: it treats a line ending in ``--`` or ``__`` as a
+signature (dropping orders under a ``--- Spring 1902 ---`` heading), any single "To: …" line as
+a mail header (dropping the rest of a press letter), any line that starts with "On" and ends
+with "wrote:" as a quote, and knows no header blocks but English ones (tests in
+``tests/test_mail_newtext.py`` pin each case).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from judge.service.commands import match_keyword
+
+# -- what an ignored block is ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """A block of the mail that was not read as commands."""
+
+    kind: str  # "quote", "forward", "judge", "signature", "signoff", "device"
+    lines: int  # non-blank lines left out
+    marker: str = ""  # the line that gave it away (shortened)
+
+    def describe(self) -> str:
+        n, m = self.lines, _short(self.marker)
+        if self.kind == "quote":
+            where = f", from '{m}'" if m else ""
+            return f"Ignored {n} quoted {_lines(n)} (an earlier message{where})."
+        if self.kind == "forward":
+            return f"Ignored {n} {_lines(n)} of a forwarded message (from '{m}')."
+        if self.kind == "judge":
+            return f"Ignored {n} {_lines(n)} of the judge's own earlier mail (from '{m}')."
+        if self.kind == "signature":
+            return f"Ignored your signature ({n} {_lines(n)} after '-- ')."
+        if self.kind == "device":
+            return f"Ignored '{m}' (added by your mail program)."
+        return f"Ignored your sign-off '{m}'."
+
+
+def _lines(n: int) -> str:
+    return "line" if n == 1 else "lines"
+
+
+def _short(s: str, width: int = 60) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= width else s[: width - 3].rstrip() + "..."
+
+
+# -- the patterns -------------------------------------------------------------------------------
+
+# Outlook's header block ("From:/Sent:/To:/Subject:") in the languages it is localised into;
+# Gmail's plain text of an Outlook mail writes the names in bold ("*From:*").
+_FIELD_NAMES = {
+    "from": ("from", "von", "de", "van", "da", "från", "fra", "od", "expéditeur"),
+    "date": ("sent", "date", "gesendet", "datum", "envoyé", "verzonden", "verstuurd", "enviado", "inviato",
+             "data", "fecha", "skickat", "sendt", "enviada", "enviado el", "enviada em", "sent at"),
+    "to": ("to", "an", "à", "a", "aan", "para", "till", "til", "destinataire", "destinatario", "destinatário"),
+    "cc": ("cc", "kopie", "copie", "cc/bcc"),
+    "subject": ("subject", "betreff", "objet", "onderwerp", "asunto", "oggetto", "ämne", "emne", "sujet",
+                "assunto"),
+}
+_FIELD = {name: kind for kind, names in _FIELD_NAMES.items() for name in names}
+_FIELD_RE = re.compile(r"^\s*\*?([^\W\d_]+(?:[ /][^\W\d_]+)?)\s?:\*?(?:\s+(.*))?$")
+
+# "-----Original Message-----" and its family; Thunderbird writes "-------- Original Message --------"
+_SEPARATOR_WORDS = (
+    "original message", "ursprüngliche nachricht", "originalnachricht", "message d'origine",
+    "message d’origine", "message original", "oorspronkelijk bericht", "origineel bericht", "mensaje original",
+    "messaggio originale", "mensagem original", "ursprungligt meddelande", "original meddelelse",
+)
+_FORWARD_WORDS = (
+    "forwarded message", "weitergeleitete nachricht", "message transféré", "doorgestuurd bericht",
+    "mensaje reenviado", "messaggio inoltrato", "mensagem encaminhada", "vidarebefordrat meddelande",
+)
+_DASHED = re.compile(r"^\s*[-_=]{2,}\s*(.+?)\s*[-_=]{2,}\s*$")
+_FORWARD_LINE = re.compile(
+    r"^\s*(begin forwarded message|anfang der weitergeleiteten nachricht|début du message réexpédié"
+    r"|begin doorgestuurd bericht|inicio del mensaje reenviado|inizio messaggio inoltrato)\s*:\s*$", re.I)
+_OUTLOOK_RULE = re.compile(r"^\s*_{10,}\s*$")  # Outlook's line above its header block
+
+# attributions: "On <date>, <name> wrote:" and its translations. The verb is enough only with a
+# date or an address in the line ("Only changes from what I wrote:" is the player's own).
+_ATTR_START = re.compile(r"^\s*(on|am|le|op|el|il|em|den|w dniu)\s", re.I)
+_ATTR_VERB = re.compile(r"(\bwrote|\bschrieb\b|\ba écrit|\bschreef\b|\bescribió|\bescribio|\bha scritto"
+                        r"|\bscrisse|\bescreveu|\bskrev|\bnapisał).{0,120}:\s*$", re.I)
+_HAS_DATE_OR_ADDRESS = re.compile(r"\d|@")
+
+# the judge's own mail (templates/*.txt and their HTML parts copied as text)
+_JUDGE_START = [
+    re.compile(r"^\s*:: Judge: \S+\s+Game: "),
+    re.compile(r"^\s*Judge: \S+ \W Game: \S+ \W Variant: "),
+]
+_JUDGE_END = [
+    re.compile(r"^\s*(No errors encountered\.|\d+ errors? encountered\.( Error flag set\.)?|Error flag set\.)\s*$"),
+    re.compile(r"^\s*Judge \S+, game \S+ \(\w+\)\s*$"),  # a report's signature
+]
+_JUDGE_ANCHOR = _JUDGE_START + _JUDGE_END + [
+    re.compile(r"^\s*:: Deadline: "),
+    re.compile(r"^\s*\*\*\* Error: "),
+    re.compile(r"^\s*\w+ orders for .+\(\S+\.\d{3}\)\.?\s*$"),
+    re.compile(r"^\s*Time to deadline: "),
+    re.compile(r"^\s*Deadline: .*\(grace until"),
+    re.compile(r"^\s*Your orders are complete\.\s*$"),
+    re.compile(r"^\s*Orders not received for all units \("),
+    re.compile(r"^\s*Signed on as \w+ in '"),
+]
+_JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
+    re.compile(r"^\s*>"),
+    re.compile(r"^\s*[\w .'-]+: (Army|Fleet|Army or Fleet) .*\.\s*$"),
+    re.compile(r"^\s*[\w .'-]+: .*No Order Processed"),
+    re.compile(r"^\s*[\w .'-]+ \([^)]*\):"),  # a report's "England (p1): F London - North Sea, …"
+    re.compile(r"^\s{2,}\S"),  # wrapped or indented text (press bodies, warnings)
+    re.compile(r"^\s*(Note|Next|Deadline|Unowned|Has|Dislodged): "),
+    re.compile(r"^\s*(-+|=+|Supply centres|Press|--)\s*$"),
+    re.compile(r"^\s*From \S.* to \S.*:\s*$"),
+    re.compile(r"^\s*(Message sent to|The map of the position|Wait flag is set|You have voted for a draw"
+               r"|The game is paused|considered late if|units hold\.|No orders received\.|----- Pending orders"
+               r"|Game \S+ - |Movement|Retreat|Adjustment)"),
+]
+
+_SIGNATURE = re.compile(r"^--\s*$")  # "-- " ends the commands (njudge); "--" alone too
+
+# "Sent from my iPhone" and friends, as phones and webmail add them
+_DEVICE = re.compile(
+    r"^\s*(sent from (my|outlook|mail for|yahoo|aol|samsung|the)\b.{0,40}|get outlook for \w+.{0,40}"
+    r"|sent (with|via|using) .{1,30}|von meinem .{1,30} gesendet|gesendet (von|mit|über) .{1,40}"
+    r"|envoyé (de|depuis) (mon|ma|l'|outlook|yahoo).{0,40}|obtenir outlook pour .{1,40}"
+    r"|(verzonden|verstuurd) (vanaf|met|van|via) .{1,40}|download outlook voor .{1,30}"
+    r"|enviado (desde|do|de) (mi|meu|o meu|outlook|yahoo).{0,40}|obtener outlook para .{1,30}"
+    r"|inviato da(l)? .{1,40}|scarica outlook per .{1,30}|skickat från .{1,40})\s*$", re.I)
+
+# closing words; a sign-off is such a line at the very end, maybe with a name after it
+_CLOSING = re.compile(
+    r"^\s*((best|kind|warm|warmest|many)?\s*(regards|wishes)|best|all the best|thanks( again| a lot)?|thank you"
+    r"|thx|ta|cheers|ciao|bye|later|cu|yours( truly| sincerely)?|sincerely|love|take care|good luck|have fun"
+    r"|cordialement|bien (à|a) (vous|toi)|amitiés|bises|merci( beaucoup)?|à bientôt|salutations"
+    r"|(viele |liebe |beste |schöne |herzliche )?grüße|(viele |liebe )?gruesse|gruß|lg|vg|mfg|danke( schön)?"
+    r"|mit freundlichen grüßen|(met )?(vriendelijke )?groet(en)?|mvg|bedankt|dank( je| u)?( wel)?"
+    r"|(un )?saludos?( cordiales)?|gracias|atentamente|abrazos"
+    r"|(cordiali )?saluti|un saluto|grazie( mille)?|a presto|buona giornata)\b"
+    r"\s*[,.!:;)\-–—]*\s*(?P<name>.*)$", re.I)
+_NAME = re.compile(r"^[^\W\d_][^\d]{0,38}$")
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+
+def new_text(text: str) -> tuple[str, list[Ignored]]:
+    """The player's new text and the blocks left out (in the order they appear)."""
+    lines = text.split("\n")
+    kind: list[Ignored | None] = [None] * len(lines)  # which block each line was left out in
+
+    cut = _quote_cut(lines)
+    if cut is not None:
+        start, block = cut
+        _mark(lines, kind, range(start, len(lines)), block)
+    _mark_judge_output(lines, kind)
+    _mark_quotes(lines, kind)
+    _mark_signature(lines, kind)
+    _mark_signoffs(lines, kind)
+
+    kept = [line for line, k in zip(lines, kind) if k is None]
+    while kept and not kept[-1].strip():
+        kept.pop()
+    blocks: list[Ignored] = []
+    for k in kind:
+        if k is not None and k not in blocks:
+            blocks.append(k)
+    return "\n".join(kept), [b for b in blocks if b.lines]
+
+
+def _mark(lines: list[str], kind: list[Ignored | None], idx: range | list[int], proto: Ignored) -> None:
+    """Mark lines ``idx`` (those not yet marked) as one block; its count is of non-blank lines."""
+    free = [i for i in idx if kind[i] is None]
+    block = Ignored(proto.kind, sum(1 for i in free if lines[i].strip()), proto.marker)
+    for i in free:
+        kind[i] = block
+
+
+# -- an earlier message under the new text -------------------------------------------------------
+
+
+def _field(line: str) -> str | None:
+    m = _FIELD_RE.match(line)
+    if not m:
+        return None
+    return _FIELD.get(m.group(1).lower())
+
+
+def header_block(lines: list[str], i: int) -> int | None:
+    """If a mail header block (as Outlook writes an earlier message's) starts at line ``i``, the
+    number of lines it spans. One header-like line is not enough: a press letter may start
+    "To: France". It needs From with Sent/Date, or From with To and Subject."""
+    first = _field(lines[i])
+    if first not in ("from", "date", "subject"):
+        return None
+    seen: set[str] = set()
+    j = i
+    while j < len(lines) and j - i < 12:
+        f = _field(lines[j])
+        if f is not None:
+            seen.add(f)
+        elif not lines[j].strip() or j + 1 >= len(lines) or _field(lines[j + 1]) is None:
+            break  # a wrapped value ("To: a; b;\n c") is allowed one continuation line
+        j += 1
+    if "from" in seen and ("date" in seen or {"to", "subject"} <= seen):
+        return j - i
+    return None
+
+
+def _attribution(lines: list[str], i: int) -> int | None:
+    """If an attribution ("On <date>, <name> wrote:", possibly wrapped over up to three lines as
+    Gmail does) starts at line ``i``, the number of lines it spans."""
+    if not _ATTR_START.match(lines[i]):
+        return None
+    joined = ""
+    for n in range(3):
+        if i + n >= len(lines) or not lines[i + n].strip():
+            return None
+        joined = (joined + " " + lines[i + n].strip()).strip()
+        if _ATTR_VERB.search(joined):
+            return n + 1 if _HAS_DATE_OR_ADDRESS.search(joined) else None
+        if n == 0 and joined.endswith(":"):
+            return None
+    return None
+
+
+def _next_text(lines: list[str], i: int) -> str:
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    return lines[i] if i < len(lines) else ""
+
+
+def _quote_cut(lines: list[str]) -> tuple[int, Ignored] | None:
+    """Where an earlier message without ``>`` quote marks starts: everything from there on is old."""
+    for i, line in enumerate(lines):
+        if not line.strip() or line.lstrip().startswith(">"):
+            continue
+        dashed = _DASHED.match(line)
+        words = dashed.group(1).lower() if dashed else ""
+        if words in _SEPARATOR_WORDS:
+            return i, Ignored("quote", 0, line)
+        if words in _FORWARD_WORDS or _FORWARD_LINE.match(line):
+            return i, Ignored("forward", 0, line)
+        n = header_block(lines, i)
+        if n is not None:
+            start = i
+            k = i - 1
+            while k >= 0 and not lines[k].strip():
+                k -= 1
+            if k >= 0 and _OUTLOOK_RULE.match(lines[k]):
+                start = k
+            return start, Ignored("quote", 0, line)
+        n = _attribution(lines, i)
+        if n is not None and not _next_text(lines, i + n).lstrip().startswith(">"):
+            return i, Ignored("quote", 0, " ".join(l.strip() for l in lines[i:i + n]))
+    return None
+
+
+def _mark_quotes(lines: list[str], kind: list[Ignored | None]) -> None:
+    """``>`` quotes anywhere (bottom-posting keeps the text after them), each with its attribution."""
+    i = 0
+    while i < len(lines):
+        if kind[i] is not None:
+            i += 1
+            continue
+        n = _attribution(lines, i) or _bare_attribution(lines, i)
+        start = i
+        j = i + (n or 0)
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        if j >= len(lines) or kind[j] is not None or not lines[j].lstrip().startswith(">"):
+            i += 1
+            continue
+        end = j
+        while end < len(lines) and kind[end] is None and (
+                lines[end].lstrip().startswith(">") or
+                (not lines[end].strip() and _next_text(lines, end).lstrip().startswith(">"))):
+            end += 1
+        marker = " ".join(l.strip() for l in lines[start:start + n]) if n else ""
+        _mark(lines, kind, range(start, end), Ignored("quote", 0, marker))
+        i = end
+
+
+def _bare_attribution(lines: list[str], i: int) -> int | None:
+    """"Bob <bob@example.org> wrote:" right above ``>`` lines (no "On <date>")."""
+    line = lines[i]
+    if _ATTR_VERB.search(line) and _HAS_DATE_OR_ADDRESS.search(line) and not line.lstrip().startswith(">"):
+        return 1
+    return None
+
+
+# -- the judge's own mail ---------------------------------------------------------------------------
+
+
+def _any(patterns: list[re.Pattern[str]], line: str) -> bool:
+    return any(p.match(line) for p in patterns)
+
+
+def _is_title(lines: list[str], i: int) -> bool:
+    """A report's title: "Game tg - Standard Diplomacy - Spring 1901 Movement" over a rule of ``=``."""
+    return (lines[i].lstrip().startswith("Game ") and i + 1 < len(lines)
+            and re.match(r"^\s*={10,}\s*$", lines[i + 1]) is not None)
+
+
+def _mark_judge_output(lines: list[str], kind: list[Ignored | None]) -> None:
+    """A copy of the judge's earlier mail must not be executed again. A whole reply or report
+    (from its ":: Judge:" header to its footer) goes; so does a run of judge-like lines from a
+    line only the judge writes ("(tg.001)" headings, "*** Error:", "Time to deadline:") on.
+    A lone "England: Fleet London -> North Sea." is a player's order."""
+    n = len(lines)
+    i = 0
+    while i < n:  # whole mails: header to footer
+        if kind[i] is None and (_any(_JUDGE_START, lines[i]) or _is_title(lines, i)):
+            end = None
+            for j in range(i + 1, n):
+                if kind[j] is not None or _any(_JUDGE_START, lines[j]):
+                    break
+                if _any(_JUDGE_END, lines[j]):
+                    end = j
+                    break
+            if end is not None:
+                _mark(lines, kind, range(i, end + 1), Ignored("judge", 0, lines[i]))
+                i = end + 1
+                continue
+        i += 1
+
+    def judgy(k: int) -> bool:
+        return kind[k] is None and (not lines[k].strip() or _any(_JUDGE_ANCHOR, lines[k])
+                                    or _any(_JUDGE_START, lines[k]) or _any(_JUDGE_LINE, lines[k])
+                                    or _is_title(lines, k))
+
+    i = 0
+    while i < n:  # fragments
+        if not judgy(i):
+            i += 1
+            continue
+        j = i
+        while j < n and judgy(j):
+            j += 1
+        run = [k for k in range(i, j) if lines[k].strip()]
+        anchors = [k for k in run if _any(_JUDGE_ANCHOR, lines[k]) or _is_title(lines, k)]
+        if anchors:  # from the first anchor on: the judge's mails start with one
+            _mark(lines, kind, range(anchors[0], run[-1] + 1), Ignored("judge", 0, lines[anchors[0]]))
+        i = j
+
+
+# -- signature and sign-offs ---------------------------------------------------------------------
+
+
+def _mark_signature(lines: list[str], kind: list[Ignored | None]) -> None:
+    for i, line in enumerate(lines):
+        if kind[i] is None and _SIGNATURE.match(line):
+            rest = [k for k in range(i + 1, len(lines)) if kind[k] is None]
+            block = Ignored("signature", sum(1 for k in rest if lines[k].strip()), line)
+            for k in [i] + rest:
+                kind[k] = block
+            return
+
+
+def _unclosed_press(lines: list[str], kind: list[Ignored | None], upto: int) -> bool:
+    """Whether line ``upto`` is inside a PRESS/BROADCAST letter that runs to the end of the mail
+    (its closing words belong to the letter)."""
+    open_ = False
+    for k in range(upto):
+        if kind[k] is not None:
+            continue
+        m = match_keyword(lines[k].strip())
+        if m and m[0] in ("PRESS", "BROADCAST"):
+            open_ = True
+        elif m and m[0] in ("ENDPRESS", "SIGNOFF") and not m[1]:
+            open_ = False
+    return open_
+
+
+def _mark_signoffs(lines: list[str], kind: list[Ignored | None]) -> None:
+    for i, line in enumerate(lines):
+        if kind[i] is None and _DEVICE.match(line):
+            _mark(lines, kind, [i], Ignored("device", 0, line))
+    tail = [i for i, k in enumerate(kind) if k is None and lines[i].strip()]
+    # the closing words may come with up to three lines of name after them
+    for back in range(1, min(4, len(tail)) + 1):
+        i = tail[-back]
+        m = _CLOSING.match(lines[i])
+        if m is None or match_keyword(lines[i].strip()):
+            continue
+        name = m.group("name").strip()
+        after = [lines[k].strip() for k in tail[-back + 1:]] if back > 1 else []
+        if (name and not _is_name(name)) or not all(_is_name(a) for a in after):
+            continue
+        if _unclosed_press(lines, kind, i):
+            return
+        _mark(lines, kind, range(i, len(lines)), Ignored("signoff", 0, " ".join([lines[i].strip()] + after)))
+        return
+
+
+def _is_name(s: str) -> bool:
+    """A name under closing words ("Bob", "Bob Smith", "B.", "-- Bob (England)"), not a command or an order."""
+    s = s.strip(" -–—")
+    words = s.split()
+    if not words or len(words) > 4 or not _NAME.match(s) or match_keyword(s):
+        return False
+    # "A Lon H", "F Bre - Mao": a unit then a place is an order, not a name
+    return not (len(words) > 1 and words[0].lower() in ("a", "f", "army", "fleet", "build", "remove", "disband"))
