@@ -275,6 +275,13 @@ class _TextFromHTML(HTMLParser):
             if text.strip():
                 self.new_since_aside = True
 
+    def _line_end(self, tag: str) -> None:
+        """<br> ends a line; a block (<div>, <p>, …) ends one only if text is open, so that
+        ``<div>a</div><div>b</div>`` are two lines and ``<div><br></div>`` is a blank one."""
+        buf = self.aside[-1][1] if (self.cut or self.inside is not None) else self.parts
+        if tag == "br" or (buf and not buf[-1].endswith("\n")):
+            self._out("\n")
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in self.SKIP:
             self.skip += 1
@@ -295,7 +302,7 @@ class _TextFromHTML(HTMLParser):
                 self._begin_aside("signature")
                 self.inside = (tag, 1)
         if tag in self.BLOCK:
-            self._out("\n")
+            self._line_end(tag)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
@@ -305,8 +312,8 @@ class _TextFromHTML(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag in self.SKIP and self.skip:
             self.skip -= 1
-        if tag in self.BLOCK:
-            self._out("\n")
+        if tag in self.BLOCK and tag != "br":
+            self._line_end(tag)
         if self.inside is not None and tag == self.inside[0]:
             n = self.inside[1] - 1
             self.inside = (tag, n) if n else None
@@ -317,8 +324,12 @@ class _TextFromHTML(HTMLParser):
 
 
 def _html_lines(parts: list[str]) -> str:
+    """Text lines from the parser's pieces: spaces collapsed, one blank line at most between
+    paragraphs (every <div> and <p> starts a line)."""
     text = "".join(parts).replace("\xa0", " ")
-    return "\n".join(" ".join(line.split()) for line in text.split("\n"))
+    lines = [" ".join(line.split()) for line in text.split("\n")]
+    out = [l for i, l in enumerate(lines) if l or (i and lines[i - 1])]
+    return "\n".join(out).strip("\n")
 
 
 def html_new_text(html: str) -> tuple[str, list[Ignored]]:

@@ -95,7 +95,7 @@ _OUTLOOK_RULE = re.compile(r"^\s*_{10,}\s*$")  # Outlook's line above its header
 # date or an address in the line ("Only changes from what I wrote:" is the player's own).
 _ATTR_START = re.compile(r"^\s*(on|am|le|op|el|il|em|den|w dniu)\s", re.I)
 _ATTR_VERB = re.compile(r"(\bwrote|\bschrieb\b|\ba écrit|\bschreef\b|\bescribió|\bescribio|\bha scritto"
-                        r"|\bscrisse|\bescreveu|\bskrev|\bnapisał).{0,120}:\s*$", re.I)
+                        r"|\bscrisse|\bescreveu|\bskrev|\bnapisał|\bgeschreven).{0,120}:\s*$", re.I)
 _HAS_DATE_OR_ADDRESS = re.compile(r"\d|@")
 
 # the judge's own mail (templates/*.txt and their HTML parts copied as text)
@@ -126,6 +126,7 @@ _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
     re.compile(r"^\s*(Note|Next|Deadline|Unowned|Has|Dislodged): "),
     re.compile(r"^\s*(-+|=+|Supply centres|Press|--)\s*$"),
     re.compile(r"^\s*From \S.* to \S.*:\s*$"),
+    re.compile(r"^\s*[\w ,]*\d\d:\d\d(:\d\d)? [+-]\d{4}\)?\s*$"),  # a deadline wrapped at 72 columns
     re.compile(r"^\s*(Message sent to|The map of the position|Wait flag is set|You have voted for a draw"
                r"|The game is paused|considered late if|units hold\.|No orders received\.|----- Pending orders"
                r"|Game \S+ - |Movement|Retreat|Adjustment)"),
@@ -203,7 +204,8 @@ def _field(line: str) -> str | None:
 def header_block(lines: list[str], i: int) -> int | None:
     """If a mail header block (as Outlook writes an earlier message's) starts at line ``i``, the
     number of lines it spans. One header-like line is not enough: a press letter may start
-    "To: France". It needs From with Sent/Date, or From with To and Subject."""
+    "To: France", or "From: England / To: France / Subject: …". It needs From and Sent/Date
+    (every client writes both)."""
     first = _field(lines[i])
     if first not in ("from", "date", "subject"):
         return None
@@ -216,7 +218,7 @@ def header_block(lines: list[str], i: int) -> int | None:
         elif not lines[j].strip() or j + 1 >= len(lines) or _field(lines[j + 1]) is None:
             break  # a wrapped value ("To: a; b;\n c") is allowed one continuation line
         j += 1
-    if "from" in seen and ("date" in seen or {"to", "subject"} <= seen):
+    if {"from", "date"} <= seen:
         return j - i
     return None
 
@@ -290,7 +292,11 @@ def _mark_quotes(lines: list[str], kind: list[Ignored | None]) -> None:
                 lines[end].lstrip().startswith(">") or
                 (not lines[end].strip() and _next_text(lines, end).lstrip().startswith(">"))):
             end += 1
-        marker = " ".join(l.strip() for l in lines[start:start + n]) if n else ""
+        if n:
+            marker = " ".join(l.strip() for l in lines[start:start + n])
+        else:  # Apple and iPhone Mail quote the attribution too
+            first = [l.lstrip("> ").rstrip() for l in lines[j:end]]
+            marker = first[0] if first and (_attribution(first, 0) or _bare_attribution(first, 0)) else ""
         _mark(lines, kind, range(start, end), Ignored("quote", 0, marker))
         i = end
 
@@ -331,6 +337,8 @@ def _mark_judge_output(lines: list[str], kind: list[Ignored | None]) -> None:
                     break
                 if _any(_JUDGE_END, lines[j]):
                     end = j
+                    while end + 1 < n and kind[end + 1] is None and _any(_JUDGE_END, lines[end + 1]):
+                        end += 1  # "1 error encountered." / "Error flag set."
                     break
             if end is not None:
                 _mark(lines, kind, range(i, end + 1), Ignored("judge", 0, lines[i]))
