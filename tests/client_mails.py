@@ -66,9 +66,9 @@ LANGS = tuple(OUTLOOK)
 _count = itertools.count(1)
 
 
-def _message(headers: dict[str, str]) -> EmailMessage:
+def _message(headers: dict[str, str], sender: str = PLAYER) -> EmailMessage:
     msg = EmailMessage(policy=SMTP)
-    msg["From"] = PLAYER
+    msg["From"] = sender
     msg["To"] = JUDGE
     msg["Date"] = "Tue, 24 Nov 2026 11:00:00 +0100"
     msg["Message-ID"] = f"<client{next(_count)}@mail.example.test>"
@@ -91,14 +91,14 @@ def _raw(msg: EmailMessage) -> bytes:
 
 
 def outlook_desktop(lang: str, new: list[str], old: list[str], separator: bool = False,
-                    html_only: bool = False) -> bytes:
+                    html_only: bool = False, sender: str = PLAYER) -> bytes:
     """Outlook for Windows: multipart/alternative, Windows-1252 quoted-printable; the earlier message
     under a header block (newer editions) or an "-----Original Message-----" line (older ones,
     and plain-text mode)."""
     names, date, sep, re_ = OUTLOOK[lang]
     msg = _message({"Subject": f"{re_}: {SUBJECT}", "Thread-Topic": SUBJECT,
                     "Thread-Index": "AQHZ3x1234567890abcdefABCDEF==", "Content-Language": f"{lang}-{lang.upper()}",
-                    "X-Mailer": "Microsoft Outlook 16.0", "MIME-Version": "1.0"})
+                    "X-Mailer": "Microsoft Outlook 16.0", "MIME-Version": "1.0"}, sender)
     block = [f"{names[0]}: {JUDGE}", f"{names[1]}: {date}", f"{names[2]}: {PLAYER}", f"{names[3]}: {SUBJECT}"]
     plain = new + [""] + ([sep] if separator else []) + block + [""] + old
     b = "".join(f"<b>{escape(n)}:</b> {escape(v.split(': ', 1)[1])}<br>" for n, v in zip(names, block))
@@ -119,12 +119,12 @@ def outlook_desktop(lang: str, new: list[str], old: list[str], separator: bool =
     return _raw(msg)
 
 
-def outlook_web(lang: str, new: list[str], old: list[str], html_only: bool = False) -> bytes:
+def outlook_web(lang: str, new: list[str], old: list[str], html_only: bool = False, sender: str = PLAYER) -> bytes:
     """Outlook on the web / new Outlook: an underscore rule over the header block in the text part;
     ``appendonsend`` and ``divRplyFwdMsg`` in the HTML."""
     names, date, _, re_ = OUTLOOK[lang]
     msg = _message({"Subject": f"{re_}: {SUBJECT}", "Thread-Topic": SUBJECT, "Content-Language": lang,
-                    "X-MS-Has-Attach": "", "MIME-Version": "1.0"})
+                    "X-MS-Has-Attach": "", "MIME-Version": "1.0"}, sender)
     vals = [JUDGE, date, PLAYER, SUBJECT]
     plain = new + ["", "_" * 32] + [f"{n}: {v}" for n, v in zip(names, vals)] + [""] + old
     head = "".join(f"<b>{escape(n)}:</b> {escape(v)}<br>" for n, v in zip(names, vals))
@@ -148,11 +148,11 @@ def outlook_web(lang: str, new: list[str], old: list[str], html_only: bool = Fal
 # -- Gmail, Apple, phones, Thunderbird ----------------------------------------------------------
 
 
-def gmail(lang: str, new: list[str], old: list[str], html_only: bool = False) -> bytes:
+def gmail(lang: str, new: list[str], old: list[str], html_only: bool = False, sender: str = PLAYER) -> bytes:
     """Gmail (web and Android app): the attribution wrapped like the rest of the text part, ``>``
     quotes; ``gmail_quote`` in the HTML."""
     attribution = GMAIL_ATTRIBUTION[lang]
-    msg = _message({"Subject": f"Re: {SUBJECT}", "MIME-Version": "1.0"})
+    msg = _message({"Subject": f"Re: {SUBJECT}", "MIME-Version": "1.0"}, sender)
     plain = new + [""] + textwrap.wrap(attribution, 76, break_long_words=False, break_on_hyphens=False) + [""]
     plain += ["> " + l if l else ">" for l in old]
     html = ('<div dir="ltr">' + _html_lines(new) + '</div><br><div class="gmail_quote gmail_quote_container">'
@@ -188,12 +188,12 @@ def flow(lines: list[str], width: int = 66, delsp: bool = False, quote: str = ""
     return out
 
 
-def apple_mail(lang: str, new: list[str], old: list[str], flowed: bool = True) -> bytes:
+def apple_mail(lang: str, new: list[str], old: list[str], flowed: bool = True, sender: str = PLAYER) -> bytes:
     """Apple Mail (macOS): text/plain format=flowed; delsp=yes beside HTML with ``<blockquote type="cite">``
     holding the attribution."""
     attribution = APPLE_ATTRIBUTION[lang]
     msg = _message({"Subject": f"Re: {SUBJECT}", "X-Mailer": "Apple Mail (2.3774.200.91.1.1)",
-                    "Mime-Version": "1.0 (Mac OS X Mail 16.0 \\(3774.200.91.1.1\\))"})
+                    "Mime-Version": "1.0 (Mac OS X Mail 16.0 \\(3774.200.91.1.1\\))"}, sender)
     quoted = ["> " + attribution, ">"] + ["> " + l if l else ">" for l in old]
     plain = (flow(new, delsp=True) if flowed else new) + [""] + quoted
     html = ('<html><head><meta http-equiv="content-type" content="text/html; charset=utf-8"></head>'
@@ -207,19 +207,19 @@ def apple_mail(lang: str, new: list[str], old: list[str], flowed: bool = True) -
     return _raw(msg)
 
 
-def ios_mail(lang: str, new: list[str], old: list[str]) -> bytes:
+def ios_mail(lang: str, new: list[str], old: list[str], sender: str = PLAYER) -> bytes:
     """iPhone Mail: "Sent from my iPhone" (localised) under the new text, the attribution quoted too."""
     attribution = APPLE_ATTRIBUTION[lang]
-    msg = _message({"Subject": f"Re: {SUBJECT}", "X-Mailer": "iPhone Mail (22B91)", "Mime-Version": "1.0 (1.0)"})
+    msg = _message({"Subject": f"Re: {SUBJECT}", "X-Mailer": "iPhone Mail (22B91)", "Mime-Version": "1.0 (1.0)"}, sender)
     plain = new + ["", IPHONE[lang], "", "> " + attribution, "> "] + ["> " + l if l else ">" for l in old]
     msg.set_content("\n".join(plain) + "\n", charset="utf-8", cte="quoted-printable")
     return _raw(msg)
 
 
-def samsung_email(new: list[str], old: list[str]) -> bytes:
+def samsung_email(new: list[str], old: list[str], sender: str = PLAYER) -> bytes:
     """Samsung Email on Android: a dashed "Original message" line, header fields with trailing
     spaces, base64."""
-    msg = _message({"Subject": f"Re: {SUBJECT}", "MIME-Version": "1.0"})
+    msg = _message({"Subject": f"Re: {SUBJECT}", "MIME-Version": "1.0"}, sender)
     plain = new + ["", "", "", "Sent from my Galaxy", "", "", "-------- Original message --------",
                    f"From: {JUDGE} ", "Date: 24/11/2026 10:00 (GMT+00:00) ", "To: p1@example.test ",
                    f"Subject: Re: {SUBJECT} ", ""] + old
@@ -227,11 +227,11 @@ def samsung_email(new: list[str], old: list[str]) -> bytes:
     return _raw(msg)
 
 
-def thunderbird(lang: str, new: list[str], old: list[str], flowed: bool = True, html: bool = False) -> bytes:
+def thunderbird(lang: str, new: list[str], old: list[str], flowed: bool = True, html: bool = False, sender: str = PLAYER) -> bytes:
     """Thunderbird: text/plain format=flowed (delsp=no), 8bit; or HTML with ``moz-cite-prefix``."""
     attribution = THUNDERBIRD_ATTRIBUTION[lang]
     msg = _message({"Subject": f"Re: {SUBJECT}", "MIME-Version": "1.0",
-                    "User-Agent": "Mozilla Thunderbird", "Content-Language": lang})
+                    "User-Agent": "Mozilla Thunderbird", "Content-Language": lang}, sender)
     if html:
         body = ('<!DOCTYPE html><html><head><meta http-equiv="Content-Type" content="text/html; charset=UTF-8">'
                 "</head><body><p>" + "<br>".join(escape(l) for l in new) + "</p>"

@@ -7,7 +7,6 @@ adjudicator → report (:mod:`report`) → mail out (:mod:`outbox`).
 from __future__ import annotations
 
 import logging
-import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -70,8 +69,8 @@ class Handler:
             return
         for note in self.mail.notes:
             self.say(note)
-        for block in self.mail.ignored:  # a note, never an error: nothing the player wrote vanishes silently
-            self.say(textwrap.fill(block.describe(), 72, break_long_words=False, break_on_hyphens=False))
+        if self.mail.ignored:  # a note, never an error: nothing the player wrote vanishes silently
+            self.say(render_part("ignored.txt", notes=[b.describe() for b in self.mail.ignored]))
         cmds = parse_commands(self.mail.text)
         try:
             for cmd in cmds:

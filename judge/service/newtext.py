@@ -116,6 +116,7 @@ _JUDGE_ANCHOR = _JUDGE_START + _JUDGE_END + [
     re.compile(r"^\s*Your orders are complete\.\s*$"),
     re.compile(r"^\s*Orders not received for all units \("),
     re.compile(r"^\s*Signed on as \w+ in '"),
+    re.compile(r"^\s*Ignored (\d+ (quoted )?lines? |your (signature|sign-off) |').*\.\s*$"),  # templates/ignored.txt
 ]
 _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
     re.compile(r"^\s*>"),
