@@ -91,7 +91,10 @@ def test_a_pasted_report_is_not_executed_again(tmp_path: Path) -> None:
     reply = t.reply_to(addr, t.send(addr, body))
     assert "[Error Flag]" not in reply.subject, reply.body
     assert "No errors encountered." in reply.body
-    assert "lines of the judge's own earlier mail (from ':: Judge: TEST Game: tg" in " ".join(reply.body.split())
+    n = sum(1 for l in report.body.split("\n") if l.strip())
+    assert f"Ignored {n} lines of the judge's own earlier mail (from ':: Judge: TEST Game: tg" in " ".join(
+        reply.body.split())
+    assert reply.body.count("Ignored") == 1
 
 
 def test_sign_offs_and_phone_lines_are_notes_not_errors(tmp_path: Path) -> None:
@@ -110,3 +113,21 @@ def test_a_mail_that_is_all_quote_says_so(tmp_path: Path) -> None:
     assert "No commands found in your message" in reply.body
     assert "quoted lines (an earlier message, from 'On Tue, Nov 24, 2026" in " ".join(reply.body.split())
     assert sorted(_orders_in(t.reply_to(addr, t.order("England", "")).body)) == sorted(OLD_LIST)
+
+
+def test_the_judges_html_mails_copied_as_text_are_not_read_again(tmp_path: Path) -> None:
+    """A player copying the judge's reply or report from the HTML view pastes other lines than the
+    text part has ("Judge: TEST · Game: tg · Variant: …"); they are the judge's all the same."""
+    from judge.service.mailparse import html_to_text
+    from judge.service.newtext import new_text
+
+    t, addr, _ = _england_with_old_orders(tmp_path)
+    bad = t.reply_to(addr, t.order("England", "A Yor H"))
+    hold_all(t, skip=("England",))
+    report = [m for m in t.to(addr) if "Results" in m.subject][-1]
+    for mail in (bad, report):
+        copied = html_to_text(_html(mail))
+        text, ignored = new_text("SIGNON Etg pw1\nF Eng H\n\n" + copied)
+        assert text == "SIGNON Etg pw1\nF Eng H", copied
+        assert [b.kind for b in ignored] == ["judge"]
+        assert ignored[0].lines == sum(1 for l in copied.split("\n") if l.strip())

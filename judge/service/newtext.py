@@ -101,8 +101,10 @@ _HAS_DATE_OR_ADDRESS = re.compile(r"\d|@")
 # the judge's own mail (templates/*.txt and their HTML parts copied as text)
 _JUDGE_START = [
     re.compile(r"^\s*:: Judge: \S+\s+Game: "),
-    re.compile(r"^\s*Judge: \S+ \W Game: \S+ \W Variant: "),
+    re.compile(r"^\s*Judge: \S+ \W Game: \S+ \W Variant: "),  # the HTML part, copied as text
+    re.compile(r"^\s*Judge \S+ \u00b7 "),  # a report's HTML part
 ]
+_HTML_TITLE = re.compile(r"^\s*Game \S+ \u2014 .*\d")  # "Game tg — Spring 1901 Movement"
 _JUDGE_END = [
     re.compile(r"^\s*(No errors encountered\.|\d+ errors? encountered\.( Error flag set\.)?|Error flag set\.)\s*$"),
     re.compile(r"^\s*Judge \S+, game \S+ \(\w+\)\s*$"),  # a report's signature
@@ -177,11 +179,11 @@ def new_text(text: str) -> tuple[str, list[Ignored]]:
     kept = [line for line, k in zip(lines, kind) if k is None]
     while kept and not kept[-1].strip():
         kept.pop()
-    blocks: list[Ignored] = []
+    blocks: dict[int, Ignored] = {}  # by identity: two blocks may be alike
     for k in kind:
-        if k is not None and k not in blocks:
-            blocks.append(k)
-    return "\n".join(kept), [b for b in blocks if b.lines]
+        if k is not None:
+            blocks.setdefault(id(k), k)
+    return "\n".join(kept), [b for b in blocks.values() if b.lines]
 
 
 def _mark(lines: list[str], kind: list[Ignored | None], idx: range | list[int], proto: Ignored) -> None:
@@ -273,8 +275,18 @@ def _quote_cut(lines: list[str]) -> tuple[int, Ignored] | None:
     return None
 
 
+def _next_nonblank(lines: list[str]) -> list[int]:
+    """For each line, the index of the first non-blank line at or after it (len(lines) if none)."""
+    nxt = [len(lines)] * (len(lines) + 1)
+    for i in range(len(lines) - 1, -1, -1):
+        nxt[i] = i if lines[i].strip() else nxt[i + 1]
+    return nxt
+
+
 def _mark_quotes(lines: list[str], kind: list[Ignored | None]) -> None:
     """``>`` quotes anywhere (bottom-posting keeps the text after them), each with its attribution."""
+    nxt = _next_nonblank(lines)
+    quoted = [line.lstrip().startswith(">") for line in lines] + [False]
     i = 0
     while i < len(lines):
         if kind[i] is not None:
@@ -282,16 +294,12 @@ def _mark_quotes(lines: list[str], kind: list[Ignored | None]) -> None:
             continue
         n = _attribution(lines, i) or _bare_attribution(lines, i)
         start = i
-        j = i + (n or 0)
-        while j < len(lines) and not lines[j].strip():
-            j += 1
-        if j >= len(lines) or kind[j] is not None or not lines[j].lstrip().startswith(">"):
-            i += 1
+        j = nxt[i + (n or 0)] if i + (n or 0) < len(lines) else len(lines)
+        if j >= len(lines) or kind[j] is not None or not quoted[j]:
+            i = j if (not n and j > i) else i + 1  # a blank run leads to the same line: skip it
             continue
         end = j
-        while end < len(lines) and kind[end] is None and (
-                lines[end].lstrip().startswith(">") or
-                (not lines[end].strip() and _next_text(lines, end).lstrip().startswith(">"))):
+        while end < len(lines) and kind[end] is None and (quoted[end] or (not lines[end].strip() and quoted[nxt[end]])):
             end += 1
         if n:
             marker = " ".join(l.strip() for l in lines[start:start + n])
@@ -318,9 +326,11 @@ def _any(patterns: list[re.Pattern[str]], line: str) -> bool:
 
 
 def _is_title(lines: list[str], i: int) -> bool:
-    """A report's title: "Game tg - Standard Diplomacy - Spring 1901 Movement" over a rule of ``=``."""
-    return (lines[i].lstrip().startswith("Game ") and i + 1 < len(lines)
-            and re.match(r"^\s*={10,}\s*$", lines[i + 1]) is not None)
+    """A report's title: "Game tg - Standard Diplomacy - Spring 1901 Movement" over a rule of ``=``
+    (or its HTML part's "Game tg — Spring 1901 Movement")."""
+    return lines[i].lstrip().startswith("Game ") and (
+        _HTML_TITLE.match(lines[i]) is not None
+        or (i + 1 < len(lines) and re.match(r"^\s*={10,}\s*$", lines[i + 1]) is not None))
 
 
 def _mark_judge_output(lines: list[str], kind: list[Ignored | None]) -> None:
@@ -329,19 +339,19 @@ def _mark_judge_output(lines: list[str], kind: list[Ignored | None]) -> None:
     line only the judge writes ("(tg.001)" headings, "*** Error:", "Time to deadline:") on.
     A lone "England: Fleet London -> North Sea." is a player's order."""
     n = len(lines)
+    # for each line, the next footer, header and line already left out (scanning once, not per header)
+    next_end, next_start, next_marked = [n] * (n + 1), [n] * (n + 1), [n] * (n + 1)
+    for k in range(n - 1, -1, -1):
+        next_end[k] = k if _any(_JUDGE_END, lines[k]) else next_end[k + 1]
+        next_start[k] = k if _any(_JUDGE_START, lines[k]) else next_start[k + 1]
+        next_marked[k] = k if kind[k] is not None else next_marked[k + 1]
     i = 0
-    while i < n:  # whole mails: header to footer
+    while i < n:  # whole mails: header (or a report's title) to footer
         if kind[i] is None and (_any(_JUDGE_START, lines[i]) or _is_title(lines, i)):
-            end = None
-            for j in range(i + 1, n):
-                if kind[j] is not None or _any(_JUDGE_START, lines[j]):
-                    break
-                if _any(_JUDGE_END, lines[j]):
-                    end = j
-                    while end + 1 < n and kind[end + 1] is None and _any(_JUDGE_END, lines[end + 1]):
-                        end += 1  # "1 error encountered." / "Error flag set."
-                    break
-            if end is not None:
+            end = next_end[i + 1]
+            if end < n and end < next_start[i + 1] and end < next_marked[i + 1]:
+                while end + 1 < n and kind[end + 1] is None and _any(_JUDGE_END, lines[end + 1]):
+                    end += 1  # "1 error encountered." / "Error flag set."
                 _mark(lines, kind, range(i, end + 1), Ignored("judge", 0, lines[i]))
                 i = end + 1
                 continue
