@@ -113,6 +113,13 @@ def test_attributions_wrapped_or_not_with_and_without_quote_marks(attribution: l
         assert len(ignored) == 1 and ignored[0].marker == " ".join(attribution)
 
 
+def test_an_attribution_without_a_date_counts_right_above_quote_marks() -> None:
+    text, ignored = new_text("A Lon H\n\nOn Tuesday, The Judge wrote:\n> F Edi H\n")
+    assert text == "A Lon H" and ignored[0].marker == "On Tuesday, The Judge wrote:"
+    text, ignored = new_text("On Tuesday, The Judge wrote:\nA Lon H\n")  # no quote under it: a line of the player's
+    assert text == "On Tuesday, The Judge wrote:\nA Lon H" and ignored == []
+
+
 def test_bottom_posting_keeps_the_text_under_the_quote() -> None:
     text, ignored = new_text("On 24/11/2026 10:00, The Judge wrote:\n> F Lon - Eng\n> A Lvp - Wal\n\n"
                              "SIGNON Etg pw1\nF Lon - Nth\n\n> A Lvp - Wal\n\nA Lvp - Yor")
@@ -231,6 +238,7 @@ def test_signature_is_named_with_its_length() -> None:
     "Viele Grüße\nBob", "LG Bob", "Mit freundlichen Grüßen\nBob Player\nEngland", "Cordialement,\nBob",
     "Merci !", "Met vriendelijke groet,\nBob", "Groeten, Bob", "Saludos,\nBob", "Un saludo", "Gracias!",
     "Cordiali saluti\nBob", "Grazie mille", "Ciao, Bob",
+    "Best regards,\nBob Player\nbob@example.test\n+44 20 7946 0958",
 ])
 def test_sign_offs_are_a_note(signoff: str) -> None:
     text, ignored = new_text("SIGNON Etg pw1\nA Lon H\n\n" + signoff + "\n")

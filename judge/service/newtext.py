@@ -311,9 +311,9 @@ def _mark_quotes(lines: list[str], kind: list[Ignored | None]) -> None:
 
 
 def _bare_attribution(lines: list[str], i: int) -> int | None:
-    """"Bob <bob@example.org> wrote:" right above ``>`` lines (no "On <date>")."""
+    """"Bob <bob@example.org> wrote:", "On Tuesday, Bob wrote:": only trusted right above ``>`` lines."""
     line = lines[i]
-    if _ATTR_VERB.search(line) and _HAS_DATE_OR_ADDRESS.search(line) and not line.lstrip().startswith(">"):
+    if _ATTR_VERB.search(line) and not line.lstrip().startswith(">"):
         return 1
     return None
 
@@ -426,8 +426,15 @@ def _mark_signoffs(lines: list[str], kind: list[Ignored | None]) -> None:
         return
 
 
+_CONTACT = re.compile(r"^(<?\S+@\S+\.\w+>?|<?(https?://|www\.)\S+>?|(tel|phone|mobile|mob|tél|handy)?[.:]?\s*"
+                      r"[+(]?\d[\d ()./-]{5,}\d)$", re.I)
+
+
 def _is_name(s: str) -> bool:
-    """A name under closing words ("Bob", "Bob Smith", "B.", "-- Bob (England)"), not a command or an order."""
+    """A name under closing words ("Bob", "Bob Smith", "B.", "-- Bob (England)") or a contact line
+    (address, web page, telephone), not a command or an order."""
+    if _CONTACT.match(s.strip()):
+        return True
     s = s.strip(" -–—")
     words = s.split()
     if not words or len(words) > 4 or not _NAME.match(s) or match_keyword(s):
