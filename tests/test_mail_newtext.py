@@ -142,6 +142,10 @@ OWN_LINES = {
     "press letter from": ["SIGNON Etg pw1", "PRESS TO F", "From: England", "To: France", "Subject: the Channel",
                           "Keep out of it.", "ENDPRESS", "A Lon H"],
     "changes": ["SIGNON Etg pw1", "Only changes from what I wrote:", "A Lon H"],
+    # what email-reply-parser dropped: a heading or a rule after a blank line, one From: line
+    "heading after a blank": ["SIGNON Etg pw1", "A Lon H", "", "--- Spring 1902 ---", "F Edi H"],
+    "rule after a blank": ["SIGNON Etg pw1", "A Lon H", "", "____", "", "F Edi H"],
+    "from line after a blank": ["SIGNON Etg pw1", "A Lon H", "", "From: England, with love", "F Edi H"],
     "one from line": ["SIGNON Etg pw1", "A Lon H", "From: Bob, who wrote:", "F Edi H"],
     "on to": ["SIGNON Etg pw1", "On to Munich, as I wrote:", "A Ber - Mun", "A Kie - Ber"],
     "wrote in press": ["SIGNON Etg pw1", "BROADCAST", "Germany wrote to me: peace.", "ENDPRESS", "A Lon H"],

@@ -10,9 +10,9 @@ lines may vanish silently: every block left out is returned as an :class:`Ignore
 reason, and the reply lists them.
 
 email-reply-parser is not used for this: it treats a line ending in ``--`` or ``__`` as a
-signature (dropping orders under a ``--- Spring 1902 ---`` heading), any single "To: …" line as
-a mail header (dropping the rest of a press letter), any line that starts with "On" and ends
-with "wrote:" as a quote, and knows no header blocks but English ones (tests in
+signature (dropping a ``--- Spring 1902 ---`` heading after a blank line and the orders under
+it), any single "From: …" or "To: …" line as a mail header (dropping the rest of a press letter),
+"Only changes from what I wrote:" as a quote header, and knows no header blocks but English ones (tests in
 ``tests/test_mail_newtext.py`` pin each case).
 """
 
