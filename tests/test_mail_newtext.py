@@ -261,6 +261,8 @@ def test_phone_lines_are_a_note(device: str) -> None:
     text, ignored = new_text(f"SIGNON Etg pw1\nA Lon H\nThanks, Bob\n\n{device}")
     assert text == "SIGNON Etg pw1\nA Lon H"
     assert [b.kind for b in ignored] == ["signoff", "device"]
+    text, ignored = new_text(f"SIGNON Etg pw1\n{device}\nA Lon H")  # the orders under it are read
+    assert text == "SIGNON Etg pw1\nA Lon H" and [b.kind for b in ignored] == ["device"]
 
 
 @pytest.mark.parametrize("body", [
@@ -339,3 +341,38 @@ def test_command_lines_before_any_quote_block_are_all_kept(commands: list[str], 
     text, ignored = new_text("\n".join(commands + block))
     assert text == alone  # the block after them changes nothing in how they are read
     assert [b.kind for b in ignored if b.kind != "signoff"] != [] or block == QUOTE_BLOCKS[-1]
+
+
+_ANY_LINE = st.one_of(
+    COMMAND_LINE,
+    st.sampled_from([line for block in QUOTE_BLOCKS for line in block] + REPLY.split("\n") + STATUS.split("\n")
+                    + ["> x", ">", "Thanks,", "Bob", "--", "Game tg - Standard - Spring 1901 Movement", "=" * 20,
+                       "PRESS TO F", "ENDPRESS", "Sent from my iPhone", "Begin forwarded message:"]),
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"),
+            max_size=30),
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(_ANY_LINE, max_size=40))
+def test_every_line_left_out_is_counted_in_a_note(lines: list[str]) -> None:
+    """Nothing vanishes silently: the kept lines are the mail's lines in order, and every other
+    non-blank line is counted in one of the notes (bar the "-- " line that marks a signature)."""
+    text, ignored = new_text("\n".join(lines))
+    kept = text.split("\n") if text else []
+    it = iter(lines)
+    assert all(any(k == l for l in it) for k in kept)  # a subsequence, in order
+    dropped = sum(1 for l in lines if l.strip()) - sum(1 for k in kept if k.strip())
+    extra = dropped - sum(b.lines for b in ignored)
+    assert extra == 0 or (extra == 1 and any(l.strip() == "--" for l in lines) and "--" not in kept)
+    assert all(b.lines > 0 and b.describe().startswith("Ignored") for b in ignored)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pieces=st.lists(st.sampled_from(list("ab <>/=\"'&;") + [
+    "<blockquote>", "</blockquote>", "<div>", "</div>", '<div class="gmail_quote">', '<div id="divRplyFwdMsg">',
+    "<br>", "<p>", "</p>", "<script>", "</script>", "A Lon H", "&nbsp;", "<!--", "-->"]), max_size=60))
+def test_any_html_is_read_without_raising(pieces: list[str]) -> None:
+    html = "".join(pieces)
+    text, ignored = html_new_text(html)
+    assert isinstance(text, str) and all(b.lines > 0 for b in ignored)
