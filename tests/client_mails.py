@@ -87,6 +87,16 @@ def _raw(msg: EmailMessage) -> bytes:
     return msg.as_bytes(policy=SMTP)
 
 
+def _alternative(msg: EmailMessage, plain: list[str], html: str, charset: str, html_only: bool) -> bytes:
+    """multipart/alternative (text, then HTML), quoted-printable; or the HTML part alone."""
+    if html_only:
+        msg.set_content(html, subtype="html", charset=charset, cte="quoted-printable")
+    else:
+        msg.set_content("\n".join(plain) + "\n", charset=charset, cte="quoted-printable")
+        msg.add_alternative(html, subtype="html", charset=charset, cte="quoted-printable")
+    return _raw(msg)
+
+
 # -- Outlook ------------------------------------------------------------------------------------
 
 
@@ -111,12 +121,7 @@ def outlook_desktop(lang: str, new: list[str], old: list[str], separator: bool =
             '<div style="border:none;border-top:solid #E1E1E1 1.0pt;padding:3.0pt 0cm 0cm 0cm">'
             f'<p class="MsoNormal">{b}<o:p></o:p></p></div><p class="MsoNormal"><o:p>&nbsp;</o:p></p>'
             + "".join(f'<p class="MsoNormal">{escape(l)}<o:p></o:p></p>' for l in old) + "</div></body></html>")
-    if html_only:
-        msg.set_content(html, subtype="html", charset="windows-1252", cte="quoted-printable")
-    else:
-        msg.set_content("\n".join(plain) + "\n", charset="windows-1252", cte="quoted-printable")
-        msg.add_alternative(html, subtype="html", charset="windows-1252", cte="quoted-printable")
-    return _raw(msg)
+    return _alternative(msg, plain, html, "windows-1252", html_only)
 
 
 def outlook_web(lang: str, new: list[str], old: list[str], html_only: bool = False, sender: str = PLAYER) -> bytes:
@@ -137,12 +142,7 @@ def outlook_web(lang: str, new: list[str], old: list[str], html_only: bool = Fal
             f'color="#000000">{head}</font><div>&nbsp;</div></div><div class="BodyFragment"><font size="2">'
             '<span style="font-size:11pt;"><div class="PlainText">' + "<br>".join(escape(l) for l in old)
             + "</div></span></font></div></body></html>")
-    if html_only:
-        msg.set_content(html, subtype="html", charset="utf-8", cte="quoted-printable")
-    else:
-        msg.set_content("\n".join(plain) + "\n", charset="utf-8", cte="quoted-printable")
-        msg.add_alternative(html, subtype="html", charset="utf-8", cte="quoted-printable")
-    return _raw(msg)
+    return _alternative(msg, plain, html, "utf-8", html_only)
 
 
 # -- Gmail, Apple, phones, Thunderbird ----------------------------------------------------------
@@ -159,12 +159,7 @@ def gmail(lang: str, new: list[str], old: list[str], html_only: bool = False, se
             f'<div dir="ltr" class="gmail_attr">{escape(attribution)}<br></div><blockquote class="gmail_quote" '
             'style="margin:0px 0px 0px 0.8ex;border-left:1px solid rgb(204,204,204);padding-left:1ex">'
             + "<br>".join(escape(l) for l in old) + "</blockquote></div>")
-    if html_only:
-        msg.set_content(html, subtype="html", charset="utf-8", cte="quoted-printable")
-    else:
-        msg.set_content("\n".join(plain) + "\n", charset="utf-8", cte="quoted-printable")
-        msg.add_alternative(html, subtype="html", charset="utf-8", cte="quoted-printable")
-    return _raw(msg)
+    return _alternative(msg, plain, html, "utf-8", html_only)
 
 
 def flow(lines: list[str], width: int = 66, delsp: bool = False, quote: str = "") -> list[str]:
