@@ -61,6 +61,15 @@ def test_html_only_outlook_reply_is_cut_at_the_html_level(lang: str) -> None:
         assert m.ignored[0].marker.startswith(cm.OUTLOOK[lang][0][0].strip())
 
 
+def test_an_empty_text_part_beside_the_html_one_is_passed_over() -> None:
+    raw = (b"From: a@example.test\r\nMessage-ID: <e@x>\r\nMIME-Version: 1.0\r\n"
+           b"Content-Type: multipart/alternative; boundary=XX\r\n\r\n--XX\r\nContent-Type: text/plain\r\n\r\n"
+           b" \r\n\r\n--XX\r\nContent-Type: text/html\r\n\r\n<div>LIST</div><blockquote>HELP</blockquote>\r\n"
+           b"--XX--\r\n")
+    m = parse_message(raw)
+    assert m.text == "LIST" and [b.lines for b in m.ignored] == [1]
+
+
 def test_html_markers_each_set_their_part_aside() -> None:
     cases = {
         '<div>A Lon H</div><div class="gmail_quote"><div class="gmail_attr">On Tue wrote:</div>'

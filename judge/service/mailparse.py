@@ -199,6 +199,13 @@ def read_body(msg: EmailMessage) -> tuple[str, list[Ignored], str | None]:
     content = content.replace("\r\n", "\n").replace("\r", "\n")
     if part.get_content_subtype() == "html":
         return *html_new_text(content), None
+    if not content.strip() and msg.is_multipart():  # an empty text part beside the HTML one
+        try:
+            html = msg.get_body(preferencelist=("html",))
+            if html is not None:
+                return *html_new_text(html.get_content().replace("\r\n", "\n")), None
+        except Exception:
+            pass
     if str(part.get_param("format", "")).lower() == "flowed":
         content = unflow(content, delsp=str(part.get_param("delsp", "")).lower() == "yes")
     return content, [], None
