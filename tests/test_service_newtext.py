@@ -131,3 +131,50 @@ def test_the_judges_html_mails_copied_as_text_are_not_read_again(tmp_path: Path)
         assert text == "SIGNON Etg pw1\nF Eng H", copied
         assert [b.kind for b in ignored] == ["judge"]
         assert ignored[0].lines == sum(1 for l in copied.split("\n") if l.strip())
+
+
+def test_no_mail_the_judge_sends_is_read_again_when_pasted(tmp_path: Path) -> None:
+    """Every kind of mail of a short game (joining notices, game start, replies with errors, HELP,
+    LIST, WHOGAME, SUMMARY, HISTORY, press and broadcasts, reminders, late notices, results),
+    its text part or its HTML part copied as text, pasted above or below a player's orders
+    without quote marks: only the orders are read."""
+    from judge.service.mailparse import html_to_text
+    from judge.service.newtext import new_text
+
+    t = Table(tmp_path)
+    t.start_game()
+    t.send("gm@example.test", "SIGNON Mtg masterpw")
+    t.order("England", "F Lon - Nth\nF Edi - Nwg\nA Lvp - Yor\nA Yor H",
+            extra="PRESS TO F\nhello - there\nENDPRESS\nBROADCAST\nhi all\nENDPRESS")
+    t.send("x@example.test", "HELP\nLIST\nLIST tg\nWHOGAME tg\nSUMMARY tg")
+    hold_all(t, skip=("England", "Italy"))
+    t.advance(hours=16, minutes=1)  # a reminder
+    t.advance(hours=8)  # late notices
+    t.advance(hours=12)  # results
+    t.send("x@example.test", "HISTORY tg")
+    mine = ["SIGNON Etg pw1", "A Lvp - Yor", "F Lon H"]
+    seen = set()
+    for m in t.mails:
+        seen.add(m.subject.split(" - ")[-1].split(" ", 1)[-1])
+        for body in (m.body, html_to_text(_html(m))):
+            pasted = body.strip("\n").split("\n")
+            for full in (pasted + [""] + mine, mine + [""] + pasted):
+                text, ignored = new_text("\n".join(full))
+                assert [l for l in text.split("\n") if l.strip()] == mine, (m.subject, text)
+                assert [b.kind for b in ignored] == ["judge"], (m.subject, ignored)
+    assert {"Game Starting", "Reminder", "Results", "orders"} <= seen | {s.split()[-1] for s in seen}, seen
+
+
+def test_the_judges_output_in_a_press_letter_stays_in_the_letter() -> None:
+    from judge.service.commands import parse_commands
+    from judge.service.newtext import new_text
+
+    status = ["Movement orders for Spring of 1901. (tg.001)", "", "England: Fleet London -> North Sea.",
+              "", "Your orders are complete."]
+    body = ["SIGNON Etg pw1", "PRESS TO F", "My orders, as the judge has them:", ""] + status + ["ENDPRESS", "A Lon H"]
+    text, ignored = new_text("\n".join(body))
+    assert text.split("\n") == body and ignored == []
+    assert parse_commands(text)[1].body.endswith("Your orders are complete.")
+    # an earlier message under a letter that runs to the end is still cut (it was never meant to be sent)
+    text, ignored = new_text("\n".join(body[:-2] + ["", "Von: J <j@x>", "Gesendet: Di", "", "secret plans"]))
+    assert "secret plans" not in text and [b.kind for b in ignored] == ["quote"]

@@ -101,9 +101,12 @@ _HAS_DATE_OR_ADDRESS = re.compile(r"\d|@")
 # the judge's own mail (templates/*.txt and their HTML parts copied as text)
 _JUDGE_START = [
     re.compile(r"^\s*:: Judge: \S+\s+Game: "),
-    re.compile(r"^\s*Judge: \S+ \W Game: \S+ \W Variant: "),  # the HTML part, copied as text
+    re.compile(r"^\s*Judge: \S+\s+\W?\s*Game: \S+\s+\W?\s*Variant: "),  # the HTML part, copied as text
     re.compile(r"^\s*Judge \S+ \u00b7 "),  # a report's HTML part
+    re.compile(r"^\s*How to use this judge \("),  # templates/help.txt (a reply outside a game has no header)
 ]
+# templates/press.txt: the letter under it is the sender's text, up to the reader's own commands
+_PRESS_HEADER = re.compile(r"^\s*(Broadcast message|Message)( from .+?)?( to .+?)? in ['\u2018]\S+['\u2019]:\s*$")
 _HTML_TITLE = re.compile(r"^\s*Game \S+ \u2014 .*\d")  # "Game tg — Spring 1901 Movement"
 _JUDGE_END = [
     re.compile(r"^\s*(No errors encountered\.|\d+ errors? encountered\.( Error flag set\.)?|Error flag set\.)\s*$"),
@@ -118,6 +121,15 @@ _JUDGE_ANCHOR = _JUDGE_START + _JUDGE_END + [
     re.compile(r"^\s*Your orders are complete\.\s*$"),
     re.compile(r"^\s*Orders not received for all units \("),
     re.compile(r"^\s*Signed on as \w+ in '"),
+    re.compile(r"^\s*Sign on with: "),  # templates/starting.txt
+    re.compile(r"^\s*then write your orders, one a line, for example:"),
+    re.compile(r"^\s*Game '\S+' has started\. You are "),
+    re.compile(r"^\s*The deadline for \S+ is "),  # templates/reminder.txt
+    re.compile(r"^\s*Your orders so far:\s*$"),
+    re.compile(r"^\s*Diplomacy game '\S+' is waiting for orders from "),  # templates/late.txt
+    re.compile(r"^\s*Current orders for \w+:\s*$"),  # templates/future_applied.txt
+    re.compile(r"^\s*The orders you queued for "),
+    re.compile(r"^\s*History of '\S+':\s*$"),  # templates/history.txt
     re.compile(r"^\s*Ignored (\d+ (quoted )?lines? |your (signature|sign-off) |').*\.\s*$"),  # templates/ignored.txt
 ]
 _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
@@ -130,6 +142,7 @@ _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
     re.compile(r"^\s*(-+|=+|Supply centres|Press|--)\s*$"),
     re.compile(r"^\s*From \S.* to \S.*:\s*$"),
     re.compile(r"^\s*[\w ,]*\d\d:\d\d(:\d\d)? [+-]\d{4}\)?\s*$"),  # a deadline wrapped at 72 columns
+    re.compile(r"^\s*(SIGNON \w+ mypassword|A Par - Bur|F Bre - Mid-Atlantic Ocean)\s*$"),  # starting.txt's example
     re.compile(r"^\s*(Message sent to|The map of the position|Wait flag is set|You have voted for a draw"
                r"|The game is paused|considered late if|units hold\.|No orders received\.|----- Pending orders"
                r"|Game \S+ - |Movement|Retreat|Adjustment)"),
@@ -171,11 +184,19 @@ def new_text(text: str) -> tuple[str, list[Ignored]]:
     if cut is not None:
         start, block = cut
         _mark(lines, kind, range(start, len(lines)), block)
-    _mark_judge_output(lines, kind)
+    _mark_judge_mails(lines, kind)
+    # a press letter is not executed: pieces of the judge's output in it are the writer's to send
+    letters = _press_bodies(lines, kind)
+    for k in letters:
+        kind[k] = _LETTER
+    _mark_judge_notices(lines, kind)
+    for k in letters:
+        kind[k] = None
     _mark_quotes(lines, kind)
     _mark_signature(lines, kind)
     _mark_signoffs(lines, kind)
 
+    _merge_neighbours(lines, kind)
     kept = [line for line, k in zip(lines, kind) if k is None]
     while kept and not kept[-1].strip():
         kept.pop()
@@ -184,6 +205,65 @@ def new_text(text: str) -> tuple[str, list[Ignored]]:
         if k is not None:
             blocks.setdefault(id(k), k)
     return "\n".join(kept), [b for b in blocks.values() if b.lines]
+
+
+_LETTER = Ignored("letter", 0)  # stands for a press letter's lines while the judge's output is looked for
+
+
+def _report_press_heading(lines: list[str], k: int) -> bool:
+    """A report's "Press" heading (over a rule, or over "From England to France:" in its HTML part)."""
+    nxt = lines[k + 1] if k + 1 < len(lines) else ""
+    return lines[k].strip() == "Press" and (re.match(r"^\s*-{3,}\s*$", nxt) is not None
+                                            or re.match(r"^\s*From \S.* to \S.*:\s*$", nxt) is not None)
+
+
+def _press_bodies(lines: list[str], kind: list[Ignored | None]) -> list[int]:
+    """The lines of PRESS/BROADCAST letters, as :func:`commands.parse_commands` reads them: up to
+    ENDPRESS, SIGNOFF, a ``--`` line or the end. The judge's press notices and a report's press
+    heading start with those words too; they are not letters."""
+    out: list[int] = []
+    inside = False
+    for k, line in enumerate(lines):
+        if kind[k] is not None:
+            continue
+        m = match_keyword(line.strip())
+        if inside:
+            if (m and m[0] in ("ENDPRESS", "SIGNOFF") and not m[1]) or _SIGNATURE.match(line):
+                inside = False
+            else:
+                out.append(k)
+        elif m and m[0] in ("PRESS", "BROADCAST") and not _PRESS_HEADER.match(line) and not _report_press_heading(
+                lines, k):
+            inside = True
+    return out
+
+
+def _merge_neighbours(lines: list[str], kind: list[Ignored | None]) -> None:
+    """Blocks of one kind with only blank lines between them are one note ("Ignored 40 lines of
+    the judge's own earlier mail", not three notes for a pasted HISTORY reply)."""
+    groups: list[list] = []  # [kind, lines, marker] of each note
+    group_of: dict[int, int] = {}  # block (by identity) -> its note
+    prev: int | None = None
+    for k, line in enumerate(lines):
+        cur = kind[k]
+        if cur is None:
+            if line.strip():
+                prev = None
+            continue
+        g = group_of.get(id(cur))
+        if g is None:
+            if prev is not None and groups[prev][0] == cur.kind and cur.kind in ("judge", "quote"):
+                g = prev
+                groups[g][1] += cur.lines
+            else:
+                g = len(groups)
+                groups.append([cur.kind, cur.lines, cur.marker])
+            group_of[id(cur)] = g
+        prev = g
+    notes = [Ignored(*g) for g in groups]
+    for k, cur in enumerate(kind):
+        if cur is not None:
+            kind[k] = notes[group_of[id(cur)]]
 
 
 def _mark(lines: list[str], kind: list[Ignored | None], idx: range | list[int], proto: Ignored) -> None:
@@ -321,8 +401,15 @@ def _bare_attribution(lines: list[str], i: int) -> int | None:
 # -- the judge's own mail ---------------------------------------------------------------------------
 
 
+_EITHER: dict[int, re.Pattern[str]] = {}
+
+
 def _any(patterns: list[re.Pattern[str]], line: str) -> bool:
-    return any(p.match(line) for p in patterns)
+    """Whether one of ``patterns`` matches: one alternation, compiled once (a mail may have 50 000 lines)."""
+    rx = _EITHER.get(id(patterns))
+    if rx is None:
+        rx = _EITHER[id(patterns)] = re.compile("|".join(f"(?:{p.pattern})" for p in patterns))
+    return rx.match(line) is not None
 
 
 def _is_title(lines: list[str], i: int) -> bool:
@@ -333,11 +420,11 @@ def _is_title(lines: list[str], i: int) -> bool:
         or (i + 1 < len(lines) and re.match(r"^\s*={10,}\s*$", lines[i + 1]) is not None))
 
 
-def _mark_judge_output(lines: list[str], kind: list[Ignored | None]) -> None:
-    """A copy of the judge's earlier mail must not be executed again. A whole reply or report
-    (from its ":: Judge:" header to its footer) goes; so does a run of judge-like lines from a
-    line only the judge writes ("(tg.001)" headings, "*** Error:", "Time to deadline:") on.
-    A lone "England: Fleet London -> North Sea." is a player's order."""
+def _mark_judge_mails(lines: list[str], kind: list[Ignored | None]) -> None:
+    """A copy of a whole mail of the judge's must not be executed again: a reply or report from
+    its header (":: Judge: …", or a report's title) to its footer ("No errors encountered.",
+    "Error flag set.", a report's signature). A reply outside a game has no header: from its
+    footer back to the player's last command or order above it."""
     n = len(lines)
     # for each line, the next footer, header and line already left out (scanning once, not per header)
     next_end, next_start, next_marked = [n] * (n + 1), [n] * (n + 1), [n] * (n + 1)
@@ -346,15 +433,50 @@ def _mark_judge_output(lines: list[str], kind: list[Ignored | None]) -> None:
         next_start[k] = k if _any(_JUDGE_START, lines[k]) else next_start[k + 1]
         next_marked[k] = k if kind[k] is not None else next_marked[k + 1]
     i = 0
-    while i < n:  # whole mails: header (or a report's title) to footer
+    while i < n:
         if kind[i] is None and (_any(_JUDGE_START, lines[i]) or _is_title(lines, i)):
             end = next_end[i + 1]
             if end < n and end < next_start[i + 1] and end < next_marked[i + 1]:
                 while end + 1 < n and kind[end + 1] is None and _any(_JUDGE_END, lines[end + 1]):
                     end += 1  # "1 error encountered." / "Error flag set."
-                _mark(lines, kind, range(i, end + 1), Ignored("judge", 0, lines[i]))
+                first = j = i
+                while j > 0 and kind[j - 1] is None and (not lines[j - 1].strip()
+                                                         or lines[j - 1].lstrip().startswith(">")):
+                    j -= 1
+                    if lines[j].strip():
+                        first = j  # the echo of the command it answers ("> HELP")
+                _mark(lines, kind, range(first, end + 1), Ignored("judge", 0, lines[i]))
                 i = end + 1
                 continue
+        i += 1
+    for end in range(n):
+        if kind[end] is None and _any(_JUDGE_END, lines[end]):
+            i = end
+            while i > 0 and kind[i - 1] is None and not _players_line(lines[i - 1]):
+                i -= 1
+            first = min(k for k in range(i, end + 1) if lines[k].strip())
+            _mark(lines, kind, range(first, end + 1), Ignored("judge", 0, lines[first]))
+
+
+def _mark_judge_notices(lines: list[str], kind: list[Ignored | None]) -> None:
+    """The judge's notices (no footer) and pieces of its mails. A notice runs from its header (or a
+    press notice's "Message from England to France in 'tg':") to the player's first command; a
+    piece is a run of judge-like lines from a line only the judge writes ("(tg.001)" headings,
+    "*** Error:", "Time to deadline:") on. A lone "England: Fleet London -> North Sea." is a
+    player's order."""
+    n = len(lines)
+    i = 0
+    while i < n:
+        press = kind[i] is None and _PRESS_HEADER.match(lines[i]) is not None
+        if kind[i] is None and (press or _any(_JUDGE_START, lines[i])):
+            j = i + 1
+            while j < n and kind[j] is None and not _any(_JUDGE_START, lines[j]) and not _players_line(
+                    lines[j], commands_only=press):  # a letter may hold anything but a command
+                j += 1
+            last = max(k for k in range(i, j) if lines[k].strip())
+            _mark(lines, kind, range(i, last + 1), Ignored("judge", 0, lines[i]))
+            i = j
+            continue
         i += 1
 
     def judgy(k: int) -> bool:
@@ -363,7 +485,7 @@ def _mark_judge_output(lines: list[str], kind: list[Ignored | None]) -> None:
                                     or _is_title(lines, k))
 
     i = 0
-    while i < n:  # fragments
+    while i < n:
         if not judgy(i):
             i += 1
             continue
@@ -372,9 +494,27 @@ def _mark_judge_output(lines: list[str], kind: list[Ignored | None]) -> None:
             j += 1
         run = [k for k in range(i, j) if lines[k].strip()]
         anchors = [k for k in run if _any(_JUDGE_ANCHOR, lines[k]) or _is_title(lines, k)]
-        if anchors:  # from the first anchor on: the judge's mails start with one
-            _mark(lines, kind, range(anchors[0], run[-1] + 1), Ignored("judge", 0, lines[anchors[0]]))
+        if anchors:  # from the first anchor on (the judge's mails start with one), and the echo above it
+            first = anchors[0]
+            while first > i and (not lines[first - 1].strip() or lines[first - 1].lstrip().startswith(">")):
+                first -= 1
+            _mark(lines, kind, range(first, run[-1] + 1), Ignored("judge", 0, lines[anchors[0]]))
         i = j
+
+
+_ORDER_SHAPED = re.compile(r"^(((a|f|army|fleet)\s+)?\S+(\s+\S+){0,3}\s+(-|->|h|holds?|s|supports?|c|convoys?)(\s|$)"
+                           r"|(build|remove|disband|waive)\s)", re.I)
+
+
+def _players_line(line: str, commands_only: bool = False) -> bool:
+    """A line that ends a judge's notice pasted above the player's text: a command or an order
+    written at the start of the line (the judge indents its examples) that the judge never writes."""
+    if not line or line[0].isspace() or _any(_JUDGE_ANCHOR, line) or _any(_JUDGE_LINE, line):
+        return False
+    if match_keyword(line.strip()) is not None:
+        return True
+    # the judge's lists end their items with "," or "." ("A Liverpool - Yorkshire." wrapped)
+    return not commands_only and _ORDER_SHAPED.match(line) is not None and not line.rstrip().endswith((",", "."))
 
 
 # -- signature and sign-offs ---------------------------------------------------------------------
