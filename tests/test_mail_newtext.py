@@ -385,3 +385,24 @@ def test_any_html_is_read_without_raising(pieces: list[str]) -> None:
     html = "".join(pieces)
     text, ignored = html_new_text(html)
     assert isinstance(text, str) and all(b.lines > 0 for b in ignored)
+
+
+@pytest.mark.parametrize("client,tail", [
+    ("GMX / WEB.DE (Date line first)", ["Gesendet mit der WEB.DE Mail App", "", "",
+                                        "Gesendet: Dienstag, 24. November 2026 um 10:00 Uhr",
+                                        'Von: "The Judge" <judge@example.test>', "An: p1@example.test",
+                                        "Betreff: TEST:tg - S1901M orders"]),
+    ("Yahoo (no quote marks)", ["", "On Tuesday, November 24, 2026 at 10:00:00 AM GMT, The Judge "
+                                "<judge@example.test> wrote:", ""]),
+    ("Proton Mail", ["", "Sent with Proton Mail secure email.", "", "------- Original Message -------",
+                     "On Tuesday, November 24th, 2026 at 10:00, The Judge <judge@example.test> wrote:", ""]),
+    ("Mail for Windows", ["", "Sent from Mail for Windows", "", "From: The Judge", "Sent: Tuesday, 24 November 2026 10:00",
+                          "To: p1@example.test", "Subject: orders", ""]),
+    ("Outlook for Mac, German", ["", "Von: The Judge <judge@example.test>",
+                                 "Datum: Dienstag, 24. November 2026 um 10:00", "An: p1@example.test",
+                                 "Betreff: orders", ""]),
+])
+def test_more_clients_plain_text(client: str, tail: list[str]) -> None:
+    text, ignored = new_text("\n".join(NEW + tail + OLD))
+    assert text.split("\n") == NEW, client
+    assert ignored[-1].kind == "quote" and ignored[-1].lines >= len(OLD)
