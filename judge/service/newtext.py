@@ -11,9 +11,10 @@ reason, and the reply lists them.
 
 email-reply-parser is not used for this: it treats a line ending in ``--`` or ``__`` as a
 signature (dropping a ``--- Spring 1902 ---`` heading after a blank line and the orders under
-it), any single "From: …" or "To: …" line as a mail header (dropping the rest of a press letter),
-"Only changes from what I wrote:" as a quote header, and knows no header blocks but English ones (tests in
-``tests/test_mail_newtext.py`` pin each case).
+it), any single "From: …" or "To: …" line as a mail header (dropping the rest of a press
+letter), "Only changes from what I wrote:" as a quote header, and knows no header blocks but
+English ones (tests in ``tests/test_mail_newtext.py`` pin each case). docs/mail-reading.md
+lists what is left out and what is not.
 """
 
 from __future__ import annotations
@@ -176,7 +177,11 @@ _NAME = re.compile(r"^[^\W\d_][^\d]{0,38}$")
 
 
 def new_text(text: str) -> tuple[str, list[Ignored]]:
-    """The player's new text and the blocks left out (in the order they appear)."""
+    """The player's new text and the blocks left out (in the order they appear).
+
+    Each pass marks lines the earlier ones left: an earlier message without quote marks (it runs
+    to the end), the judge's whole mails, its notices and pieces (not inside press letters),
+    ``>`` quotes, the signature, phone lines and the sign-off at the end."""
     lines = text.split("\n")
     kind: list[Ignored | None] = [None] * len(lines)  # which block each line was left out in
 
