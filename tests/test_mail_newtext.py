@@ -81,12 +81,20 @@ def test_html_markers_each_set_their_part_aside() -> None:
         '<div>A Lon H</div><div id="appendonsend"></div><hr><div id="divRplyFwdMsg"><b>From:</b> J</div>'
         '<div>F Edi H</div>': "From: J",
         '<div>A Lon H</div><div style="border:none; border-top:solid #B5C4DF 1.0pt; padding:3.0pt 0in 0in 0in">'
-        '<p><b>From:</b> J</p></div><p>F Edi H</p>': "From: J",
+        '<p><b>From:</b> J<br><b>Sent:</b> Tuesday</p></div><p>F Edi H</p>': "From: J",
     }
     for html, marker in cases.items():
         text, ignored = html_new_text(html)
         assert text == "A Lon H", html
         assert [(b.kind, b.marker) for b in ignored] == [("quote", marker)], html
+
+
+def test_a_bordered_box_without_a_header_block_is_the_players() -> None:
+    box = '<div style="border:none;border-top:solid #E1E1E1 1.0pt;padding:3.0pt 0cm 0cm 0cm"><p>{}</p></div>'
+    text, ignored = html_new_text("<p>A Lon H</p>" + box.format("F Edi H") + "<p>A Lvp H</p>")
+    assert text == "A Lon H\nF Edi H\nA Lvp H" and ignored == []
+    text, ignored = html_new_text("<p>A Lon H</p>" + box.format("<b>Von:</b> J<br><b>Gesendet:</b> Di") + "<p>x</p>")
+    assert text == "A Lon H" and [(b.kind, b.lines) for b in ignored] == [("quote", 3)]
 
 
 def test_thunderbird_cite_prefix_and_its_blockquote_are_one_block() -> None:

@@ -18,7 +18,7 @@ from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
-from judge.service.newtext import Ignored, new_text
+from judge.service.newtext import Ignored, header_block, new_text
 
 #: local parts of addresses that are machines, never people (njudge's list, and a few more)
 MACHINE_SENDERS = frozenset({
@@ -298,9 +298,11 @@ class _TextFromHTML(HTMLParser):
         elif self.inside is None and not self.cut:
             classes = a.get("class", "").split() + [a.get("id", "")]
             style = "".join(a.get("style", "").split())
-            if a.get("id") in self.CUT_IDS or "outlookmessageheader" in classes or (
-                    tag == "div" and "border-top:solid" in style):
+            if a.get("id") in self.CUT_IDS or "outlookmessageheader" in classes:
                 self._begin_aside("quote")
+                self.cut = True
+            elif tag == "div" and "border-top:solid" in style:
+                self._begin_aside("box")  # Outlook's header box, if a header block is in it
                 self.cut = True
             elif tag == "blockquote" or any(c in self.QUOTE_CLASSES for c in classes):
                 self._begin_aside("quote")
@@ -347,6 +349,13 @@ def html_new_text(html: str) -> tuple[str, list[Ignored]]:
     ignored = []
     for kind, parts in p.aside:
         lines = [line for line in _html_lines(parts).split("\n") if line.strip()]
+        if kind == "box":
+            if not any(header_block(lines, i) for i in range(min(2, len(lines)))):
+                if p.parts and not p.parts[-1].endswith("\n"):
+                    p.parts.append("\n")
+                p.parts += parts  # a bordered box of the player's own (a signature, a table)
+                continue
+            kind = "quote"
         if lines:
             ignored.append(Ignored(kind, len(lines), lines[0] if kind == "quote" else "-- "))
     return _html_lines(p.parts), ignored
