@@ -272,7 +272,8 @@ def test_sign_offs_are_a_note(signoff: str) -> None:
     "Sent from my iPhone", "Sent from my Galaxy", "Get Outlook for Android", "Sent from Outlook for iOS",
     "Von meinem iPhone gesendet", "Gesendet von meinem iPad", "Envoyé de mon iPhone", "Obtenir Outlook pour Android",
     "Verzonden vanaf mijn iPhone", "Verstuurd vanaf mijn iPhone", "Enviado desde mi iPhone", "Inviato da iPhone",
-    "Inviato dal mio dispositivo Galaxy",
+    "Inviato dal mio dispositivo Galaxy", "Sent with Proton Mail secure email.", "Gesendet mit der WEB.DE Mail App",
+    "Sent from Yahoo Mail for iPhone", "Sent from Mail for Windows",
 ])
 def test_phone_lines_are_a_note(device: str) -> None:
     text, ignored = new_text(f"SIGNON Etg pw1\nA Lon H\nThanks, Bob\n\n{device}")
@@ -288,6 +289,7 @@ def test_phone_lines_are_a_note(device: str) -> None:
     "SIGNON Etg pw1\nPRESS TO F\nDear Paris, shall we?\nRegards,\nLondon",  # the letter's own closing
     "SIGNON Etg pw1\nA Lon H\nThanks for the stab, I will remember it 1901",
     "SIGNON Etg pw1\nA Lon H\nByelorussia is not on the map",
+    "SIGNON Etg pw1\nPRESS TO F\nSent with love from London\nGesendet von Berlin\nENDPRESS\nA Lon H",
 ])
 def test_closing_words_that_are_not_a_sign_off_stay(body: str) -> None:
     text, ignored = new_text(body)

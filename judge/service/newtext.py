@@ -152,13 +152,16 @@ _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
 _SIGNATURE = re.compile(r"^--\s*$")  # "-- " ends the commands (njudge); "--" alone too
 
 # "Sent from my iPhone" and friends, as phones and webmail add them
+_APPS = r"outlook|yahoo|aol|gmx|web\.de|t-online|proton\s?mail|blackberry|spark|airmail|samsung|mail"
 _DEVICE = re.compile(
-    r"^\s*(sent from (my|outlook|mail for|yahoo|aol|samsung|the)\b.{0,40}|get outlook for \w+.{0,40}"
-    r"|sent (with|via|using) .{1,30}|von meinem .{1,30} gesendet|gesendet (von|mit|über) .{1,40}"
-    r"|envoyé (de|depuis) (mon|ma|l'|outlook|yahoo).{0,40}|obtenir outlook pour .{1,40}"
-    r"|(verzonden|verstuurd) (vanaf|met|van|via) .{1,40}|download outlook voor .{1,30}"
-    r"|enviado (desde|do|de) (mi|meu|o meu|outlook|yahoo).{0,40}|obtener outlook para .{1,30}"
-    r"|inviato da(l)? .{1,40}|scarica outlook per .{1,30}|skickat från .{1,40})\s*$", re.I)
+    rf"^\s*(sent from (my|mail for|the \S+ app|{_APPS})\b.{{0,40}}|get outlook for \w+.{{0,40}}"
+    rf"|sent (with|via|using) (the )?({_APPS})\b.{{0,40}}"
+    rf"|von meinem .{{1,30}} gesendet|gesendet (von|mit|über) (meinem|meiner|der|dem|{_APPS})\b.{{0,40}}"
+    rf"|envoyé (de|depuis|avec) (mon|ma|l'|{_APPS})\b.{{0,40}}|obtenir outlook pour .{{1,40}}"
+    rf"|(verzonden|verstuurd) (vanaf|met|van|via) (mijn|de|{_APPS})\b.{{0,40}}|download outlook voor .{{1,30}}"
+    rf"|enviado (desde|do|de|con) (mi|meu|o meu|{_APPS})\b.{{0,40}}|obtener outlook para .{{1,30}}"
+    rf"|inviato da(l mio)? (iphone|ipad|android|dispositivo|smartphone|telefono|{_APPS})\b.{{0,40}}"
+    rf"|scarica outlook per .{{1,30}}|skickat från (min|{_APPS})\b.{{0,40}})\s*$", re.I)
 
 # closing words; a sign-off is such a line at the very end, maybe with a name after it
 _CLOSING = re.compile(
