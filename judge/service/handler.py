@@ -69,6 +69,8 @@ class Handler:
             return
         for note in self.mail.notes:
             self.say(note)
+        if self.mail.ignored:  # a note, never an error: nothing the player wrote vanishes silently
+            self.say(render_part("ignored.txt", notes=[b.describe() for b in self.mail.ignored]))
         cmds = parse_commands(self.mail.text)
         try:
             for cmd in cmds:

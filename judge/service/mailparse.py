@@ -18,7 +18,7 @@ from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
-from email_reply_parser import EmailReplyParser
+from judge.service.newtext import Ignored, header_block, new_text
 
 #: local parts of addresses that are machines, never people (njudge's list, and a few more)
 MACHINE_SENDERS = frozenset({
@@ -42,6 +42,7 @@ class IncomingMail:
     ignore: str | None = None  # why this message must not be answered at all
     error: str | None = None  # why its text could not be read (answered with this)
     notes: list[str] = field(default_factory=list)  # things to tell the sender (e.g. truncated)
+    ignored: list[Ignored] = field(default_factory=list)  # blocks not read as commands, each with why
 
 
 @functools.lru_cache(maxsize=512)
@@ -90,14 +91,15 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
     if not mail.reply_to:
         mail.ignore = "no sender address"
         return mail
-    text, error = body_text(msg)
+    text, ignored, error = read_body(msg)
     if error:
         mail.error = error
         return mail
     if len(text) > MAX_BODY_CHARS:
         text = text[:MAX_BODY_CHARS]
         mail.notes.append(f"Your message was longer than {MAX_BODY_CHARS} characters; the rest was not read.")
-    mail.text = strip_reply(text)
+    mail.text, more = new_text(text)
+    mail.ignored = ignored + more
     return mail
 
 
@@ -166,80 +168,198 @@ def ignore_reason(msg: EmailMessage, sender: str, our_address: str, loop_header:
 
 def body_text(msg: EmailMessage) -> tuple[str, str | None]:
     """The message's text: its text/plain part, or text from its HTML part. (text, error)."""
+    text, _, error = read_body(msg)
+    return text, error
+
+
+def read_body(msg: EmailMessage) -> tuple[str, list[Ignored], str | None]:
+    """The text of the message's text/plain part (format=flowed rejoined), or of its HTML part
+    with the quoted earlier message cut out at the HTML level. (text, blocks cut out, error)."""
     try:
         part = msg.get_body(preferencelist=("plain", "html"))
     except Exception:
         part = None
     if part is None:
         if msg.is_multipart() or msg.get_content_maintype() != "text":
-            return "", "the message has no text part: please send your commands as plain text"
+            return "", [], "the message has no text part: please send your commands as plain text"
         part = msg
     try:
         content = part.get_content()
     except LookupError:
         cs = part.get_content_charset() or "?"
-        return "", (f"the message is in the character set {cs!r}, which the judge cannot read: "
-                    "please send it as UTF-8 plain text")
+        return "", [], (f"the message is in the character set {cs!r}, which the judge cannot read: "
+                        "please send it as UTF-8 plain text")
     except Exception:
         payload = part.get_payload(decode=True)
         if not isinstance(payload, bytes):
-            return "", "the message text could not be decoded: please send it as UTF-8 plain text"
+            return "", [], "the message text could not be decoded: please send it as UTF-8 plain text"
         content = payload.decode("utf-8", "replace")
     if not isinstance(content, str):
-        return "", "the message has no text part: please send your commands as plain text"
+        return "", [], "the message has no text part: please send your commands as plain text"
+    content = content.replace("\r\n", "\n").replace("\r", "\n")
     if part.get_content_subtype() == "html":
-        content = html_to_text(content)
-    return content.replace("\r\n", "\n").replace("\r", "\n"), None
+        return *html_new_text(content), None
+    if not content.strip() and msg.is_multipart():  # an empty text part beside the HTML one
+        try:
+            html = msg.get_body(preferencelist=("html",))
+            if html is not None:
+                return *html_new_text(html.get_content().replace("\r\n", "\n")), None
+        except Exception:
+            pass
+    if str(part.get_param("format", "")).lower() == "flowed":
+        content = unflow(content, delsp=str(part.get_param("delsp", "")).lower() == "yes")
+    return content, [], None
+
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """Rejoin RFC 3676 format=flowed text: a line ending in a space continues on the next line of
+    the same quote depth (with ``delsp=yes`` that space was added by the sender and goes);
+    space-stuffing is undone. The stdlib does not do this; Apple Mail and Thunderbird send it."""
+    out: list[str] = []
+    cur: str | None = None
+    cur_depth = 0
+
+    def emit(depth: int, body: str) -> None:
+        out.append((">" * depth + " " + body) if depth else body)
+
+    for line in text.split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        body = line[depth:]
+        if body.startswith(" "):
+            body = body[1:]  # space-stuffed (or the space after the quote marks)
+        if cur is not None and depth != cur_depth:
+            emit(cur_depth, cur)  # a quote depth change ends a paragraph (RFC 3676 4.5)
+            cur = None
+        soft = body.endswith(" ") and body != "-- "  # the signature separator is never flowed
+        if soft and delsp:
+            body = body[:-1]
+        cur, cur_depth = (cur or "") + body, depth
+        if not soft:
+            emit(depth, cur)
+            cur = None
+    if cur is not None:
+        emit(cur_depth, cur)
+    return "\n".join(out)
 
 
 def strip_reply(text: str) -> str:
-    """Keep only the new text: drop quoted replies and the signature."""
-    lines = text.split("\n")
-    # a "-- " signature line ends the commands (njudge); cut there before anything else
-    for i, line in enumerate(lines):
-        if line.rstrip() == "--":
-            lines = lines[:i]
-            break
-    text = "\n".join(lines)
-    try:
-        return EmailReplyParser.parse_reply(text)
-    except Exception:
-        return "\n".join(l for l in lines if not l.lstrip().startswith(">"))
+    """Keep only the new text: drop quoted replies, the judge's own output, signature and sign-offs."""
+    return new_text(text)[0]
 
 
 class _TextFromHTML(HTMLParser):
-    BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "table"}
+    """HTML → text lines, setting aside what mail clients mark as the earlier message: a
+    ``<blockquote>``, Gmail's ``gmail_quote``, Thunderbird's ``moz-cite-prefix``, Apple Mail's
+    ``AppleOriginalContents``; and from Outlook's reply separator (``divRplyFwdMsg``,
+    ``appendonsend``, the ``border-top`` header box) to the end."""
+
+    BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "table", "hr"}
+    SKIP = {"script", "style", "head", "title"}
+    QUOTE_CLASSES = ("gmail_quote", "moz-cite-prefix", "yahoo_quoted", "appleoriginalcontents")
+    SIGNATURE_CLASSES = ("gmail_signature", "moz-signature")
+    CUT_IDS = ("divrplyfwdmsg", "appendonsend", "stopspelling", "mail-editor-reference-message-container")
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.skip = 0
-        self.quote = 0
+        self.aside: list[tuple[str, list[str]]] = []  # (kind, text parts) of each block set aside
+        self.inside: tuple[str, int] | None = None  # (tag, nesting) of the element being set aside
+        self.cut = False  # from here to the end is the earlier message
+        self.new_since_aside = True
+
+    def _begin_aside(self, kind: str) -> None:
+        if self.aside and not self.new_since_aside and self.aside[-1][0] == kind:
+            return  # Thunderbird's cite prefix and its blockquote are one block
+        self.aside.append((kind, []))
+        self.new_since_aside = False
+
+    def _out(self, text: str) -> None:
+        if self.cut or self.inside is not None:
+            self.aside[-1][1].append(text)
+        else:
+            self.parts.append(text)
+            if text.strip():
+                self.new_since_aside = True
+
+    def _line_end(self, tag: str) -> None:
+        """<br> ends a line; a block (<div>, <p>, …) ends one only if text is open, so that
+        ``<div>a</div><div>b</div>`` are two lines and ``<div><br></div>`` is a blank one."""
+        buf = self.aside[-1][1] if (self.cut or self.inside is not None) else self.parts
+        if tag == "br" or (buf and not buf[-1].endswith("\n")):
+            self._out("\n")
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style", "head"):
+        if tag in self.SKIP:
             self.skip += 1
-        if tag == "blockquote":
-            self.quote += 1
+        a = {k.lower(): (v or "").lower() for k, v in attrs}
+        if self.inside is not None and tag == self.inside[0]:
+            self.inside = (tag, self.inside[1] + 1)
+        elif self.inside is None and not self.cut:
+            classes = a.get("class", "").split() + [a.get("id", "")]
+            style = "".join(a.get("style", "").split())
+            if a.get("id") in self.CUT_IDS or "outlookmessageheader" in classes:
+                self._begin_aside("quote")
+                self.cut = True
+            elif tag == "div" and "border-top:solid" in style:
+                self._begin_aside("box")  # Outlook's header box, if a header block is in it
+                self.cut = True
+            elif tag == "blockquote" or any(c in self.QUOTE_CLASSES for c in classes):
+                self._begin_aside("quote")
+                self.inside = (tag, 1)
+            elif any(c in self.SIGNATURE_CLASSES for c in classes):
+                self._begin_aside("signature")
+                self.inside = (tag, 1)
         if tag in self.BLOCK:
-            self.parts.append("\n")
+            self._line_end(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if self.inside is not None and tag == self.inside[0]:
+            self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style", "head") and self.skip:
+        if tag in self.SKIP and self.skip:
             self.skip -= 1
-        if tag == "blockquote" and self.quote:
-            self.quote -= 1
-        if tag in self.BLOCK:
-            self.parts.append("\n")
+        if tag in self.BLOCK and tag != "br":
+            self._line_end(tag)
+        if self.inside is not None and tag == self.inside[0]:
+            n = self.inside[1] - 1
+            self.inside = (tag, n) if n else None
 
     def handle_data(self, data: str) -> None:
-        if not self.skip and not self.quote:  # quoted text (blockquote) is an old message
-            self.parts.append(data)
+        if not self.skip:
+            self._out(data)
 
 
-def html_to_text(html: str) -> str:
+def _html_lines(parts: list[str]) -> str:
+    """Text lines from the parser's pieces: spaces collapsed, one blank line at most between
+    paragraphs (every <div> and <p> starts a line)."""
+    text = "".join(parts).replace("\xa0", " ")
+    lines = [" ".join(line.split()) for line in text.split("\n")]
+    out = [l for i, l in enumerate(lines) if l or (i and lines[i - 1])]
+    return "\n".join(out).strip("\n")
+
+
+def html_new_text(html: str) -> tuple[str, list[Ignored]]:
+    """The text of an HTML body without the parts mail clients mark as quoted, and those parts."""
     p = _TextFromHTML()
     p.feed(html)
     p.close()
-    text = "".join(p.parts).replace("\xa0", " ")
-    return "\n".join(" ".join(line.split()) for line in text.split("\n"))
+    ignored = []
+    for kind, parts in p.aside:
+        lines = [line for line in _html_lines(parts).split("\n") if line.strip()]
+        if kind == "box":
+            if not any(header_block(lines, i) for i in range(min(2, len(lines)))):
+                if p.parts and not p.parts[-1].endswith("\n"):
+                    p.parts.append("\n")
+                p.parts += parts  # a bordered box of the player's own (a signature, a table)
+                continue
+            kind = "quote"
+        if lines:
+            ignored.append(Ignored(kind, len(lines), lines[0] if kind == "quote" else "-- "))
+    return _html_lines(p.parts), ignored
+
+
+def html_to_text(html: str) -> str:
+    return html_new_text(html)[0]

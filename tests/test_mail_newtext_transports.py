@@ -1,0 +1,74 @@
+"""A German Outlook reply quoting the old orders, through the other two doors: the pipe
+(``judge deliver``) and the IMAP/SMTP daemon against a real Dovecot. Only the new orders are
+applied, and the reply says what was left out (the Maildir door: tests/test_service_newtext.py)."""
+
+from __future__ import annotations
+
+import email
+import mailbox
+from email import policy
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import client_mails as cm
+from mailservers import (Dovecot, SmtpSink, daemon_config, dovecot, mail, running_daemon, smtp_sink,  # noqa: F401
+                         text_of, until, workdir)
+from test_service_helpers import JUDGE, Table
+
+NEW = ["F Lon - Nth", "F Edi - Nwg", "A Lvp - Yor"]
+OLD = ["F Lon - Eng", "F Edi - Nth", "A Lvp - Wal"]
+NEW_LIST = {"England: Fleet London -> North Sea.", "England: Fleet Edinburgh -> Norwegian Sea.",
+            "England: Army Liverpool -> Yorkshire."}
+
+
+def _game_with_old_orders(tmp: Path) -> tuple[Table, str, bytes]:
+    """A game where England has sent the old orders, and England's Outlook reply to the judge's answer."""
+    t = Table(tmp)
+    t.start_game()
+    addr = t.powers["England"]
+    first = t.reply_to(addr, t.order("England", "\n".join(OLD)))
+    old = first.body.split("\n") + ["", f"Von: Bob Player <{addr}>", "Gesendet: Montag, 7. Januar 2030 12:00",
+                                    f"An: The Judge <{JUDGE}>", "Betreff: orders", "", t.signon("England")] + OLD
+    raw = cm.outlook_desktop("de", [t.signon("England")] + NEW + ["", "Viele Grüße", "Bob"], old,
+                             sender=f"Bob Player <{addr}>")
+    t.close()
+    return t, addr, raw
+
+
+def _check(reply_text: str) -> None:
+    reply_text = reply_text.replace("\r\n", "\n")  # as sent by SMTP
+    orders = {l for l in reply_text.split("\n") if l.startswith("England: ")}
+    assert orders == NEW_LIST, reply_text
+    flat = " ".join(reply_text.split())
+    assert "quoted lines (an earlier message, from 'Von: The Judge <judge@example.test>')" in flat
+    assert "Ignored your sign-off 'Viele Grüße Bob'." in flat
+    assert "No errors encountered." in reply_text
+
+
+def test_pipe(tmp_path: Path) -> None:
+    from judge.cli import main
+
+    t, addr, raw = _game_with_old_orders(tmp_path)
+    out = tmp_path / "pipe-out"
+    r = CliRunner().invoke(main, ["deliver", "--db", str(t.cfg.db_path), "--outbox-maildir", str(out)], input=raw)
+    assert r.exit_code == 0 and "handled" in r.output, r.output
+    replies = [email.message_from_bytes(m.as_bytes(), policy=policy.default) for m in mailbox.Maildir(str(out))]
+    mine = [m for m in replies if addr in str(m["To"])]
+    assert len(mine) == 1 and "[Error Flag]" not in str(mine[0]["Subject"])
+    _check(text_of(mine[0]))  # type: ignore[arg-type]
+
+
+@pytest.mark.mail
+async def test_daemon_with_dovecot(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    t, addr, raw = _game_with_old_orders(workdir)
+    cfg = daemon_config(mail, smtp_sink, workdir, service="judge.service:Judge",
+                        judge={"db_path": str(t.cfg.db_path), "options": {"code": "TEST", "password_cost": 4}},
+                        imap={"poll_interval": 1.0})
+    async with running_daemon(cfg):
+        mail.append(raw)
+        await until(lambda: len(smtp_sink.to(addr)) == 1, 30, "the reply to England")
+    reply = smtp_sink.to(addr)[0].msg
+    assert "[Error Flag]" not in str(reply["Subject"])
+    _check(text_of(reply))
