@@ -80,6 +80,8 @@ class Map:
         # any unit kind, used for civil-disorder distances and right-hand retreats
         self.any_adj = {p: self.army_adj.get(p, frozenset()) | self.fleet_reach_prov.get(p, frozenset())
                         for p in provinces}
+        self._looked_up: dict[str, str | None] = {}  # lookup() memo: name as written -> id
+        self._shown: dict[str, str] = {}  # display() memo: location -> printed key
         self._alias: dict[str, str] = {}
         for p, prov in provinces.items():
             for a in (prov.key, prov.name, *prov.aliases):
@@ -88,15 +90,25 @@ class Map:
     # -- names ---------------------------------------------------------------------------
     def lookup(self, name: str) -> str | None:
         """Province id for a key, full name or alias (any case, dots and spaces ignored)."""
-        return self._alias.get(norm(name))
+        try:
+            return self._looked_up[name]
+        except KeyError:
+            found = self._alias.get(norm(name))
+            if len(self._looked_up) < 4096:  # the names positions use; not whatever mail brings
+                self._looked_up[name] = found
+            return found
 
     def aliases(self) -> dict[str, str]:
         return dict(self._alias)
 
     def display(self, loc: str) -> str:
-        p, _, coast = loc.partition("/")
-        key = self.provinces[p].key
-        return f"{key}/{coast}" if coast else key
+        try:
+            return self._shown[loc]
+        except KeyError:
+            p, _, coast = loc.partition("/")
+            key = self.provinces[p].key
+            shown = self._shown[loc] = f"{key}/{coast}" if coast else key
+            return shown
 
     def name(self, loc: str) -> str:
         p, _, coast = loc.partition("/")

@@ -60,8 +60,8 @@ def _same(b: Board, text: str, power: str | None = None) -> None:
 def test_fast_path_agrees_with_the_full_parser(vname, options, monkeypatch):
     taken = [0, 0]
 
-    def counting(ctx, line, powers):
-        got = read_line(ctx, line, powers)
+    def counting(ctx, line, powers, table=None):
+        got = read_line(ctx, line, powers, table)
         taken[got is not None] += 1
         return got
 

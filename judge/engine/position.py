@@ -10,6 +10,7 @@ Positions are read from and written to the documented position JSON::
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -193,7 +194,24 @@ def parse_loc(text: str, m: Map, entry: str) -> str:
     return pid
 
 
+_READ_UNITS: "weakref.WeakKeyDictionary[Map, dict[str, tuple[str, str]]]" = weakref.WeakKeyDictionary()
+
+
 def parse_unit(text: str, m: Map, power: str, entry: str) -> Unit:
+    # positions repeat the same few hundred unit texts: remember each one read well, per map
+    known = _READ_UNITS.get(m)
+    if known is None:
+        known = _READ_UNITS[m] = {}
+    hit = known.get(text) if isinstance(text, str) else None
+    if hit is not None:
+        return Unit(power, hit[0], hit[1])
+    u = _parse_unit(text, m, power, entry)
+    if len(known) < 4096:
+        known[text] = (u.kind, u.loc)
+    return u
+
+
+def _parse_unit(text: str, m: Map, power: str, entry: str) -> Unit:
     parts = str(text).split()
     if len(parts) != 2 or parts[0].upper() not in UNIT_KINDS:
         raise PositionError(f"{entry}: bad unit {text!r} (write e.g. 'A Lvp', 'F StP/sc')")

@@ -21,7 +21,7 @@ from typing import Any
 
 from judge.engine.position import Position
 from judge.orders import variant_kinds as _variant_kinds  # registers the variant order kinds
-from judge.orders.canonical import read_line
+from judge.orders.canonical import read_line, table_for
 from judge.orders.lexer import order_lines, tokenize
 from judge.orders.names import names_for
 from judge.orders.parsed import ParsedLine
@@ -35,14 +35,17 @@ del _variant_kinds
 
 
 def parse_orders(text: str, pos: Position, power: str | None = None, *, check: bool = False,
-                 rules: dict[str, Any] | None = None, fast: bool = True) -> list[ParsedLine]:
+                 rules: dict[str, Any] | None = None, fast: bool = True, warn: bool = True
+                 ) -> list[ParsedLine]:
     """Read every order in ``text`` against ``pos``.
 
     ``power``: the signed-on player; orders for other powers' units are then errors.
     ``rules``: the game's rules (default: the variant's); ``rules["modules"]`` decides which
     variant order kinds exist. ``check``: also report orders the engine would refuse.
     ``fast``: read lines in canonical notation without the full grammar (same result,
-    ``judge.orders.canonical``); False only to compare the two.
+    ``judge.orders.canonical``); False only to compare the two. ``warn=False`` leaves out the
+    warnings that need all the orders (supports for a unit ordered elsewhere): the adjudicator
+    does not print them.
     """
     variant = pos.variant
     m = pos.map
@@ -64,9 +67,10 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
                 LineReader(first, line, toks).read()
         ctx.af_moves = dict(first.af_moves)
     powers = {p: p for p in variant.powers}
+    table = table_for(names, m)
     out: list[ParsedLine] = []
     for line in lines:
-        parsed = read_line(ctx, line, powers) if fast else None
+        parsed = read_line(ctx, line, powers, table) if fast else None
         if parsed is not None:
             out.append(parsed)
             continue
@@ -75,5 +79,6 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
             out.extend(LineReader(ctx, line, toks).read())
     if check:
         engine_verdicts(out, pos, rules)
-    mismatch_warnings(out, pos)
+    if warn:
+        mismatch_warnings(out, pos)
     return out

@@ -81,10 +81,12 @@ def table_for(names: Names, m: Map) -> Table:
     return t
 
 
-def read_line(ctx: "Context", line: str, powers: dict[str, str]) -> ParsedLine | None:
+def read_line(ctx: "Context", line: str, powers: dict[str, str], table: Table | None = None
+              ) -> ParsedLine | None:
     """The order on ``line`` if it is canonical text the full parser reads the same way; else None.
 
-    ``powers``: the variant's power names as printed ("England")."""
+    ``powers``: the variant's power names as printed ("England"); ``table``: ``table_for`` the
+    map (looked up when not given)."""
     words = line.split()
     if not words:
         return None
@@ -96,7 +98,8 @@ def read_line(ctx: "Context", line: str, powers: dict[str, str]) -> ParsedLine |
             return None
         words = words[1:]
     m = ctx.map
-    table = table_for(ctx.names, m)
+    if table is None:
+        table = table_for(ctx.names, m)
     locs = table.locs
     pos = ctx.pos
     phase = pos.phase.kind
