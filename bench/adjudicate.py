@@ -152,6 +152,8 @@ def end_to_end(args: argparse.Namespace) -> None:
     n = len(cases)
     root = Path(__file__).resolve().parent.parent
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    for var in ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED"):  # as installed: byte code cached (the
+        env.pop(var, None)  # warm-up run writes it), output buffered
     mila = importlib.util.find_spec("diplomacy") is not None
     with tempfile.TemporaryDirectory() as tmp:
         judge_in, mila_in = Path(tmp, "judge.jsonl"), Path(tmp, "mila.jsonl")
@@ -162,6 +164,10 @@ def end_to_end(args: argparse.Namespace) -> None:
             commands["MILA"] = [sys.executable, str(Path(__file__).with_name("mila_batch.py")), str(mila_in)]
         wall: dict[str, list[float]] = {k: [] for k in commands}
         outputs: dict[str, str] = {}
+        empty = Path(tmp, "empty.jsonl")
+        empty.write_text("", encoding="utf-8")
+        for cmd in commands.values():  # warm-up: byte code cached, files in the page cache
+            subprocess.run([*cmd[:-1], str(empty)], env=env, capture_output=True, check=True)
         for _ in range(args.runs):
             for name, cmd in commands.items():  # interleaved: both see the same load
                 t0 = time.perf_counter()

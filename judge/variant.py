@@ -282,6 +282,8 @@ class Variant:
             for p in self.powers.values():
                 for key in (p.letter.lower(), norm(p.adjective), norm(p.abbrev), norm(p.name)):
                     index[key] = p  # later keys win: a full name beats another power's letter
+            for p in self.powers.values():  # the name as printed, without normalising it again
+                index.setdefault(p.name, index[norm(p.name)])
             self.__dict__["_power_index"] = index
         got = index.get(name)
         return got if got is not None else index.get(norm(name))

@@ -60,8 +60,8 @@ def _same(b: Board, text: str, power: str | None = None) -> None:
 def test_fast_path_agrees_with_the_full_parser(vname, options, monkeypatch):
     taken = [0, 0]
 
-    def counting(ctx, line, powers, table=None):
-        got = read_line(ctx, line, powers, table)
+    def counting(ctx, line, table=None):
+        got = read_line(ctx, line, table)
         taken[got is not None] += 1
         return got
 
@@ -92,10 +92,9 @@ def test_fast_lines_are_the_common_canonical_forms():
     text = ("England: F Lon - Nth\nEngland: A Lvp - Edi via convoy\nEngland: F Edi C A Lvp - Nwy\n"
             "France: A Par S A Mar - Bur\nA Mar H\nRussia: F StP/sc - Bot\nF Sev S A Mos\n")
     ctx = judge.orders.Context(b.pos, b.m, judge.orders.names_for(v, b.m), frozenset(), None)
-    powers = {p: p for p in v.powers}
-    assert all(read_line(ctx, line, powers) is not None for line in text.splitlines())
+    assert all(read_line(ctx, line) is not None for line in text.splitlines())
     # not canonical, or not sure: the full parser decides
     for line in ("F Lon-Nth", "f lon - nth", "F London - North Sea", "A Par - Bur.", "F StP - Bot",
                  "A Lon - Nth", "England: A Par - Bur", "F Bre - Spa", "A Mar - Spa/nc", "Germany:"):
-        assert read_line(ctx, line, powers) is None or line in ("A Lon - Nth", "England: A Par - Bur"), line
+        assert read_line(ctx, line) is None or line in ("A Lon - Nth", "England: A Par - Bur"), line
     _same(b, text)

@@ -97,10 +97,12 @@ class Position:
             raise PositionError(f"phase: {exc}") from None
         m = variant.map_at(phase)
         units: dict[str, Unit] = {}
+        known = _units_read(m)
         for pname, ulist in (data.get("units") or {}).items():
             power = _power(variant, pname, "units")
+            entry = f"units.{pname}"
             for text in ulist or ():
-                u = parse_unit(text, m, power, f"units.{pname}")
+                u = parse_unit(text, m, power, entry, known)
                 if u.prov in units:
                     raise PositionError(f"units.{pname}: two units in {m.provinces[u.prov].key}")
                 units[u.prov] = u
@@ -154,12 +156,13 @@ class Position:
 
     def to_json(self) -> dict[str, Any]:
         m = self.map
+        shown = m.display
         units: dict[str, list[str]] = {p: [] for p in self.variant.powers}
-        for u in sorted(self.units.values(), key=lambda u: u.loc):
-            units.setdefault(u.power, []).append(u.text(m))
+        for u in sorted(self.units.values(), key=_loc_of):
+            units.setdefault(u.power, []).append(f"{u.kind} {shown(u._loc)}")
         centres: dict[str, list[str]] = {p: [] for p in self.variant.powers}
         for c, p in sorted(self.centres.items()):
-            centres.setdefault(p, []).append(m.display(c))
+            centres.setdefault(p, []).append(shown(c))
         dislodged: dict[str, list[dict[str, Any]]] = {}
         for d in sorted(self.dislodged.values(), key=lambda d: d.unit.loc):
             dislodged.setdefault(d.unit.power, []).append({
@@ -172,6 +175,10 @@ class Position:
         if self.extra:
             out["extra"] = self.extra
         return out
+
+
+def _loc_of(u: Unit) -> str:
+    return u._loc
 
 
 def _power(variant: Variant, name: str, entry: str) -> str:
@@ -197,11 +204,18 @@ def parse_loc(text: str, m: Map, entry: str) -> str:
 _READ_UNITS: "weakref.WeakKeyDictionary[Map, dict[str, tuple[str, str]]]" = weakref.WeakKeyDictionary()
 
 
-def parse_unit(text: str, m: Map, power: str, entry: str) -> Unit:
-    # positions repeat the same few hundred unit texts: remember each one read well, per map
+def _units_read(m: Map) -> dict[str, tuple[str, str]]:
     known = _READ_UNITS.get(m)
     if known is None:
         known = _READ_UNITS[m] = {}
+    return known
+
+
+def parse_unit(text: str, m: Map, power: str, entry: str, known: dict[str, tuple[str, str]] | None = None
+               ) -> Unit:
+    # positions repeat the same few hundred unit texts: remember each one read well, per map
+    if known is None:
+        known = _units_read(m)
     hit = known.get(text) if isinstance(text, str) else None
     if hit is not None:
         return Unit(power, hit[0], hit[1])

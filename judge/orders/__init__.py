@@ -66,11 +66,10 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
             if any(t.word for t in toks):
                 LineReader(first, line, toks).read()
         ctx.af_moves = dict(first.af_moves)
-    powers = {p: p for p in variant.powers}
     table = table_for(names, m)
     out: list[ParsedLine] = []
     for line in lines:
-        parsed = read_line(ctx, line, powers, table) if fast else None
+        parsed = read_line(ctx, line, table) if fast else None
         if parsed is not None:
             out.append(parsed)
             continue

@@ -35,7 +35,7 @@ _FOLLOWERS = ("H", "S", "C", "D", "via", "-")
 
 class Table:
     """Printed location keys ("StP/nc", "Lon") and power names of one map, checked against the
-    full parser's own name look-up."""
+    full parser's own name look-up, and the shapes of the lines read so far."""
 
     def __init__(self, names: Names, m: Map, reserved: frozenset[str]):
         self.locs: dict[str, str] = {}
@@ -49,6 +49,8 @@ class Table:
                     self.locs[text] = loc
         # "A"/"F" must not also be a power's abbreviation ("A Par" would then be Austria's)
         self.kinds = frozenset(k for k in _KINDS if names.power(k.lower()) is None)
+        self.powers = {pn.name: pn.name for pn in names.powers.values()}
+        self.shapes: dict[str, tuple | None] = {}  # line -> what it says, board aside (None: not canonical)
 
     @staticmethod
     def _reads_as(names: Names, text: str, prov: str, loc: str) -> bool:
@@ -68,6 +70,72 @@ class Table:
             return c is not None and c == (loc.partition("/")[2], want)
         return names.coast(toks, 1) is None and (len(toks) == 1 or toks[1].text != "/")
 
+    def shape(self, line: str) -> tuple | None:
+        """``(power named, order word, kind, location, more...)`` for a canonical line, else None;
+        remembered (orders repeat from phase to phase and game to game)."""
+        try:
+            return self.shapes[line]
+        except KeyError:
+            found = self._shape(line)
+            if len(self.shapes) < 20000:
+                self.shapes[line] = found
+            return found
+
+    def _shape(self, line: str) -> tuple | None:
+        words = line.split()
+        if not words:
+            return None
+        named: str | None = None
+        if words[0][-1] == ":":
+            named = self.powers.get(words[0][:-1])
+            if named is None or len(words) == 1:
+                return None
+            words = words[1:]
+        locs, kinds = self.locs, self.kinds
+        n = len(words)
+        head = words[0]
+        if head == "Waive":
+            return (named, "waive") if n == 1 else None
+        if head in ("Build", "Remove"):
+            loc = locs.get(words[2]) if n == 3 else None
+            if loc is None or words[1] not in kinds:
+                return None
+            kind, prov = words[1], loc.partition("/")[0]
+            if head == "Build" and (kind == "A" and loc != prov or kind == "F" and self.coasted[prov] and loc == prov):
+                return None  # a coast the full parser would warn about or ask for
+            return named, head, kind, loc, prov
+        if n < 3 or head not in kinds:
+            return None
+        loc = locs.get(words[1])
+        if loc is None:
+            return None
+        prov = loc.partition("/")[0]
+        verb = words[2]
+        if n == 3:
+            return (named, verb, head, loc, prov) if verb in ("H", "D") else None
+        if verb == "-":
+            via = n == 6 and words[4] == "via" and words[5] == "convoy"
+            if not (n == 4 or via) or via and head != "A":
+                return None
+            dest = locs.get(words[3])
+            if dest is None or "/" in dest and head == "A" or head == "F" and "/" not in dest and self.coasted[dest]:
+                return None  # an army's coast, or a fleet's coast to infer
+            return named, "via" if via else "-", head, loc, prov, dest
+        if verb == "S" and n in (5, 7) and words[3] in kinds:
+            target = locs.get(words[4])
+            if target is None or n == 7 and words[5] != "-":
+                return None
+            dest = locs.get(words[6]) if n == 7 else None
+            if n == 7 and (dest is None or "/" in dest and words[3] != "F"):
+                return None
+            return named, "S", head, loc, prov, words[3], target, dest
+        if verb == "C" and n == 7 and words[3] == "A" in kinds and words[5] == "-":
+            target, dest = locs.get(words[4]), locs.get(words[6])
+            if target is None or dest is None or "/" in dest:
+                return None
+            return named, "C", head, loc, prov, "A", target, dest
+        return None
+
 
 _TABLES: "weakref.WeakKeyDictionary[Map, Table]" = weakref.WeakKeyDictionary()
 
@@ -81,113 +149,70 @@ def table_for(names: Names, m: Map) -> Table:
     return t
 
 
-def read_line(ctx: "Context", line: str, powers: dict[str, str], table: Table | None = None
-              ) -> ParsedLine | None:
+def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLine | None:
     """The order on ``line`` if it is canonical text the full parser reads the same way; else None.
 
-    ``powers``: the variant's power names as printed ("England"); ``table``: ``table_for`` the
-    map (looked up when not given)."""
-    words = line.split()
-    if not words:
-        return None
-    named: str | None = None
-    w0 = words[0]
-    if w0[-1] == ":":
-        named = powers.get(w0[:-1])
-        if named is None or len(words) == 1:
-            return None
-        words = words[1:]
+    ``table``: ``table_for`` the map (looked up when not given)."""
     m = ctx.map
     if table is None:
         table = table_for(ctx.names, m)
-    locs = table.locs
+    shape = table.shape(line)
+    if shape is None:
+        return None
+    named, op = shape[0], shape[1]
     pos = ctx.pos
     phase = pos.phase.kind
     explicit = named or ctx.sticky
-    n = len(words)
-    head = words[0]
-    if head == "Waive" and n == 1 and phase == "adjustment":
+    if op == "waive":
         power = ctx.power or explicit
-        if power is None or (ctx.power and explicit and explicit != ctx.power):
+        if phase != "adjustment" or power is None or (ctx.power and explicit and explicit != ctx.power):
             return None
         return _parsed(line, Waive(power, None, ""), power, m)
-    if head in ("Build", "Remove") and n == 3 and phase == "adjustment":
-        kind, loc = words[1], locs.get(words[2])
-        if kind not in table.kinds or loc is None:
+    kind, loc, prov = shape[2], shape[3], shape[4]
+    if op == "Build" or op == "Remove":
+        if phase != "adjustment":
             return None
-        prov = loc.partition("/")[0]
-        if head == "Build":
-            if kind == "A" and loc != prov or kind == "F" and table.coasted[prov] and loc == prov:
-                return None
+        if op == "Build":
             if explicit is None and ctx.power is None:
                 power = pos.centres.get(prov)
-                if power is None:
-                    return None
             else:
                 power = _power(ctx, explicit, None)
-                if power is None:
-                    return None
-            return _parsed(line, Build(power, kind, loc), power, m)
+            return None if power is None else _parsed(line, Build(power, kind, loc), power, m)
         unit = pos.units.get(prov)
         if unit is None or unit.kind != kind or unit.loc != loc:
             return None
         power = _power(ctx, explicit, unit.power)
         return None if power is None else _parsed(line, Remove(power, kind, loc), power, m)
-    if n < 3 or head not in table.kinds:
-        return None
-    loc = locs.get(words[1])
-    if loc is None:
-        return None
-    prov = loc.partition("/")[0]
-    if phase == "retreat":
+    if phase == "movement":
+        unit = pos.units.get(prov)
+    elif phase == "retreat":
         d = pos.dislodged.get(prov)
         unit = d.unit if d else None
-    elif phase == "movement":
-        unit = pos.units.get(prov)
     else:
         return None
-    if unit is None or unit.kind != head or unit.loc != loc:
+    if unit is None or unit.kind != kind or unit.loc != loc:
         return None
     power = _power(ctx, explicit, unit.power)
     if power is None:
         return None
-    verb = words[2]
-    if n == 3:
-        if verb == "H" and phase == "movement":
-            return _parsed(line, Hold(power, head, loc), power, m)
-        if verb == "D" and phase == "retreat":
-            return _parsed(line, Disband(power, head, loc), power, m)
-        return None
-    if verb == "-":
-        via = n == 6 and words[4] == "via" and words[5] == "convoy"
-        if not (n == 4 or via) or (via and (head != "A" or phase != "movement")):
-            return None
-        dest = _dest(table, head, words[3])
-        if dest is None:
-            return None
+    if op == "-":
         if phase == "retreat":
-            return _parsed(line, Retreat(power, head, loc, dest), power, m)
-        return _parsed(line, Move(power, head, loc, dest, via), power, m)
+            return _parsed(line, Retreat(power, kind, loc, shape[5]), power, m)
+        return _parsed(line, Move(power, kind, loc, shape[5], False), power, m)
     if phase != "movement":
-        return None
-    if verb == "S" and n in (5, 7):
-        tkind, target = _target(ctx, words[3], words[4], table)
+        return _parsed(line, Disband(power, kind, loc), power, m) if op == "D" else None
+    if op == "H":
+        return _parsed(line, Hold(power, kind, loc), power, m)
+    if op == "via":
+        return _parsed(line, Move(power, kind, loc, shape[5], True), power, m)
+    if op == "S" or op == "C":
+        tkind, target = shape[5], _target(ctx, shape[6])
         if target is None:
             return None
-        dest = None
-        if n == 7:
-            if words[5] != "-":
-                return None
-            dest = locs.get(words[6])
-            if dest is None or ("/" in dest and tkind != "F"):
-                return None
-        return _parsed(line, Support(power, head, loc, tkind, target, dest), power, m)
-    if verb == "C" and n == 7 and words[3] == "A" and words[5] == "-" and ARMY_FLEET not in ctx.modules:
-        tkind, target = _target(ctx, "A", words[4], table)
-        dest = locs.get(words[6])
-        if target is None or dest is None or "/" in dest:
-            return None
-        return _parsed(line, Convoy(power, head, loc, tkind, target, dest), power, m)
+        if op == "S":
+            return _parsed(line, Support(power, kind, loc, tkind, target, shape[7]), power, m)
+        if ARMY_FLEET not in ctx.modules:
+            return _parsed(line, Convoy(power, kind, loc, tkind, target, shape[7]), power, m)
     return None
 
 
@@ -204,27 +229,11 @@ def _power(ctx: "Context", explicit: str | None, owner: str | None) -> str | Non
     return explicit or owner
 
 
-def _dest(table: Table, kind: str, text: str) -> str | None:
-    dest = table.locs.get(text)
-    if dest is None:
-        return None
-    if kind == "A":
-        return None if "/" in dest else dest
-    if "/" not in dest and table.coasted[dest]:
-        return None  # a coast to infer
-    return dest
-
-
-def _target(ctx: "Context", kind: str, text: str, table: Table) -> tuple[str, str | None]:
-    """A supported or convoyed unit: its kind as written and where it stands."""
-    if kind not in table.kinds:
-        return kind, None
-    loc = table.locs.get(text)
-    if loc is None:
-        return kind, None
+def _target(ctx: "Context", loc: str) -> str | None:
+    """Where a supported or convoyed unit stands, as the full parser reads it; None: not sure."""
     unit = ctx.pos.units.get(loc.partition("/")[0])
     if unit is None:
-        return kind, None if "/" in loc else loc
+        return None if "/" in loc else loc
     if unit.loc != loc and "/" in loc:
-        return kind, None
-    return kind, unit.loc
+        return None
+    return unit.loc
