@@ -14,6 +14,7 @@ from judge.mapdraw.geometry import Point
 
 FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
 PNG_COLOURS = 32
+PNG_BUDGET = 30_000  # bytes: above it a PNG is compressed harder (results mails must fit a list)
 Dash = tuple[float, ...]
 
 
@@ -207,8 +208,8 @@ class CairoCanvas:
         ctx.show_text(s)
 
     def result(self) -> bytes:
-        """PNG bytes: a 32-colour palette image where Pillow is there (under half the size: the
-        map has a dozen flat colours, and text and lines stay legible)."""
+        """PNG bytes: a 32-colour palette image where Pillow is there (under half the size of 128
+        colours: the map has a dozen flat colours, and text and lines stay legible)."""
         self.surface.flush()
         try:
             from PIL import Image
@@ -219,6 +220,10 @@ class CairoCanvas:
         s = self.surface
         img = Image.frombuffer("RGBX", (s.get_width(), s.get_height()), bytes(s.get_data()), "raw", "BGRX",
                                s.get_stride(), 1).convert("RGB")
+        pal = img.quantize(PNG_COLOURS, method=Image.Quantize.FASTOCTREE)
         buf = io.BytesIO()
-        img.quantize(PNG_COLOURS, method=Image.Quantize.FASTOCTREE).save(buf, "PNG", optimize=False)
+        pal.save(buf, "PNG", optimize=False)
+        if buf.tell() > PNG_BUDGET:  # a busy map: zlib's best is worth its time (a tenth smaller)
+            buf = io.BytesIO()
+            pal.save(buf, "PNG", compress_level=9)
         return buf.getvalue()

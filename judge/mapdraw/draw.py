@@ -258,7 +258,7 @@ def _known(lay: Layout, *locs: str) -> bool:
 
 # -- title and legend ---------------------------------------------------------------------------
 def _title(c: Canvas, text: str) -> None:
-    c.rect(8, 8, 7.4 * len(text) + 16, 24, "#ffffff", "#333333", 0.8, rx=3, fill_opacity=0.85)
+    c.rect(8, 8, 8.4 * len(text) + 16, 24, "#ffffff", "#333333", 0.8, rx=3, fill_opacity=0.85)  # bold 13 px
     c.text(16, 25, text, 13, "#111111", bold=True)
 
 
