@@ -55,6 +55,7 @@ def test_a_results_mail_with_the_default_map_fits_a_list(tmp_path: Path) -> None
     listed = [m for m in t.mails if LIST in m.to and m.subject.endswith(" Results")]
     assert listed and all(m.msg["List-Id"] for m in listed)
     for m in listed:
+        assert not [p.defects for p in m.msg.walk() if p.defects]  # well-formed MIME
         kinds = [p.get_content_type() for p in m.msg.walk()]
         assert "image/png" in kinds and "image/svg+xml" not in kinds
     t.close()

@@ -14,7 +14,7 @@ from judge.mapdraw.geometry import Point
 
 FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
 PNG_COLOURS = 32
-PNG_BUDGET = 30_000  # bytes: above it a PNG is compressed harder (results mails must fit a list)
+PNG_BUDGET = 33_000  # bytes: above it a PNG is compressed harder (results mails must fit a list)
 Dash = tuple[float, ...]
 
 
@@ -218,8 +218,8 @@ class CairoCanvas:
             self.surface.write_to_png(buf)
             return buf.getvalue()
         s = self.surface
-        img = Image.frombuffer("RGBX", (s.get_width(), s.get_height()), bytes(s.get_data()), "raw", "BGRX",
-                               s.get_stride(), 1).convert("RGB")
+        img = Image.frombuffer("RGB", (s.get_width(), s.get_height()), bytes(s.get_data()), "raw", "BGRX",
+                               s.get_stride(), 1)
         pal = img.quantize(PNG_COLOURS, method=Image.Quantize.FASTOCTREE)
         buf = io.BytesIO()
         pal.save(buf, "PNG", optimize=False)
