@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import math
+import weakref
+from typing import Any, Callable
 from xml.sax.saxutils import escape, quoteattr
 
 from judge.mapdraw.geometry import Point
@@ -60,8 +62,14 @@ class SvgCanvas:
             return ' fill="none"'
         return f' fill="{fill}"' + (f' fill-opacity="{_n(opacity)}"' if opacity < 1 else "")
 
-    def polygon(self, pts: list[Point], fill: str | None, stroke: str | None = None, width: float = 1.0) -> None:
-        self.out.append(f'<polygon points="{_pts(pts)}"{self._fill(fill, 1)}{self._stroke(stroke, width, None, 1)}/>')
+    def polygon(self, pts: list[Point], fill: str | None, stroke: str | None = None, width: float = 1.0,
+                fill_opacity: float = 1.0) -> None:
+        self.out.append(f'<polygon points="{_pts(pts)}"{self._fill(fill, fill_opacity)}'
+                        f'{self._stroke(stroke, width, None, 1)}/>')
+
+    def layer(self, key: object, draw: Callable[["SvgCanvas"], None], transparent: bool = False) -> None:
+        """What ``draw`` paints: SVG is cheap to write, so nothing is kept."""
+        draw(self)
 
     def segments(self, segs: list[tuple[Point, Point]], stroke: str, width: float, opacity: float = 1.0,
                  cap: str = "butt") -> None:
@@ -108,15 +116,31 @@ class SvgCanvas:
         return "\n".join([head, *self.out, "</svg>"]) + "\n"
 
 
+#: cached layers: key (the map) -> (size, scale, transparent) -> surface
+_LAYERS: "weakref.WeakKeyDictionary[Any, dict[tuple, Any]]" = weakref.WeakKeyDictionary()
+
+
+def _weakable(key: object) -> bool:
+    try:
+        weakref.ref(key)
+    except TypeError:
+        return False
+    return True
+
+
 class CairoCanvas:
     """The same calls painted on a cairo image (cairocffi)."""
 
     def __init__(self, width: float, height: float, scale: float = 1.0):
         import cairocffi as cairo
 
+        surface = cairo.ImageSurface(cairo.FORMAT_RGB24, math.ceil(width * scale), math.ceil(height * scale))
+        self._start(cairo, surface, width, height, scale)
+
+    def _start(self, cairo: Any, surface: Any, width: float, height: float, scale: float) -> None:
         self.cairo = cairo
-        self.width, self.height = width, height
-        self.surface = cairo.ImageSurface(cairo.FORMAT_RGB24, math.ceil(width * scale), math.ceil(height * scale))
+        self.width, self.height, self.scale = width, height, scale
+        self.surface = surface
         self.ctx = cairo.Context(self.surface)
         self.ctx.scale(scale, scale)
         self.ctx.set_line_join(cairo.LINE_JOIN_ROUND)
@@ -148,13 +172,36 @@ class CairoCanvas:
             ctx.set_line_cap(self.cairo.LINE_CAP_ROUND if cap == "round" else self.cairo.LINE_CAP_BUTT)
             ctx.stroke()
 
-    def polygon(self, pts: list[Point], fill: str | None, stroke: str | None = None, width: float = 1.0) -> None:
+    def polygon(self, pts: list[Point], fill: str | None, stroke: str | None = None, width: float = 1.0,
+                fill_opacity: float = 1.0) -> None:
         ctx = self.ctx
         ctx.move_to(*pts[0])
         for p in pts[1:]:
             ctx.line_to(*p)
         ctx.close_path()
-        self._paint(fill, stroke, width)
+        self._paint(fill, stroke, width, fill_opacity=fill_opacity)
+
+    def layer(self, key: object, draw: Callable[["CairoCanvas"], None], transparent: bool = False) -> None:
+        """What ``draw`` paints, painted once for ``key`` (what it depends on) and this scale, then
+        kept: the map's areas, borders and names are the same in every picture of that map, and
+        their strokes were most of a picture's cost. ``transparent``: a layer over what is there."""
+        keep = _LAYERS.setdefault(key, {}) if _weakable(key) else {}
+        size = (self.surface.get_width(), self.surface.get_height())
+        surface = keep.get((size, self.scale, transparent))
+        if surface is None:
+            surface = self.cairo.ImageSurface(self.cairo.FORMAT_ARGB32 if transparent else self.cairo.FORMAT_RGB24,
+                                              *size)
+            sub = CairoCanvas.__new__(CairoCanvas)
+            sub._start(self.cairo, surface, self.width, self.height, self.scale)
+            draw(sub)
+            surface.flush()
+            keep[(size, self.scale, transparent)] = surface
+        ctx = self.ctx
+        ctx.save()
+        ctx.identity_matrix()
+        ctx.set_source_surface(surface, 0, 0)
+        ctx.paint()
+        ctx.restore()
 
     def segments(self, segs: list[tuple[Point, Point]], stroke: str, width: float, opacity: float = 1.0,
                  cap: str = "butt") -> None:
