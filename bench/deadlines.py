@@ -133,6 +133,15 @@ def main() -> None:
             pictures[0] += 1
             return draw_png(*a, **k)
 
+        # warm-up (not timed): a daemon has drawn a map of this variant before, so its modules are
+        # loaded and the map's layout and unchanging layers are made
+        from judge.engine.position import Position
+        from judge.report import MAIL_SCALE
+        from judge.variant import load_variant
+
+        v = load_variant("standard")
+        mapdraw.draw_png(v, Position.from_json(v.start_position(), v), scale=MAIL_SCALE)
+        mapdraw.draw_svg(v, Position.from_json(v.start_position(), v))
         games.run_event = timed_event
         import judge.report as report_module
 
