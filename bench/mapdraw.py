@@ -9,7 +9,7 @@ import time
 from judge.engine import Position
 from judge.mapdraw import draw_png, draw_svg
 from judge.mapdraw.geometry import _make_layout
-from judge.report import MAIL_SCALE
+from judge.report import MAIL_PNG_BUDGET, MAIL_SCALE
 from judge.variant import available_variants, load_variant
 
 
@@ -35,8 +35,8 @@ def main() -> None:
         svg = mean_ms(lambda: draw_svg(v, pos), 20)
         png_ms = mean_ms(lambda: draw_png(v, pos), 5) if png else float("nan")
         size = len(draw_png(v, pos)) / 1024 if png else float("nan")
-        mail_ms = mean_ms(lambda: draw_png(v, pos, scale=MAIL_SCALE), 5) if png else float("nan")
-        mail = len(draw_png(v, pos, scale=MAIL_SCALE)) / 1024 if png else float("nan")
+        mail_ms = mean_ms(lambda: draw_png(v, pos, scale=MAIL_SCALE, budget=MAIL_PNG_BUDGET), 5) if png else float("nan")
+        mail = len(draw_png(v, pos, scale=MAIL_SCALE, budget=MAIL_PNG_BUDGET)) / 1024 if png else float("nan")
         print(f"{name:16} {lay:10.1f} {svg:8.1f} {png_ms:8.1f} {size:8.0f} {mail_ms:8.1f} {mail:8.0f}")
 
 

@@ -16,7 +16,6 @@ from judge.mapdraw.geometry import Point
 
 FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
 PNG_COLOURS = 32
-PNG_BUDGET = 33_000  # bytes: above it a PNG is compressed harder (results mails must fit a list)
 Dash = tuple[float, ...]
 
 
@@ -262,9 +261,10 @@ class CairoCanvas:
         self._source(fill)
         ctx.show_text(s)
 
-    def result(self) -> bytes:
+    def result(self, budget: int | None = None) -> bytes:
         """PNG bytes: a 32-colour palette image where Pillow is there (under half the size of 128
-        colours: the map has a dozen flat colours, and text and lines stay legible)."""
+        colours: the map has a dozen flat colours, and text and lines stay legible). ``budget``:
+        bytes above which the PNG is compressed harder (zlib's best: a tenth smaller, slower)."""
         self.surface.flush()
         try:
             from PIL import Image
@@ -283,17 +283,7 @@ class CairoCanvas:
         pal = img.quantize(palette=palette, dither=Image.Dither.NONE)
         buf = io.BytesIO()
         pal.save(buf, "PNG", optimize=False)
-        if buf.tell() > PNG_BUDGET:  # a busy map: zlib's best is worth its time (a tenth smaller)
-            buf = io.BytesIO()
-            pal.save(buf, "PNG", compress_level=9)
-        return buf.getvalue()
-        s = self.surface
-        img = Image.frombuffer("RGB", (s.get_width(), s.get_height()), bytes(s.get_data()), "raw", "BGRX",
-                               s.get_stride(), 1)
-        pal = img.quantize(PNG_COLOURS, method=Image.Quantize.FASTOCTREE)
-        buf = io.BytesIO()
-        pal.save(buf, "PNG", optimize=False)
-        if buf.tell() > PNG_BUDGET:  # a busy map: zlib's best is worth its time (a tenth smaller)
+        if budget is not None and buf.tell() > budget:
             buf = io.BytesIO()
             pal.save(buf, "PNG", compress_level=9)
         return buf.getvalue()

@@ -38,12 +38,14 @@ def draw_svg(variant: Variant, position: Position, results: list[OrderResult] | 
 
 
 def draw_png(variant: Variant, position: Position, results: list[OrderResult] | None = None,
-             phase: Phase | str | None = None, title: str | None = None, scale: float = 1.0) -> bytes:
-    """The same picture as PNG (painted with cairo), for mail clients that block SVG."""
+             phase: Phase | str | None = None, title: str | None = None, scale: float = 1.0,
+             budget: int | None = None) -> bytes:
+    """The same picture as PNG (painted with cairo), for mail clients that block SVG; ``budget``:
+    bytes above which it is compressed harder (a mail's picture)."""
     m, lay, phase = _map(variant, position, phase)
     canvas = CairoCanvas(lay.width, lay.height + LEGEND_H, scale)
     paint(canvas, variant, m, lay, position, results, title or f"{variant.title}: {phase}")
-    return canvas.result()
+    return canvas.result(budget)
 
 
 def _map(variant: Variant, position: Position, phase: Phase | str | None) -> tuple[Map, Layout, Phase]:

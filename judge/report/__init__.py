@@ -53,6 +53,7 @@ MAP_MODES = ("png", "svg", "both", "link", "off")
 #: the mail's PNG: 750 pixels wide, 32 colours; with the text and HTML a report stays under
 #: 60 kB even on a crowded board (``tests/test_results_map.py``)
 MAIL_SCALE = 0.75
+MAIL_PNG_BUDGET = 33_000  # bytes: a busier map is compressed harder, to keep the mail under 60 kB
 
 
 def wrap(text: str, indent: int = 4) -> str:
@@ -131,7 +132,7 @@ def render_results(variant: Variant, before: Position, result: PhaseResult, game
             try:
                 png = Attachment("map.png", "image/png", draw_png(variant, result.next, result.results,
                                                                   phase=result.next.phase, title=title,
-                                                                  scale=MAIL_SCALE), "map")
+                                                                  scale=MAIL_SCALE, budget=MAIL_PNG_BUDGET), "map")
             except (ImportError, OSError) as exc:  # no cairo here: the SVG goes inline instead
                 log.warning("map picture: no PNG (%s); sending SVG only", exc)
         drawn = [a for a in (png, svg) if a is not None]
