@@ -139,3 +139,35 @@ def test_set_map_link_needs_the_archive_and_bad_modes_are_refused(tmp_path: Path
     parts, _, _ = _map_parts(t)
     assert parts == ["image/png:<map>"]
     t.close()
+
+
+@pytest.mark.parametrize("vname", ["standard", "1885"])
+def test_every_power_keeps_its_own_colours_in_the_mail_png(vname: str) -> None:
+    """The palette PNG has room for each power's colour and its areas' tint (1885 II has nine)."""
+    import io
+
+    from PIL import Image
+
+    from judge.mapdraw.canvas import _rgb
+    from judge.mapdraw.draw import LAND, TINT
+    from judge.mapdraw import draw_png
+    from judge.report import MAIL_PNG_BUDGET, MAIL_SCALE
+
+    v = load_variant(vname)
+    png = draw_png(v, Position.from_json(v.start_position(), v), scale=MAIL_SCALE, budget=MAIL_PNG_BUDGET)
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    used = [c for _, c in img.getcolors(256)]
+
+    def nearest(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+        return min(used, key=lambda c: sum((a - b) ** 2 for a, b in zip(c, rgb)))
+
+    def tint(colour: str) -> tuple[int, int, int]:
+        a, b = _rgb(colour), _rgb(LAND)
+        return tuple(round(a[i] * TINT + b[i] * (1 - TINT)) for i in range(3))  # type: ignore[return-value]
+
+    for shade, near in ((lambda p: _rgb(p.colour), 2), (lambda p: tint(p.colour), 16)):  # units exact, areas close
+        found = {p.name: nearest(shade(p)) for p in v.powers.values()}
+        assert len(set(found.values())) == len(found), found  # no two powers share a colour
+        far = {p.name: (shade(p), found[p.name]) for p in v.powers.values()
+               if sum((a - b) ** 2 for a, b in zip(found[p.name], shade(p))) > near ** 2}
+        assert not far, far

@@ -261,10 +261,12 @@ class CairoCanvas:
         self._source(fill)
         ctx.show_text(s)
 
-    def result(self, budget: int | None = None) -> bytes:
-        """PNG bytes: a 32-colour palette image where Pillow is there (under half the size of 128
-        colours: the map has a dozen flat colours, and text and lines stay legible). ``budget``:
-        bytes above which the PNG is compressed harder (zlib's best: a tenth smaller, slower)."""
+    def result(self, budget: int | None = None, colours: int = PNG_COLOURS, keep: tuple[str, ...] = ()) -> bytes:
+        """PNG bytes: a palette image of ``colours`` colours where Pillow is there (32: under half
+        the size of 128; the map has a dozen flat colours, and text and lines stay legible).
+        ``budget``: bytes above which the PNG is compressed harder (zlib's best: a tenth smaller).
+        ``keep``: colours the palette must have exactly (the powers': a unit covers few pixels,
+        and the colours chosen by counting pixels would give it a neighbour's)."""
         self.surface.flush()
         try:
             from PIL import Image
@@ -279,7 +281,11 @@ class CairoCanvas:
         # a ninth of the work), then each pixel takes the nearest: four times faster than choosing
         # from all of them, and the same to the eye
         sample = img.resize((max(1, img.width // 3), max(1, img.height // 3)), Image.Resampling.NEAREST)
-        palette = sample.quantize(PNG_COLOURS, method=Image.Quantize.FASTOCTREE)
+        kept = [c for colour in dict.fromkeys(keep) for c in _rgb(colour)]
+        chosen = max(1, colours - len(kept) // 3)
+        entries = kept + sample.quantize(chosen, method=Image.Quantize.FASTOCTREE).getpalette()[:3 * chosen]
+        palette = Image.new("P", (1, 1))
+        palette.putpalette(entries + entries[:3] * (256 - len(entries) // 3))  # the rest: repeats
         pal = img.quantize(palette=palette, dither=Image.Dither.NONE)
         buf = io.BytesIO()
         pal.save(buf, "PNG", optimize=False)

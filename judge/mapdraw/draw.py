@@ -14,7 +14,7 @@ import math
 
 from judge.engine import Position
 from judge.engine.orders import Build, Convoy, Disband, Hold, Order, OrderResult, Remove, Support, Waive
-from judge.mapdraw.canvas import CairoCanvas, SvgCanvas, _rgb
+from judge.mapdraw.canvas import PNG_COLOURS, CairoCanvas, SvgCanvas, _rgb
 from judge.mapdraw.geometry import Layout, Point, layout
 from judge.variant import Map, Phase, Variant, province_of
 
@@ -45,7 +45,19 @@ def draw_png(variant: Variant, position: Position, results: list[OrderResult] | 
     m, lay, phase = _map(variant, position, phase)
     canvas = CairoCanvas(lay.width, lay.height + LEGEND_H, scale)
     paint(canvas, variant, m, lay, position, results, title or f"{variant.title}: {phase}")
-    return canvas.result(budget)
+    # 32 colours, the powers' own among them, hold seven powers' units and tints; with more
+    # powers two tints would come out as one: 1885 II's nine take 40, their tints kept too
+    keep = [p.colour for p in variant.powers.values()]
+    extra = max(0, len(keep) - 7)
+    if extra:
+        keep += [_tint(c) for c in keep]
+    return canvas.result(budget, PNG_COLOURS + 4 * extra, tuple(keep))
+
+
+def _tint(colour: str) -> str:
+    """The colour of an owned centre's area: ``TINT`` of the owner's colour over the land."""
+    a, b = _rgb(colour), _rgb(LAND)
+    return "#" + "".join(f"{round(a[i] * TINT + b[i] * (1 - TINT)):02x}" for i in range(3))
 
 
 def _map(variant: Variant, position: Position, phase: Phase | str | None) -> tuple[Map, Layout, Phase]:
