@@ -31,12 +31,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge import mapdraw  # noqa: E402
+from judge import report as report_module  # noqa: E402
 from judge.service import game as games  # noqa: E402
 from judge.service import orderbook  # noqa: E402
 from judge.service.config import JudgeConfig  # noqa: E402
 from judge.service.judge import Judge  # noqa: E402
 from judge.service.robots import Robot  # noqa: E402
 from judge.service.store import iso  # noqa: E402
+from judge.engine.position import Position  # noqa: E402
+from judge.variant import load_variant  # noqa: E402
 
 START = datetime(2030, 3, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -49,7 +52,8 @@ def set_up(judge: Judge, n: int, seed: int, map_mode: str) -> datetime:
     for i in range(n):
         with st.transaction():
             ctx = games.Ctx(st, cfg, START)
-            g = games.create_game(ctx, f"g{i}", "masterpw", "standard", [f"map={map_mode}"], f"gm{i}@bench.test")
+            options = [f"map={map_mode}"] if map_mode != "png" else []  # (png: the default)
+            g = games.create_game(ctx, f"g{i}", "masterpw", "standard", options, f"gm{i}@bench.test")
             for k in range(7):
                 games.join(ctx, g, f"p{k}.g{i}@bench.test", f"pw{k}")
             games.start(ctx, g)
@@ -135,16 +139,11 @@ def main() -> None:
 
         # warm-up (not timed): a daemon has drawn a map of this variant before, so its modules are
         # loaded and the map's layout and unchanging layers are made
-        from judge.engine.position import Position
-        from judge.report import MAIL_SCALE
-        from judge.variant import load_variant
-
+        scale = getattr(report_module, "MAIL_SCALE", 1.0)
         v = load_variant("standard")
-        mapdraw.draw_png(v, Position.from_json(v.start_position(), v), scale=MAIL_SCALE)
+        mapdraw.draw_png(v, Position.from_json(v.start_position(), v), scale=scale)
         mapdraw.draw_svg(v, Position.from_json(v.start_position(), v))
         games.run_event = timed_event
-        import judge.report as report_module
-
         report_module.draw_png = counted_png
         t0 = time.perf_counter()
         done = judge.run_due(now=deadline + timedelta(seconds=30))
