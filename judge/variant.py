@@ -82,6 +82,7 @@ class Map:
                         for p in provinces}
         self._looked_up: dict[str, str | None] = {}  # lookup() memo: name as written -> id
         self._shown: dict[str, str] = {}  # display() memo: location -> printed key
+        self.units_read: dict[str, tuple[str, str]] = {}  # position.parse_unit memo: "F StP/sc" -> (kind, loc)
         self._alias: dict[str, str] = {}
         for p, prov in provinces.items():
             for a in (prov.key, prov.name, *prov.aliases):

@@ -10,7 +10,6 @@ Positions are read from and written to the documented position JSON::
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,12 +96,10 @@ class Position:
             raise PositionError(f"phase: {exc}") from None
         m = variant.map_at(phase)
         units: dict[str, Unit] = {}
-        known = _units_read(m)
         for pname, ulist in (data.get("units") or {}).items():
             power = _power(variant, pname, "units")
-            entry = f"units.{pname}"
             for text in ulist or ():
-                u = parse_unit(text, m, power, entry, known)
+                u = parse_unit(text, m, power, f"units.{pname}")
                 if u.prov in units:
                     raise PositionError(f"units.{pname}: two units in {m.provinces[u.prov].key}")
                 units[u.prov] = u
@@ -201,21 +198,9 @@ def parse_loc(text: str, m: Map, entry: str) -> str:
     return pid
 
 
-_READ_UNITS: "weakref.WeakKeyDictionary[Map, dict[str, tuple[str, str]]]" = weakref.WeakKeyDictionary()
-
-
-def _units_read(m: Map) -> dict[str, tuple[str, str]]:
-    known = _READ_UNITS.get(m)
-    if known is None:
-        known = _READ_UNITS[m] = {}
-    return known
-
-
-def parse_unit(text: str, m: Map, power: str, entry: str, known: dict[str, tuple[str, str]] | None = None
-               ) -> Unit:
-    # positions repeat the same few hundred unit texts: remember each one read well, per map
-    if known is None:
-        known = _units_read(m)
+def parse_unit(text: str, m: Map, power: str, entry: str) -> Unit:
+    # positions repeat the same few hundred unit texts: each one read well is remembered, per map
+    known = m.units_read
     hit = known.get(text) if isinstance(text, str) else None
     if hit is not None:
         return Unit(power, hit[0], hit[1])
