@@ -1,11 +1,20 @@
 """Adjudicator speed: play many random standard games and time every phase.
 
     python bench/adjudicate.py [--games 200] [--years 10] [--seed 1]
+    python bench/adjudicate.py --end-to-end [--phases 3000] [--runs 3] [--seed 1]
 
 Robot orders are random but sensible (moves to neighbours, supports of neighbours' moves and
 holds, convoys along the coast). Only the adjudicator call is timed: ``judge.engine.adjudicate``
 from parsed orders to results and the next position. Prints mean and p95 ms per movement,
 retreat and adjustment phase, movement phases with 30+ units separately, and phases per second.
+
+``--end-to-end`` times text in -> JSON out instead, on the movement phases of robot games
+(``bench/corpus.py``): ``judge adjudicate --batch`` as one whole process (start-up, reading the
+JSON cases and their order text, adjudicating, writing JSON), and the same cases in process
+(``run_batch`` and ``json.dumps``). When MILA's ``diplomacy`` engine is installed (``pip install
+-e '.[bench]'``) it runs the same phases as one whole process too (``bench/mila_batch.py``), the
+two interleaved run by run so both see the same machine load, and the boards after each phase
+are compared. Prints the median and the range over the runs.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from judge.engine import adjudicate  # noqa: E402
 from judge.engine.adjustment import adjustments_due, build_sites  # noqa: E402
@@ -118,12 +128,100 @@ def full_board(v, rng: random.Random) -> Position:
     return Position.from_json({"variant": "standard", "phase": "Spring 1905 Movement", "units": units}, v)
 
 
+def spread(xs: list[float], unit: str = "", fmt: str = ".2f") -> str:
+    """"median (min-max)" of repeated measurements."""
+    return f"{statistics.median(xs):{fmt}}{unit} ({min(xs):{fmt}}-{max(xs):{fmt}})"
+
+
+def end_to_end(args: argparse.Namespace) -> None:
+    import importlib.util
+    import json
+    import os
+    import subprocess
+    import tempfile
+
+    from corpus import games, mila_case  # bench/corpus.py
+    from judge.adjudicate import run_batch
+
+    cases = []
+    for case in games(n_games=10**6, years=args.years, seed=args.seed):
+        if case["position"]["phase"].endswith("Movement"):
+            cases.append(case)
+            if len(cases) >= args.phases:
+                break
+    n = len(cases)
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    for var in ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED"):  # as installed: byte code cached (the
+        env.pop(var, None)  # warm-up run writes it), output buffered
+    mila = importlib.util.find_spec("diplomacy") is not None
+    with tempfile.TemporaryDirectory() as tmp:
+        judge_in, mila_in = Path(tmp, "judge.jsonl"), Path(tmp, "mila.jsonl")
+        judge_in.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+        mila_in.write_text("".join(json.dumps(mila_case(c)) + "\n" for c in cases), encoding="utf-8")
+        commands = {"judge": [sys.executable, "-m", "judge.cli", "adjudicate", "--batch", str(judge_in)]}
+        if mila:
+            commands["MILA"] = [sys.executable, str(Path(__file__).with_name("mila_batch.py")), str(mila_in)]
+        wall: dict[str, list[float]] = {k: [] for k in commands}
+        outputs: dict[str, str] = {}
+        empty = Path(tmp, "empty.jsonl")
+        empty.write_text("", encoding="utf-8")
+        for cmd in commands.values():  # warm-up: byte code cached, files in the page cache
+            subprocess.run([*cmd[:-1], str(empty)], env=env, capture_output=True, check=True)
+        for _ in range(args.runs):
+            for name, cmd in commands.items():  # interleaved: both see the same load
+                t0 = time.perf_counter()
+                done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+                wall[name].append(time.perf_counter() - t0)
+                outputs[name] = done.stdout
+    lines = [json.dumps(c) for c in cases]
+    inproc: list[float] = []
+    for _ in range(args.runs):
+        t0 = time.perf_counter()
+        for out in run_batch(lines):
+            json.dumps(out)
+        inproc.append((time.perf_counter() - t0) / n * 1000)
+
+    print(f"end to end: {n} movement phases of robot games (standard, seed {args.seed}), canonical order "
+          f"text, {args.runs} runs, CPython {sys.version.split()[0]}, {os.cpu_count()} cores (shared)")
+    print(f"{'judge in process':<26} {spread(inproc, ' ms', '.3f')} per movement phase, text in -> JSON out")
+    for name, xs in wall.items():
+        per = [x / n * 1000 for x in xs]
+        print(f"{name + ' whole process':<26} {spread(xs, ' s')}  = {spread(per, ' ms', '.3f')} per phase")
+    if mila:
+        ratios = [m / j for m, j in zip(wall["MILA"], wall["judge"])]
+        print(f"{'judge vs MILA':<26} {spread(ratios, 'x', '.1f')} faster, whole process, run by run")
+        agree = compare_boards(outputs["judge"], outputs["MILA"])
+        print(f"{'boards agree':<26} {agree}/{n} phases (units after the movement, dislodged units aside)")
+    else:
+        print("MILA's engine is not installed (pip install -e '.[bench]'): no side-by-side figure")
+
+
+def compare_boards(judge_out: str, mila_out: str) -> int:
+    """Phases after which both engines leave the same units where (dislodged units left out)."""
+    import json
+
+    same = 0
+    for j, m in zip(judge_out.splitlines(), mila_out.splitlines()):
+        jd, md = json.loads(j), json.loads(m)
+        ours = {p.upper(): sorted(u.upper() for u in us) for p, us in jd["next"]["units"].items() if us}
+        theirs = {p: sorted(u for u in us if not u.startswith("*")) for p, us in md["units"].items()}
+        same += ours == {p: us for p, us in theirs.items() if us}
+    return same
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--years", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--end-to-end", action="store_true", help="time text in -> JSON out (and MILA's engine)")
+    ap.add_argument("--phases", type=int, default=3000, help="--end-to-end: movement phases")
+    ap.add_argument("--runs", type=int, default=3, help="--end-to-end: runs of each")
     args = ap.parse_args()
+    if args.end_to_end:
+        end_to_end(args)
+        return
     v = load_variant("standard")
     rng = random.Random(args.seed)
     times: dict[str, list[float]] = {"movement": [], "retreat": [], "adjustment": []}

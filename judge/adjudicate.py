@@ -13,17 +13,17 @@ from judge.engine import adjudicate
 from judge.orders import parse_orders
 from judge.engine.position import Position, PositionError
 from judge.rules import RuleError, merge_rules
-from judge.variant import VariantError, load_variant
+from judge.variant import Variant, VariantError, load_variant
 
 
 class InputError(ValueError):
     """The input could not be read at all (exit status 2)."""
 
 
-def run_phase(variant: str, position: dict[str, Any], orders: str, options: dict[str, Any] | None = None
+def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, options: dict[str, Any] | None = None
               ) -> dict[str, Any]:
     try:
-        v = load_variant(variant)
+        v = variant if isinstance(variant, Variant) else load_variant(variant)
     except VariantError as exc:
         raise InputError(str(exc)) from None
     if position.get("variant") and str(position["variant"]).lower() != v.name.lower():
@@ -41,7 +41,7 @@ def run_phase(variant: str, position: dict[str, Any], orders: str, options: dict
     from judge.engine import modules
 
     def parse(text: str, at: Position) -> list:
-        return parse_orders(text, at, rules=rules)
+        return parse_orders(text, at, rules=rules, warn=False)  # warnings are not printed
 
     parsed = modules.read_orders(orders, pos, rules, parse)
     good = [p.order for p in parsed if p.order is not None]
@@ -66,6 +66,7 @@ def run_phase(variant: str, position: dict[str, Any], orders: str, options: dict
 
 def run_batch(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     """``--batch``: each input line a case ``{"id", "variant"?, "position", "orders", "options"?}``."""
+    variants: dict[str, Variant] = {}  # loaded once a run
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -75,6 +76,11 @@ def run_batch(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
             case_id = case.get("id", n)
             position = case["position"]
             variant = case.get("variant") or position.get("variant") or "standard"
+            if isinstance(variant, str):
+                v = variants.get(variant)
+                if v is None:
+                    v = variants[variant] = load_variant(variant)
+                variant = v
             out = run_phase(variant, position, case.get("orders", ""), case.get("options"))
             out["id"] = case_id
             yield out

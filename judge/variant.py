@@ -84,6 +84,9 @@ class Map:
         # any unit kind, used for civil-disorder distances and right-hand retreats
         self.any_adj = {p: self.army_adj.get(p, frozenset()) | self.fleet_reach_prov.get(p, frozenset())
                         for p in provinces}
+        self._looked_up: dict[str, str | None] = {}  # lookup() memo: name as written -> id
+        self._shown: dict[str, str] = {}  # display() memo: location -> printed key
+        self.units_read: dict[str, tuple[str, str]] = {}  # position.parse_unit memo: "F StP/sc" -> (kind, loc)
         self._alias: dict[str, str] = {}
         for p, prov in provinces.items():
             for a in (prov.key, prov.name, *prov.aliases):
@@ -92,15 +95,25 @@ class Map:
     # -- names ---------------------------------------------------------------------------
     def lookup(self, name: str) -> str | None:
         """Province id for a key, full name or alias (any case, dots and spaces ignored)."""
-        return self._alias.get(norm(name))
+        try:
+            return self._looked_up[name]
+        except KeyError:
+            found = self._alias.get(norm(name))
+            if len(self._looked_up) < 4096:  # the names positions use; not whatever mail brings
+                self._looked_up[name] = found
+            return found
 
     def aliases(self) -> dict[str, str]:
         return dict(self._alias)
 
     def display(self, loc: str) -> str:
-        p, _, coast = loc.partition("/")
-        key = self.provinces[p].key
-        return f"{key}/{coast}" if coast else key
+        try:
+            return self._shown[loc]
+        except KeyError:
+            p, _, coast = loc.partition("/")
+            key = self.provinces[p].key
+            shown = self._shown[loc] = f"{key}/{coast}" if coast else key
+            return shown
 
     def name(self, loc: str) -> str:
         p, _, coast = loc.partition("/")
@@ -309,6 +322,8 @@ class Variant:
             for p in self.powers.values():
                 for key in (p.letter.lower(), norm(p.adjective), norm(p.abbrev), norm(p.name)):
                     index[key] = p  # later keys win: a full name beats another power's letter
+            for p in self.powers.values():  # the name as printed, without normalising it again
+                index.setdefault(p.name, index[norm(p.name)])
             self.__dict__["_power_index"] = index
         got = index.get(name)
         return got if got is not None else index.get(norm(name))

@@ -145,3 +145,12 @@ def test_game_options_reach_the_adjustment_phase():
     assert out["orders"][0]["result"] == "invalid"
     out = run_phase("standard", p, "England: Build A Nwy", {"build_sites": "any_owned"})
     assert out["orders"][0]["result"] == "succeeds"
+
+
+def test_a_waive_outside_an_adjustment_phase_is_invalid_not_a_crash():
+    move = run_phase("standard", {"variant": "standard", "phase": "Spring 1901 Movement"}, "England: Waive\n")
+    retreat = run_phase("standard", {"variant": "standard", "phase": "Spring 1901 Retreat", "units": {"Austria": ["A Mun"]},
+                                     "dislodged": {"Germany": [{"unit": "A Mun", "from": "Boh"}]}}, "England: Waive\n")
+    for out in (move, retreat):
+        assert out["orders"][0] == {"power": "England", "order": "Waive", "result": "invalid",
+                                    "reason": "a waive is given only in an adjustment phase"}

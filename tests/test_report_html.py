@@ -71,15 +71,18 @@ def test_html_well_formed_with_the_text_content(variant: str) -> None:
 
 def test_html_inlines_the_map_and_attaches_it() -> None:
     t = standard_1901()[1]
-    rep = render_results(t.before.variant, t.before, t.result, t.game)
-    p = check_html(rep.html)
-    imgs = [a for tag, a in p.tags if tag == "img"]
-    assert [a["src"] for a in imgs] == ["cid:map"]
-    assert imgs[0]["alt"]
-    cids = {a.cid: a for a in rep.attachments if a.cid}
-    assert "map" in cids
-    assert cids["map"].content_type in ("image/png", "image/svg+xml")
-    assert any(a.filename == "map.svg" for a in rep.attachments)
+    for mode in ("png", "both"):
+        rep = render_results(t.before.variant, t.before, t.result, t.game, map_mode=mode)
+        p = check_html(rep.html)
+        imgs = [a for tag, a in p.tags if tag == "img"]
+        assert [a["src"] for a in imgs] == ["cid:map"]
+        assert imgs[0]["alt"]
+        cids = {a.cid: a for a in rep.attachments if a.cid}
+        assert "map" in cids
+        assert cids["map"].content_type in ("image/png", "image/svg+xml")
+        # the SVG goes with the mail only when asked for; the archive keeps it either way
+        assert any(a.filename == "map.svg" for a in rep.attachments) == (mode == "both")
+        assert {a.filename for a in rep.pictures} == {"map.png", "map.svg"}
 
 
 def test_player_written_text_is_escaped() -> None:

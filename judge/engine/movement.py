@@ -58,6 +58,8 @@ class MovementResolver:
     def check(self, order: Order, unit: Unit | None) -> Order:
         """Return the order as it will be executed, or raise :class:`Illegal` with a reason."""
         m = self.m
+        if not order.loc:  # a waive, outside the adjustment phase it belongs to
+            raise Illegal(f"a {type(order).keyword} is given only in an adjustment phase")
         if unit is None:
             raise Illegal(f"there is no unit in {m.name(order.loc)}")
         if unit.power != order.power:

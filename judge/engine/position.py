@@ -163,12 +163,13 @@ class Position:
 
     def to_json(self) -> dict[str, Any]:
         m = self.map
+        shown = m.display
         units: dict[str, list[str]] = {p: [] for p in self.variant.powers}
-        for u in sorted(self.units.values(), key=lambda u: u.loc):
-            units.setdefault(u.power, []).append(u.text(m))
+        for u in sorted(self.units.values(), key=_loc_of):
+            units.setdefault(u.power, []).append(f"{u.kind} {shown(u._loc)}")
         centres: dict[str, list[str]] = {p: [] for p in self.variant.powers}
         for c, p in sorted(self.centres.items()):
-            centres.setdefault(p, []).append(m.display(c))
+            centres.setdefault(p, []).append(shown(c))
         dislodged: dict[str, list[dict[str, Any]]] = {}
         for d in sorted(self.dislodged.values(), key=lambda d: d.unit.loc):
             dislodged.setdefault(d.unit.power, []).append({
@@ -181,6 +182,10 @@ class Position:
         if self.extra:
             out["extra"] = self.extra
         return out
+
+
+def _loc_of(u: Unit) -> str:
+    return u._loc
 
 
 def _power(variant: Variant, name: str, entry: str) -> str:
@@ -204,6 +209,18 @@ def parse_loc(text: str, m: Map, entry: str) -> str:
 
 
 def parse_unit(text: str, m: Map, power: str, entry: str) -> Unit:
+    # positions repeat the same few hundred unit texts: each one read well is remembered, per map
+    known = m.units_read
+    hit = known.get(text) if isinstance(text, str) else None
+    if hit is not None:
+        return Unit(power, hit[0], hit[1])
+    u = _parse_unit(text, m, power, entry)
+    if len(known) < 4096:
+        known[text] = (u.kind, u.loc)
+    return u
+
+
+def _parse_unit(text: str, m: Map, power: str, entry: str) -> Unit:
     parts = str(text).split()
     if len(parts) != 2 or parts[0].upper() not in UNIT_KINDS:
         raise PositionError(f"{entry}: bad unit {text!r} (write e.g. 'A Lvp', 'F StP/sc')")

@@ -42,7 +42,9 @@ def adjudicate_retreats(pos: Position, orders: list[Order], rules: dict | None =
         d = pos.dislodged.get(p)
         reason = ""
         executed: Order | None = None
-        if d is None:
+        if not p:  # a waive, outside the adjustment phase it belongs to
+            reason = f"a {type(o).keyword} is given only in an adjustment phase"
+        elif d is None:
             reason = f"there is no dislodged unit in {m.name(p)}"
         elif d.unit.power != o.power:
             reason = f"the dislodged unit in {m.name(p)} belongs to {d.unit.power}"

@@ -14,7 +14,7 @@ import math
 
 from judge.engine import Position
 from judge.engine.orders import Build, Convoy, Disband, Hold, Order, OrderResult, Remove, Support, Waive
-from judge.mapdraw.canvas import CairoCanvas, SvgCanvas, _rgb
+from judge.mapdraw.canvas import PNG_COLOURS, CairoCanvas, SvgCanvas, _rgb
 from judge.mapdraw.geometry import Layout, Point, layout
 from judge.variant import Map, Phase, Variant, province_of
 
@@ -22,6 +22,7 @@ SEA, LAND, BLOCKED = "#b8d2e6", "#efe8d6", "#a3a3a3"
 COASTLINE, LAND_BORDER, SEA_BORDER = "#54708a", "#b9ab8c", "#d3e3ef"
 FAIL_RED, INK, GREY = "#c0201a", "#1a1a1a", "#888888"
 LEGEND_H = 64
+TINT = 0.38  # an owned centre's area: this much of the owner's colour over the land
 UNIT_R = 9.5
 
 Canvas = SvgCanvas | CairoCanvas
@@ -37,12 +38,26 @@ def draw_svg(variant: Variant, position: Position, results: list[OrderResult] | 
 
 
 def draw_png(variant: Variant, position: Position, results: list[OrderResult] | None = None,
-             phase: Phase | str | None = None, title: str | None = None, scale: float = 1.0) -> bytes:
-    """The same picture as PNG (painted with cairo), for mail clients that block SVG."""
+             phase: Phase | str | None = None, title: str | None = None, scale: float = 1.0,
+             budget: int | None = None) -> bytes:
+    """The same picture as PNG (painted with cairo), for mail clients that block SVG; ``budget``:
+    bytes above which it is compressed harder (a mail's picture)."""
     m, lay, phase = _map(variant, position, phase)
     canvas = CairoCanvas(lay.width, lay.height + LEGEND_H, scale)
     paint(canvas, variant, m, lay, position, results, title or f"{variant.title}: {phase}")
-    return canvas.result()
+    # 32 colours, the powers' own among them, hold seven powers' units and tints; with more
+    # powers two tints would come out as one: 1885 II's nine take 40, their tints kept too
+    keep = [p.colour for p in variant.powers.values()]
+    extra = max(0, len(keep) - 7)
+    if extra:
+        keep += [_tint(c) for c in keep]
+    return canvas.result(budget, PNG_COLOURS + 4 * extra, tuple(keep))
+
+
+def _tint(colour: str) -> str:
+    """The colour of an owned centre's area: ``TINT`` of the owner's colour over the land."""
+    a, b = _rgb(colour), _rgb(LAND)
+    return "#" + "".join(f"{round(a[i] * TINT + b[i] * (1 - TINT)):02x}" for i in range(3))
 
 
 def _map(variant: Variant, position: Position, phase: Phase | str | None) -> tuple[Map, Layout, Phase]:
@@ -57,11 +72,11 @@ def paint(c: Canvas, variant: Variant, m: Map, lay: Layout, position: Position,
           results: list[OrderResult] | None, title: str) -> None:
     colours = {name: p.colour for name, p in variant.powers.items()}
     w, h = lay.width, lay.height
-    c.rect(0, 0, w, h + LEGEND_H, "#ffffff")
-    c.rect(0, 0, w, h, SEA)
-    _areas(c, m, lay, position.centres, colours)
-    _adjacency(c, m, lay)
-    _labels(c, m, lay, position.centres, colours)
+    # what every picture of this map shows is painted once per map (the canvas keeps it)
+    c.layer(m, lambda k: _ground(k, m, lay))
+    _tints(c, m, lay, position.centres, colours)
+    c.layer(m, lambda k: _lines_and_names(k, m, lay), transparent=True)
+    _centres(c, m, lay, position.centres, colours)
     if results:
         _orders(c, lay, results, colours, position)
     for u in position.units.values():
@@ -75,12 +90,6 @@ def paint(c: Canvas, variant: Variant, m: Map, lay: Layout, position: Position,
     _legend(c, variant, position, w, h)
 
 
-def mix(colour: str, base: str, t: float) -> str:
-    """``t`` of ``colour`` over ``base`` (both ``#rrggbb``)."""
-    a, b = _rgb(colour), _rgb(base)
-    return "#" + "".join(f"{round(a[i] * t + b[i] * (1 - t)):02x}" for i in range(3))
-
-
 def _ink(colour: str) -> str:
     """Black or white, whichever reads on ``colour``."""
     r, g, b = _rgb(colour)
@@ -92,15 +101,27 @@ def _terrain_fill(m: Map, p: str) -> str:
     return SEA if t == "sea" else BLOCKED if t == "impassable" else LAND
 
 
-def _areas(c: Canvas, m: Map, lay: Layout, centres: dict[str, str], colours: dict[str, str]) -> None:
+def _ground(c: Canvas, m: Map, lay: Layout) -> None:
+    """The frame, the sea, and every area in its terrain's colour."""
+    c.rect(0, 0, lay.width, lay.height + LEGEND_H, "#ffffff")
+    c.rect(0, 0, lay.width, lay.height, SEA)
     for cell in lay.cells:
         if not cell.poly or cell.prov not in m.provinces:
             continue
         fill = _terrain_fill(m, cell.prov)
-        owner = centres.get(cell.prov)
-        if owner and cell.prov in m.centres:
-            fill = mix(colours.get(owner, GREY), fill, 0.38)
         c.polygon(cell.poly, fill, fill, 0.6)  # the outline in the fill colour hides seams
+
+
+def _tints(c: Canvas, m: Map, lay: Layout, centres: dict[str, str], colours: dict[str, str]) -> None:
+    """An owned supply centre's area tinted with its owner's colour (38 % over the land)."""
+    for cell in lay.cells:
+        owner = centres.get(cell.prov)
+        if owner and cell.poly and cell.prov in m.centres:
+            c.polygon(cell.poly, colours.get(owner, GREY), None, fill_opacity=TINT)
+
+
+def _lines_and_names(c: Canvas, m: Map, lay: Layout) -> None:
+    """Borders (coastlines stronger), the faint adjacency lines, and the provinces' names."""
     coast, inland, sea = [], [], []
     for p, q, a, b in lay.borders:
         sp = m.is_sea(p) if p in m.terrain else True
@@ -109,6 +130,11 @@ def _areas(c: Canvas, m: Map, lay: Layout, centres: dict[str, str], colours: dic
     c.segments(sea, SEA_BORDER, 1, cap="round")
     c.segments(inland, LAND_BORDER, 1, cap="round")
     c.segments(coast, COASTLINE, 1.6, cap="round")
+    _adjacency(c, m, lay)
+    for p, prov in m.provinces.items():
+        if p in lay.points and not (m.terrain[p] == "impassable" and not prov.sc):
+            x, y = lay.points[p]
+            c.text(x, y + 22, prov.key, 10.5, "#222222", "middle", italic=m.is_sea(p), halo=True)
 
 
 def _adjacency(c: Canvas, m: Map, lay: Layout) -> None:
@@ -117,13 +143,11 @@ def _adjacency(c: Canvas, m: Map, lay: Layout) -> None:
     c.segments(segs, "#000000", 0.8, opacity=0.09)
 
 
-def _labels(c: Canvas, m: Map, lay: Layout, centres: dict[str, str], colours: dict[str, str]) -> None:
+def _centres(c: Canvas, m: Map, lay: Layout, centres: dict[str, str], colours: dict[str, str]) -> None:
+    """Each supply centre's mark beside its name, filled with its owner's colour (white: unowned)."""
     for p, prov in m.provinces.items():
-        if p not in lay.points or m.terrain[p] == "impassable" and not prov.sc:
-            continue
-        x, y = lay.points[p]
-        c.text(x, y + 22, prov.key, 10.5, "#222222", "middle", italic=m.is_sea(p), halo=True)
-        if prov.sc:
+        if prov.sc and p in lay.points:
+            x, y = lay.points[p]
             owner = centres.get(p)
             c.circle((x + 3.2 * len(prov.key) + 7, y + 18.5), 4.2, colours.get(owner, GREY) if owner else "#ffffff",
                      "#222222", 1)
@@ -258,7 +282,7 @@ def _known(lay: Layout, *locs: str) -> bool:
 
 # -- title and legend ---------------------------------------------------------------------------
 def _title(c: Canvas, text: str) -> None:
-    c.rect(8, 8, 7.4 * len(text) + 16, 24, "#ffffff", "#333333", 0.8, rx=3, fill_opacity=0.85)
+    c.rect(8, 8, 8.4 * len(text) + 16, 24, "#ffffff", "#333333", 0.8, rx=3, fill_opacity=0.85)  # bold 13 px
     c.text(16, 25, text, 13, "#111111", bold=True)
 
 

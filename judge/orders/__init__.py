@@ -21,6 +21,7 @@ from typing import Any
 
 from judge.engine.position import Position
 from judge.orders import variant_kinds as _variant_kinds  # registers the variant order kinds
+from judge.orders.canonical import read_line, table_for
 from judge.orders.lexer import order_lines, tokenize
 from judge.orders.names import names_for
 from judge.orders.parsed import ParsedLine
@@ -34,12 +35,17 @@ del _variant_kinds
 
 
 def parse_orders(text: str, pos: Position, power: str | None = None, *, check: bool = False,
-                 rules: dict[str, Any] | None = None) -> list[ParsedLine]:
+                 rules: dict[str, Any] | None = None, fast: bool = True, warn: bool = True
+                 ) -> list[ParsedLine]:
     """Read every order in ``text`` against ``pos``.
 
     ``power``: the signed-on player; orders for other powers' units are then errors.
     ``rules``: the game's rules (default: the variant's); ``rules["modules"]`` decides which
     variant order kinds exist. ``check``: also report orders the engine would refuse.
+    ``fast``: read lines in canonical notation without the full grammar (same result,
+    ``judge.orders.canonical``); False only to compare the two. ``warn=False`` leaves out the
+    warnings that need all the orders (supports for a unit ordered elsewhere): the adjudicator
+    does not print them.
     """
     variant = pos.variant
     m = pos.map
@@ -51,18 +57,27 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
     rules = rules if rules is not None else variant.rules
     names = names_for(variant, m)
     mods = frozenset(rules.get("modules", ()))
-    lines = [(line, toks) for line, toks in ((line, tokenize(line)) for line in order_lines(text))
-             if any(t.word for t in toks)]
+    lines = list(order_lines(text))
     ctx = Context(pos, m, names, mods, power)
     if ARMY_FLEET in mods:  # a landing may be written before the move of the A/F it lands from
         first = Context(pos, m, names, mods, power)
-        for line, toks in lines:
-            LineReader(first, line, toks).read()
+        for line in lines:
+            toks = tokenize(line)
+            if any(t.word for t in toks):
+                LineReader(first, line, toks).read()
         ctx.af_moves = dict(first.af_moves)
+    table = table_for(names, m)
     out: list[ParsedLine] = []
-    for line, toks in lines:
-        out.extend(LineReader(ctx, line, toks).read())
+    for line in lines:
+        parsed = read_line(ctx, line, table) if fast else None
+        if parsed is not None:
+            out.append(parsed)
+            continue
+        toks = tokenize(line)
+        if any(t.word for t in toks):
+            out.extend(LineReader(ctx, line, toks).read())
     if check:
         engine_verdicts(out, pos, rules)
-    mismatch_warnings(out, pos)
+    if warn:
+        mismatch_warnings(out, pos)
     return out

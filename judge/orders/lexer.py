@@ -30,6 +30,8 @@ _TOKEN = re.compile(r"""
 _SIGNATURE = re.compile(r"^--\s*$|^-{3,}\s*(original|forwarded) message\s*-{3,}$|^_{10,}\s*$", re.I)
 _WROTE = re.compile(r"^(on\b.*\bwrote|.*\bschrieb|le\b.*\ba écrit)\s*:\s*$", re.I)
 _LIST_MARK = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*•·])\s+")
+_SIGNATURE_START = frozenset("-_")
+_LIST_START = frozenset("-*•·")
 
 
 @dataclass(slots=True)
@@ -44,16 +46,20 @@ class Tok:
 
 def order_lines(text: str) -> Iterator[str]:
     """The lines of the orders block, comments and list markers removed (blank lines kept out)."""
+    # each pattern is tried only where its first (or last) character could match: most lines
+    # are orders, and this runs on every line of every mail and batch case
     for raw in text.splitlines():
-        if _SIGNATURE.match(raw.strip()) or raw.rstrip("\r\n") == "-- ":
+        first = raw.lstrip()[:1]
+        if first in _SIGNATURE_START and (_SIGNATURE.match(raw.strip()) or raw.rstrip("\r\n") == "-- "):
             return
         line = raw.split("#", 1)[0]
         stripped = line.strip()
-        if not stripped or stripped.startswith(">") or _WROTE.match(stripped):
+        if not stripped or stripped[0] == ">" or stripped[-1] == ":" and _WROTE.match(stripped):
             continue
-        mark = _LIST_MARK.match(line)
-        if mark:
-            line = " " * mark.end() + line[mark.end():]
+        if stripped[0] in _LIST_START or stripped[0].isdigit():
+            mark = _LIST_MARK.match(line)
+            if mark:
+                line = " " * mark.end() + line[mark.end():]
         yield line.rstrip()
 
 

@@ -131,10 +131,34 @@ PHASE_KIND_WORDS = {"move": "movement", "moves": "movement", "movement": "moveme
                     "adjustments": "adjustment", "build": "adjustment", "builds": "adjustment"}
 
 
-def apply_option(game: Game, name: str, value: str, started: bool) -> str:
-    """Set one game option (``press``, ``centres``, phase lengths, grace, or a rule switch); returns a note."""
+MAP_NOTES = {"png": "the map as a small PNG picture in the mail",
+             "svg": "the map as an SVG picture in the mail (some mail programs do not show it)",
+             "both": "the map as a PNG picture in the mail, and as SVG attached (a larger mail)",
+             "link": "a link to the map in the judge's archive, no picture",
+             "off": "no map"}
+
+
+def set_map(game: Game, value: str, archive_url: str | None) -> str:
+    """``SET MAP PNG|SVG|BOTH|LINK|OFF``: how results mails carry the map (any time, by the master)."""
+    from judge.report import MAP_MODES
+
+    mode = value.strip().lower()
+    if mode not in MAP_MODES:
+        raise GameError(f"map takes one of {', '.join(m.upper() for m in MAP_MODES)}, not {value!r}")
+    if mode == "link" and not archive_url:
+        raise GameError("this judge has no public archive to link to (archive_url is not set): "
+                        "use SET MAP PNG, SVG, BOTH or OFF")
+    game.options["map"] = mode
+    return f"Results of '{game.name}' now carry {MAP_NOTES[mode]}."
+
+
+def apply_option(game: Game, name: str, value: str, started: bool, archive_url: str | None = None) -> str:
+    """Set one game option (``press``, ``centres``, phase lengths, grace, ``map``, or a rule switch);
+    returns a note. ``archive_url``: the judge's archive (``map=link`` needs one)."""
     key = name.strip().lower().replace("-", "_")
     value = value.strip()
+    if key == "map":
+        return set_map(game, value, archive_url)
     if key in PHASE_KIND_WORDS or key == "grace":
         hours = deadlines.parse_duration(value)
         if key == "grace":
@@ -196,7 +220,7 @@ def create_game(ctx: Ctx, name: str, password: str, variant: str, options: list[
         if not sep:
             raise GameError(f"options are written name=value, not {opt!r}")
         try:
-            apply_option(game, k, val, started=False)
+            apply_option(game, k, val, started=False, archive_url=ctx.cfg.archive_url)
         except deadlines.TimeError as exc:
             raise GameError(str(exc)) from None
     mid = player_id(ctx, master_address)

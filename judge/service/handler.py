@@ -743,7 +743,8 @@ class Handler:
             rest = rest[1:]
         if not rest:
             raise CommandError(f"SET {key} needs a value")
-        note = games.apply_option(g, name, " ".join(rest), started=g.state != "forming")
+        note = games.apply_option(g, name, " ".join(rest), started=g.state != "forming",
+                                  archive_url=self.ctx.cfg.archive_url)
         games.save_options(self.ctx, g)
         self.say(note)
 

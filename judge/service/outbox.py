@@ -7,13 +7,12 @@ never sent for something that did not happen. Transports take :class:`OutboxItem
 
 from __future__ import annotations
 
+import base64
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from email import policy
 from email import quoprimime
 from email.header import Header
-from email.message import EmailMessage
 from email.utils import format_datetime, formataddr, make_msgid
 from typing import Any
 
@@ -47,10 +46,10 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
     out. Pictures with a Content-ID go with the HTML part (``multipart/related``, inline, with a
     file name so text-only readers can save them); the others are attachments.
 
-    The header fields and the common two-part body are written out directly: going through
-    :class:`EmailMessage` re-parses every header with the header registry, which cost more than
-    all the rest of an order mail's reply. Messages with pictures (reports, a few per phase) still
-    have their body built by :class:`EmailMessage`.
+    The header fields and the body are written out directly: going through the stdlib's
+    ``EmailMessage`` re-parses every header with the header registry, which cost more than all
+    the rest of an order mail's reply, and a report's body (the same for every recipient) is
+    built once and kept on its :class:`~judge.service.render.MailText`.
     """
     domain = cfg.address.rpartition("@")[2] or "localhost"
     mid = make_msgid(idstring="judge", domain=domain)
@@ -60,10 +59,18 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
         fields += [("In-Reply-To", in_reply_to), ("References", references or in_reply_to)]
     fields += [("Auto-Submitted", auto), (cfg.loop_header, cfg.address), *(headers or {}).items()]
     head = "".join(header_field(name, value) for name, value in fields).encode("ascii")
-    html = getattr(text, "html", None) or mail_html(subject, str(text))
     files = list(getattr(text, "attachments", ()))
-    body = _mime_body(str(text), html, files) if files else _alternative(str(text), html)
-    return head + body, mid
+    if files:  # a report: the same body for every recipient, built once (its pictures are large)
+        body = getattr(text, "mime_body", None)
+        if body is None:
+            body = _mime_body(str(text), getattr(text, "html", None) or mail_html(subject, str(text)), files)
+            try:
+                text.mime_body = body  # type: ignore[attr-defined]
+            except AttributeError:  # a plain str: nothing to keep it on
+                pass
+        return head + body, mid
+    html = getattr(text, "html", None) or mail_html(subject, str(text))
+    return head + _alternative(str(text), html), mid
 
 
 def header_field(name: str, value: str) -> str:
@@ -98,33 +105,51 @@ def _text_part(subtype: str, text: str) -> str:
             f"{body}")
 
 
-def _alternative(text: str, html: str) -> bytes:
-    parts = [_text_part("plain", text), _text_part("html", html)]
+def _boundary(parts: list[str]) -> str:
     boundary = "=_" + secrets.token_hex(16)
     while any(boundary in p for p in parts):  # astronomically unlikely, but then never ambiguous
         boundary = "=_" + secrets.token_hex(16)
-    out = [f'MIME-Version: 1.0\r\nContent-Type: multipart/alternative;\r\n boundary="{boundary}"\r\n\r\n']
+    return boundary
+
+
+def _multipart(subtype: str, parts: list[str], top: bool = False) -> str:
+    """A multipart entity (its header fields, then the parts); ``top``: with MIME-Version."""
+    boundary = _boundary(parts)
+    out = ["MIME-Version: 1.0\r\n" if top else "", f'Content-Type: multipart/{subtype};\r\n boundary="{boundary}"\r\n\r\n']
     out += [f"--{boundary}\r\n{p}\r\n" for p in parts]  # that CRLF belongs to the delimiter after
     out.append(f"--{boundary}--\r\n")
-    return "".join(out).encode("utf-8")  # every part is ASCII already
+    return "".join(out)
+
+
+def _alternative(text: str, html: str) -> bytes:
+    return _multipart("alternative", [_text_part("plain", text), _text_part("html", html)], top=True).encode("utf-8")
+
+
+def _file_part(a: Any) -> str:
+    """A picture or attachment, base64 in 76-column lines; inline with its Content-ID, or attached."""
+    data = base64.encodebytes(a.data).decode("ascii").replace("\n", CRLF)
+    name = a.filename.replace("\\", "").replace('"', "")
+    head = f"Content-Type: {a.content_type}\r\nContent-Transfer-Encoding: base64\r\n"
+    if a.cid:
+        head += f'Content-ID: <{a.cid}>\r\nContent-Disposition: inline; filename="{name}"\r\n'
+    else:
+        head += f'Content-Disposition: attachment; filename="{name}"\r\n'
+    return f"{head}\r\n{data}"
 
 
 def _mime_body(text: str, html: str, files: list[Any]) -> bytes:
-    """The body with pictures, built by EmailMessage (MIME-Version and Content-Type first)."""
-    msg = EmailMessage(policy=policy.SMTP)
-    msg.set_content(text, charset="utf-8")
-    msg.add_alternative(html, subtype="html", charset="utf-8")
-    html_part = msg.get_payload()[1]  # type: ignore[index]
-    for a in files:
-        maintype, _, subtype = a.content_type.partition("/")
-        if a.cid:
-            html_part.add_related(a.data, maintype, subtype, cid=f"<{a.cid}>", filename=a.filename,
-                                  disposition="inline")
-    for a in files:
-        maintype, _, subtype = a.content_type.partition("/")
-        if not a.cid:
-            msg.add_attachment(a.data, maintype, subtype, filename=a.filename)
-    return msg.as_bytes(policy=policy.SMTP)
+    """The body with pictures: text and HTML as alternatives, the HTML with its inline pictures
+    (``multipart/related``), the other files attached (``multipart/mixed`` round it all). Written
+    out directly, as the two-part body is: the stdlib's generator cost several times the rest."""
+    html_part = _text_part("html", html)
+    inline = [_file_part(a) for a in files if a.cid]
+    if inline:
+        html_part = _multipart("related", [html_part, *inline])
+    attached = [_file_part(a) for a in files if not a.cid]
+    body = _multipart("alternative", [_text_part("plain", text), html_part], top=not attached)
+    if attached:
+        body = _multipart("mixed", [body, *attached], top=True)
+    return body.encode("ascii")
 
 
 def list_headers(cfg: JudgeConfig, game: str, address: str) -> dict[str, str]:

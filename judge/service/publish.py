@@ -25,6 +25,16 @@ from judge.service.store import Store
 PAGE_FILE = re.compile(r"^\d{3,}-[A-Za-z0-9_-]+\.(?:html|png|svg|txt)$")  # what we write in a game's folder
 
 
+
+def phase_stem(seq: int, short: str) -> str:
+    """The file name (without extension) of a processed phase in its game's folder: "003-F1901M"."""
+    return f"{seq:03d}-{re.sub(r'[^A-Za-z0-9_-]', '', short)}"
+
+
+def map_url(archive_url: str, game: str, seq: int, short: str) -> str:
+    """Where the archive served at ``archive_url`` shows a phase's map (``SET MAP LINK``)."""
+    return f"{archive_url.rstrip('/')}/{game}/{phase_stem(seq, short)}.png"
+
 def _outcome(outcome: dict[str, Any] | None) -> str:
     if not outcome:
         return ""
@@ -60,7 +70,7 @@ def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int
         for r in store.all("SELECT p.id, p.seq, p.name, p.short, p.report AS text_report, r.subject, r.text, r.html, "
                            "r.png, r.svg FROM phases p LEFT JOIN reports r ON r.phase_id = p.id "
                            "WHERE p.game_id = ? AND p.state = 'processed' ORDER BY p.seq", (g.id,)):
-            stem = f"{r['seq']:03d}-{re.sub(r'[^A-Za-z0-9_-]', '', r['short'])}"
+            stem = phase_stem(r["seq"], r["short"])
             phases.append({"row": r, "stem": stem, "href": f"{stem}.html", "name": r["name"], "short": r["short"]})
         for i, ph in enumerate(phases):
             r, stem = ph["row"], ph["stem"]

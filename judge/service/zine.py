@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from judge.engine import PhaseResult
 from judge.engine.position import Position
 from judge.report import GameInfo, render_results
+from judge.service.publish import map_url
 from judge.service.render import MailText, results_mail as render_results_mail
 from judge.service.store import Store, iso, loads
 
@@ -94,7 +95,9 @@ def results_mail(ctx: "Ctx", game: "Game", ph: "PhaseRow", before: Position, res
                      f"units disband, builds are waived, removals follow the civil-disorder rule) until a "
                      f"player signs on again.")
     shown = replace(result, victory=victory, events=notes)
-    report = render_results(game.variant, before, shown, game_info(ctx, game, ph, new))
+    mode = str(game.options.get("map") or "png")
+    url = map_url(ctx.cfg.archive_url, game.name, ph.seq, ph.short) if ctx.cfg.archive_url else None
+    report = render_results(game.variant, before, shown, game_info(ctx, game, ph, new), map_mode=mode, map_url=url)
     v = game.variant
     winners = list((victory or {}).get("winner") or [])
     subject, text = render_results_mail(
@@ -107,7 +110,7 @@ def results_mail(ctx: "Ctx", game: "Game", ph: "PhaseRow", before: Position, res
 
 def keep(store: Store, game: "Game", ph: "PhaseRow", subject: str, report: Any, now: Any) -> None:
     """Store the report of ``ph`` (again, after a rollback)."""
-    files = {a.filename: a.data for a in report.attachments}
+    files = {a.filename: a.data for a in (report.pictures or report.attachments)}
     store.update("phases", ph.id, report=report.text)
     store.conn.execute("DELETE FROM reports WHERE phase_id = ?", (ph.id,))
     store.insert("reports", phase_id=ph.id, game_id=game.id, subject=subject, text=report.text, html=report.html,

@@ -1,0 +1,239 @@
+"""A fast path for order lines already in the judge's canonical notation.
+
+Front ends, mappers and ``judge adjudicate --batch`` callers send orders exactly as the judge
+prints them ("England: F Lon - Nth", "A Par S A Mar - Bur", "A Lon - Bel via convoy",
+"F Nth C A Lon - Bel", "Build F StP/nc", "Waive"). Reading those through the free-form grammar
+costs most of an adjudication, so :func:`read_line` reads them with a split and a few dict
+look-ups instead. It gives exactly the :class:`ParsedLine` the full parser gives or, for
+anything it is not sure of, ``None``: the caller then uses the full parser. It gives up on any
+name that is not a location's printed key, a coast to infer, a kind that differs from the
+unit's, a unit that is not there, an order a signed-on player may not give, a warning the full
+parser would add, and every variant order kind. ``tests/test_order_fast_path.py`` checks the
+two agree on random phases of every variant.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING
+
+from judge.engine.orders import Build, Convoy, Disband, Hold, Move, Remove, Retreat, Support, Waive
+from judge.orders.lexer import tokenize
+from judge.orders.names import Names
+from judge.orders.parsed import ParsedLine
+from judge.orders.variant_kinds import ARMY_FLEET
+from judge.variant import Map
+
+if TYPE_CHECKING:
+    from judge.orders.parser import Context
+
+_KINDS = ("A", "F")
+#: words that may follow a location in canonical text; a name is only fast if none of them
+#: changes how the full parser reads it
+_FOLLOWERS = ("H", "S", "C", "D", "via", "-")
+
+
+class Table:
+    """Printed location keys ("StP/nc", "Lon") and power names of one map, checked against the
+    full parser's own name look-up, and the shapes of the lines read so far."""
+
+    def __init__(self, names: Names, m: Map, reserved: frozenset[str]):
+        self.locs: dict[str, str] = {}
+        self.coasted: dict[str, bool] = {}  # province -> has coasts to choose from
+        for p, prov in m.provinces.items():
+            self.coasted[p] = bool(prov.coasts)
+            for loc in (p, *(f"{p}/{c}" for c in prov.coasts)):
+                text = m.display(loc)
+                if text.lower() not in reserved and all(
+                        self._reads_as(names, f"{text} {f}", p, loc) for f in ("", *_FOLLOWERS)):
+                    self.locs[text] = loc
+        # "A"/"F" must not also be a power's abbreviation ("A Par" would then be Austria's)
+        self.kinds = frozenset(k for k in _KINDS if names.power(k.lower()) is None)
+        self.powers = {pn.name: pn.name for pn in names.powers.values()}
+        self.shapes: dict[str, tuple | None] = {}  # line -> what it says, board aside (None: not canonical)
+
+    @staticmethod
+    def _reads_as(names: Names, text: str, prov: str, loc: str) -> bool:
+        """Does the full parser read the first words of ``text`` as ``loc``, and nothing more?"""
+        from judge.orders.parser import RESERVED
+
+        toks = tokenize(text)
+        want = 1 if "/" not in loc else 3
+        try:
+            found = names.province(toks, 0, RESERVED)
+        except ValueError:
+            return False
+        if found != (prov, 1):
+            return False
+        if "/" in loc:
+            c = names.coast(toks, 1)
+            return c is not None and c == (loc.partition("/")[2], want)
+        return names.coast(toks, 1) is None and (len(toks) == 1 or toks[1].text != "/")
+
+    def shape(self, line: str) -> tuple | None:
+        """``(power named, order word, kind, location, more...)`` for a canonical line, else None;
+        remembered (orders repeat from phase to phase and game to game)."""
+        try:
+            return self.shapes[line]
+        except KeyError:
+            found = self._shape(line)
+            if len(self.shapes) < 20000:
+                self.shapes[line] = found
+            return found
+
+    def _shape(self, line: str) -> tuple | None:
+        words = line.split()
+        if not words:
+            return None
+        named: str | None = None
+        if words[0][-1] == ":":
+            named = self.powers.get(words[0][:-1])
+            if named is None or len(words) == 1:
+                return None
+            words = words[1:]
+        locs, kinds = self.locs, self.kinds
+        n = len(words)
+        head = words[0]
+        if head == "Waive":
+            return (named, "waive") if n == 1 else None
+        if head in ("Build", "Remove"):
+            loc = locs.get(words[2]) if n == 3 else None
+            if loc is None or words[1] not in kinds:
+                return None
+            kind, prov = words[1], loc.partition("/")[0]
+            if head == "Build" and (kind == "A" and loc != prov or kind == "F" and self.coasted[prov] and loc == prov):
+                return None  # a coast the full parser would warn about or ask for
+            return named, head, kind, loc, prov
+        if n < 3 or head not in kinds:
+            return None
+        loc = locs.get(words[1])
+        if loc is None:
+            return None
+        prov = loc.partition("/")[0]
+        verb = words[2]
+        if n == 3:
+            return (named, verb, head, loc, prov) if verb in ("H", "D") else None
+        if verb == "-":
+            via = n == 6 and words[4] == "via" and words[5] == "convoy"
+            if not (n == 4 or via) or via and head != "A":
+                return None
+            dest = locs.get(words[3])
+            if dest is None or "/" in dest and head == "A" or head == "F" and "/" not in dest and self.coasted[dest]:
+                return None  # an army's coast, or a fleet's coast to infer
+            return named, "via" if via else "-", head, loc, prov, dest
+        if verb == "S" and n in (5, 7) and words[3] in kinds:
+            target = locs.get(words[4])
+            if target is None or n == 7 and words[5] != "-":
+                return None
+            dest = locs.get(words[6]) if n == 7 else None
+            if n == 7 and (dest is None or "/" in dest and words[3] != "F"):
+                return None
+            return named, "S", head, loc, prov, words[3], target, dest
+        if verb == "C" and n == 7 and words[3] == "A" in kinds and words[5] == "-":
+            target, dest = locs.get(words[4]), locs.get(words[6])
+            if target is None or dest is None or "/" in dest:
+                return None
+            return named, "C", head, loc, prov, "A", target, dest
+        return None
+
+
+_TABLES: "weakref.WeakKeyDictionary[Map, Table]" = weakref.WeakKeyDictionary()
+
+
+def table_for(names: Names, m: Map) -> Table:
+    t = _TABLES.get(m)
+    if t is None:
+        from judge.orders.parser import RESERVED
+
+        t = _TABLES[m] = Table(names, m, RESERVED)
+    return t
+
+
+def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLine | None:
+    """The order on ``line`` if it is canonical text the full parser reads the same way; else None.
+
+    ``table``: ``table_for`` the map (looked up when not given)."""
+    m = ctx.map
+    if table is None:
+        table = table_for(ctx.names, m)
+    shape = table.shape(line)
+    if shape is None:
+        return None
+    named, op = shape[0], shape[1]
+    pos = ctx.pos
+    phase = pos.phase.kind
+    explicit = named or ctx.sticky
+    if op == "waive":
+        power = ctx.power or explicit
+        if phase != "adjustment" or power is None or (ctx.power and explicit and explicit != ctx.power):
+            return None
+        return _parsed(line, Waive(power, None, ""), power, m)
+    kind, loc, prov = shape[2], shape[3], shape[4]
+    if op == "Build" or op == "Remove":
+        if phase != "adjustment":
+            return None
+        if op == "Build":
+            if explicit is None and ctx.power is None:
+                power = pos.centres.get(prov)
+            else:
+                power = _power(ctx, explicit, None)
+            return None if power is None else _parsed(line, Build(power, kind, loc), power, m)
+        unit = pos.units.get(prov)
+        if unit is None or unit.kind != kind or unit.loc != loc:
+            return None
+        power = _power(ctx, explicit, unit.power)
+        return None if power is None else _parsed(line, Remove(power, kind, loc), power, m)
+    if phase == "movement":
+        unit = pos.units.get(prov)
+    elif phase == "retreat":
+        d = pos.dislodged.get(prov)
+        unit = d.unit if d else None
+    else:
+        return None
+    if unit is None or unit.kind != kind or unit.loc != loc:
+        return None
+    power = _power(ctx, explicit, unit.power)
+    if power is None:
+        return None
+    if op == "-":
+        if phase == "retreat":
+            return _parsed(line, Retreat(power, kind, loc, shape[5]), power, m)
+        return _parsed(line, Move(power, kind, loc, shape[5], False), power, m)
+    if phase != "movement":
+        return _parsed(line, Disband(power, kind, loc), power, m) if op == "D" else None
+    if op == "H":
+        return _parsed(line, Hold(power, kind, loc), power, m)
+    if op == "via":
+        return _parsed(line, Move(power, kind, loc, shape[5], True), power, m)
+    if op == "S" or op == "C":
+        tkind, target = shape[5], _target(ctx, shape[6])
+        if target is None:
+            return None
+        if op == "S":
+            return _parsed(line, Support(power, kind, loc, tkind, target, shape[7]), power, m)
+        if ARMY_FLEET not in ctx.modules:
+            return _parsed(line, Convoy(power, kind, loc, tkind, target, shape[7]), power, m)
+    return None
+
+
+def _parsed(line: str, order, power: str, m: Map) -> ParsedLine:
+    return ParsedLine(line.strip(), order, power, map=m)
+
+
+def _power(ctx: "Context", explicit: str | None, owner: str | None) -> str | None:
+    """Who gives the order (as the full parser decides it); None where it would refuse it."""
+    if ctx.power is not None:
+        if explicit and explicit != ctx.power or owner is not None and owner != ctx.power:
+            return None
+        return ctx.power
+    return explicit or owner
+
+
+def _target(ctx: "Context", loc: str) -> str | None:
+    """Where a supported or convoyed unit stands, as the full parser reads it; None: not sure."""
+    unit = ctx.pos.units.get(loc.partition("/")[0])
+    if unit is None:
+        return None if "/" in loc else loc
+    if unit.loc != loc and "/" in loc:
+        return None
+    return unit.loc

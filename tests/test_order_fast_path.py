@@ -1,0 +1,100 @@
+"""The canonical fast path of the order language reads exactly what the full grammar reads.
+
+Random phases of every variant (the generators of ``test_engine_invariants``): the robots'
+free-form lines, the canonical text of every order they give (with and without the power's
+prefix, after an "England:" header line), and canonical text made wrong on purpose (a kind
+that is not the unit's, a coast left out, another power's unit for a signed-on player). Each
+text is read with and without the fast path; the :class:`ParsedLine` lists must be equal,
+warnings and errors included. The fast path must also really be taken.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import judge.orders
+from judge.adjudicate import run_phase
+from judge.orders import parse_orders
+from judge.orders.canonical import read_line
+from judge.variant import load_variant
+
+from tests.test_engine_invariants import CONFIGS, IDS, Board, order_lines, random_position
+
+
+def _variants(rng: random.Random, b: Board, lines: list[str]) -> list[str]:
+    """Canonical text of the orders ``lines`` give, with prefixes, headers and plausible slips."""
+    parsed = parse_orders("\n".join(lines), b.pos, rules=b.rules, fast=False)
+    out: list[str] = []
+    last_power = None
+    for p in parsed:
+        if p.order is None:
+            out.append(p.line)
+            continue
+        text = p.canonical
+        r = rng.random()
+        if r < 0.5:
+            out.append(f"{p.power}: {text}")
+        elif r < 0.6 and p.power != last_power:
+            out += [f"{p.power}:", text]  # a header line, then bare orders
+        elif r < 0.7:
+            out.append(text.replace("A ", "F ", 1) if text.startswith("A ") else text.replace("F ", "A ", 1))
+        elif r < 0.75:
+            out.append(text.split("/")[0] if "/" in text else text + " H")
+        else:
+            out.append(text)
+        last_power = p.power
+    rng.shuffle(out) if rng.random() < 0.3 else None
+    return out
+
+
+def _same(b: Board, text: str, power: str | None = None) -> None:
+    fast = parse_orders(text, b.pos, power, rules=b.rules, check=True)
+    slow = parse_orders(text, b.pos, power, rules=b.rules, check=True, fast=False)
+    assert fast == slow, text
+    assert [p.canonical for p in fast] == [p.canonical for p in slow]
+
+
+@pytest.mark.parametrize("vname,options", CONFIGS, ids=IDS)
+def test_fast_path_agrees_with_the_full_parser(vname, options, monkeypatch):
+    taken = [0, 0]
+
+    def counting(ctx, line, table=None):
+        got = read_line(ctx, line, table)
+        taken[got is not None] += 1
+        return got
+
+    monkeypatch.setattr(judge.orders, "read_line", counting)
+    rng = random.Random(f"fast-{vname}-{options}")
+    v = load_variant(vname)
+    for game in range(12):
+        pos_json = v.start_position() if game % 3 == 0 else random_position(vname, options, rng)
+        for _ in range(8):
+            b = Board(vname, options, pos_json)
+            lines = order_lines(b, rng)
+            _same(b, "\n".join(lines))
+            canon = _variants(rng, b, lines)
+            _same(b, "\n".join(canon))
+            powers = sorted({u.power for u in b.pos.units.values()}) or list(v.powers)
+            _same(b, "\n".join(canon), rng.choice(powers))
+            out = run_phase(vname, pos_json, "\n".join(canon), options)
+            if out.get("victory", {}).get("final"):
+                break
+            pos_json = out["next"]
+    assert taken[True] > 200, taken  # the fast path was really used
+    assert taken[False] > 20, taken  # and refused what it must
+
+
+def test_fast_lines_are_the_common_canonical_forms():
+    v = load_variant("standard")
+    b = Board("standard", None, v.start_position())
+    text = ("England: F Lon - Nth\nEngland: A Lvp - Edi via convoy\nEngland: F Edi C A Lvp - Nwy\n"
+            "France: A Par S A Mar - Bur\nA Mar H\nRussia: F StP/sc - Bot\nF Sev S A Mos\n")
+    ctx = judge.orders.Context(b.pos, b.m, judge.orders.names_for(v, b.m), frozenset(), None)
+    assert all(read_line(ctx, line) is not None for line in text.splitlines())
+    # not canonical, or not sure: the full parser decides
+    for line in ("F Lon-Nth", "f lon - nth", "F London - North Sea", "A Par - Bur.", "F StP - Bot",
+                 "A Lon - Nth", "England: A Par - Bur", "F Bre - Spa", "A Mar - Spa/nc", "Germany:"):
+        assert read_line(ctx, line) is None or line in ("A Lon - Nth", "England: A Par - Bur"), line
+    _same(b, text)
