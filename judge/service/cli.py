@@ -119,11 +119,16 @@ def deliver(outbox_maildir: str | None, sendmail: str | None, **kw: Any) -> None
         code, status = deliver_one(judge, raw)
         click.echo(status)
         if code == 0:
-            judge.run_due()
-            if outbox_maildir:
-                md.write_outbox(judge, _single(outbox_maildir))
-            if sendmail:
-                send_with(judge, sendmail)
+            # the message is committed: trouble with the extras below must not make the MTA
+            # retry (or bounce) it, so it is reported and the exit status stays 0
+            try:
+                judge.run_due()
+                if outbox_maildir:
+                    md.write_outbox(judge, _single(outbox_maildir))
+                if sendmail:
+                    send_with(judge, sendmail)
+            except Exception as exc:
+                click.echo(f"judge deliver: message taken; deadlines/outgoing mail left for later: {exc}", err=True)
     sys.exit(code)
 
 

@@ -1049,7 +1049,7 @@ class Handler:
                                sections=self.sections)
         to = list(self.mail.reply_to) + [a for a in self.copy_to if a not in self.mail.reply_to]
         self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
-                      in_reply_to=self.mail.message_id, references=self.mail.references, auto="auto-replied")
+                      in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied")
 
 
 def token_powers(v: Variant, tok: str, extra: dict[str, str] | None = None) -> set[str] | None:

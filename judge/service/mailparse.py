@@ -27,18 +27,24 @@ MACHINE_SENDERS = frozenset({
 })
 MAX_BODY_CHARS = 100_000  # anything longer is cut (and the sender told)
 
+#: a msg-id fit to echo in In-Reply-To/References: printable ASCII, no spaces or brackets inside
+_MSG_ID = re.compile(r"<[!-;=?-~]{1,250}@[!-;=?-~]{1,250}>")
+MAX_REFERENCES = 20  # the newest ones only: a thread header must not grow without bound
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
 _SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|antw)\s*(?:\[\d+\])?\s*:|\[error flag\]|\[you are late!\])\s*",
                            re.I)
 
 
 @dataclass
 class IncomingMail:
-    message_id: str
+    message_id: str  # the key for "handled once" (control characters and spaces removed)
     sender: str = ""  # the From address, lower case
     reply_to: list[str] = field(default_factory=list)  # where answers go
     subject: str = ""  # Re:/Fwd:/judge tags stripped
     text: str = ""  # the new text: quotes and signature stripped
-    references: str = ""  # the message's own References, for threading our answer
+    references: str = ""  # References + its own Message-ID, only well-formed ids: safe to echo
+    reply_id: str | None = None  # its Message-ID if well-formed (In-Reply-To of our answer), else None
     ignore: str | None = None  # why this message must not be answered at all
     error: str | None = None  # why its text could not be read (answered with this)
     notes: list[str] = field(default_factory=list)  # things to tell the sender (e.g. truncated)
@@ -77,12 +83,15 @@ def _synthetic_id(raw: bytes) -> str:
 
 def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
     msg: EmailMessage = BytesParser(policy=_READ_POLICY).parsebytes(raw)  # type: ignore[assignment]
-    mid = _header(msg, "Message-ID").strip()
+    mid = clean_message_id(_header(msg, "Message-ID"))
     mail = IncomingMail(message_id=mid if mid else _synthetic_id(raw))
-    mail.references = " ".join((_header(msg, "References") + " " + mid).split())
+    mail.reply_id = mid if _MSG_ID.fullmatch(mid) else None
+    mail.references = thread_ids(_header(msg, "References") + " " + mid)
     from_addrs = _addresses(msg, "From")
     mail.sender = from_addrs[0] if from_addrs else ""
-    mail.reply_to = _addresses(msg, "Reply-To") or from_addrs[:1]
+    # one address only: a Reply-To naming several would make every answer a fan-out
+    replies = _addresses(msg, "Reply-To")
+    mail.reply_to = replies[:1] if len(replies) == 1 else from_addrs[:1]
     mail.subject = clean_subject(_header(msg, "Subject"))
     mail.ignore = ignore_reason(msg, mail.sender, our_address, loop_header)
     if mail.ignore:
@@ -111,15 +120,43 @@ def _header(msg: EmailMessage, name: str) -> str:
             raws = [v for k, v in msg.raw_items() if k.lower() == name.lower()]
         except Exception:
             raws = []
-        return str(raws[0]) if raws else ""
-    return str(v)
+        return _text(str(raws[0])) if raws else ""
+    return _text(str(v))
+
+
+def _text(value: str) -> str:
+    """Header text as storable UTF-8: undecodable 8-bit bytes (kept by the parser as lone
+    surrogates, which SQLite cannot store) become U+FFFD."""
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def clean_message_id(value: str) -> str:
+    """A Message-ID as a key: whitespace and control characters (a decoded ``=0D=0A``) removed."""
+    return "".join(CONTROL.sub("", value).split())[:500]
+
+
+def thread_ids(value: str) -> str:
+    """The well-formed msg-ids in a References-like value, newest last, at most MAX_REFERENCES:
+    nothing else of a sender's header is ever echoed into our own headers."""
+    ids = list(dict.fromkeys(_MSG_ID.findall(CONTROL.sub(" ", value))))
+    return " ".join(ids[-MAX_REFERENCES:])
+
+
+_ANGLE_ADDR = re.compile(r"<([^<>\s]+@[^<>\s]+)>")
 
 
 def _addresses(msg: EmailMessage, name: str) -> list[str]:
+    try:  # the header parser knows display names from addresses, encoded words and all
+        hdr = msg.get(name)
+        found = [a.addr_spec for a in hdr.addresses] if hdr is not None else []
+    except Exception:  # e.g. a display name decoding to CR/LF: take the address in <...>
+        raw = _header(msg, name)
+        found = _ANGLE_ADDR.findall(raw) or [a for _, a in getaddresses([raw])]
     out = []
-    for _, addr in getaddresses([_header(msg, name)]):
+    for addr in found:
         addr = addr.strip().lower()
-        if "@" in addr and " " not in addr and "<" not in addr and ">" not in addr:
+        if ("@" in addr and not any(c in addr for c in ' <>,;"()[]\\') and not CONTROL.search(addr)
+                and addr.isascii() and len(addr) <= 254):
             out.append(addr)
     return out
 
