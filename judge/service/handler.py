@@ -6,11 +6,12 @@ adjudicator → report (:mod:`report`) → mail out (:mod:`outbox`).
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from judge.service import deadlines, game as games, orderbook, report
+from judge.service import abuse, deadlines, game as games, orderbook, report
 from judge.service.commands import Command, parse_commands
 from judge.service.game import Ctx, Game, GameError, PhaseRow
 from judge.service.mailparse import IncomingMail
@@ -22,7 +23,11 @@ from judge.variant import Variant, available_variants
 log = logging.getLogger(__name__)
 
 BAD_SIGNON = "Invalid password or power ID specified."
-SECRET_ARGS = {"SIGNON": 1, "CREATE": 1, "OBSERVE": 1}  # index of the password among the arguments
+#: a reply echoes at most this much of what was sent, and is at most this long as a whole
+MAX_ECHO_LINE = 300
+MAX_REPLY_CHARS = 200_000
+#: SET ADDRESS: a seat's mail goes to at most this many addresses (no fan-out through the judge)
+MAX_SEAT_ADDRESSES = 3
 
 
 #: SET words that stand for a command of their own (njudge: SET CONCEDE p)
@@ -60,6 +65,12 @@ class Handler:
     touched: bool = False  # orders or WAIT changed: try early processing afterwards
     copy_to: list[str] = field(default_factory=list)  # also send the reply here (the seat's own address)
     stray_orders: int = 0
+    quiet: bool = False  # act on the mail but send no reply (the sender's reply quota is used up)
+    repeated: bool = False  # the same text again and again: answered only if it signs on (a person)
+    closing_note: str | None = None  # said last in the reply
+    replied: bool = False  # a reply was queued
+    from_only: bool = False  # the reply goes to the From address only (CREATE, OBSERVE, joining)
+    status_section: str | None = None  # the order status closing the reply (never cut)
 
     # -- running -------------------------------------------------------------------------------
     def run(self) -> None:
@@ -111,18 +122,14 @@ class Handler:
 
     # -- output --------------------------------------------------------------------------------
     def echo(self, cmd: Command) -> None:
-        words = cmd.line.split()
-        i = SECRET_ARGS.get(cmd.name)
-        if cmd.name == "SET" and cmd.args and cmd.args[0].upper() == "PASSWORD":
-            words = words[:2] + ["****"] * (len(words) > 2)
-        elif i is not None:
-            head = len(words) - len(cmd.args)
-            if len(cmd.args) > i:
-                words[head + i] = "****"
-        self.sections.append("> " + " ".join(words))
+        self.sections.append("> " + echo_line(cmd))
 
     def say(self, text: str) -> None:
         self.sections.append(text)
+
+    def quote(self, line: str) -> None:
+        """Echo one line of the sender's (an order), cut to MAX_ECHO_LINE characters."""
+        self.sections.append("> " + (line if len(line) <= MAX_ECHO_LINE else line[:MAX_ECHO_LINE] + " [...]"))
 
     def error(self, text: str) -> None:
         self.errors += 1
@@ -284,6 +291,7 @@ class Handler:
         if rest and "=" not in rest[0]:
             variant, rest = rest[0], rest[1:]
         g = games.create_game(self.ctx, name, password, variant, rest, self.mail.sender)
+        self.from_only = True  # the master recorded is the From address: the answer goes there only
         self.session = Session(game=g, master=True, signons=1)
         self.say(f"Game '{g.name}' ({g.variant.title}) created; you are its master.\n"
                  f"Players join with:  SIGNON ?{g.name} <password of their choice>\n"
@@ -318,8 +326,8 @@ class Handler:
         if letter in powers:
             self.signon_power(g, powers[letter], password)
         elif letter == "M":
-            if not verify_password(password, g.master_hash):
-                self.fail_signon()
+            master = games.master_address(self.ctx.store, g)
+            self.check_password(g, "Master", password, g.master_hash, [master] if master else [])
             self.session = Session(game=g, master=True, signons=1)
             self.say(f"Signed on as master of '{g.name}'.")
         elif letter == "O":
@@ -338,6 +346,27 @@ class Handler:
         self.error(BAD_SIGNON)
         raise Stop
 
+    def check_password(self, g: Game, label: str, password: str, stored: str | None, owners: list[str]) -> None:
+        """Verify a password for one seat (``label``: a power, ``Master``, ``Observer``), throttled:
+        after too many wrong ones the seat is locked against other addresses (and its owners told
+        once), and a sender guessing everywhere is locked out of every check (:mod:`abuse`)."""
+        st, now, sender = self.ctx.store, self.ctx.now, self.mail.sender
+        until = abuse.locked_until(st, g.id, label, sender, owners, now)
+        if until is not None:
+            self.error(f"Too many wrong passwords: password checks for {label} in '{g.name}' from your address "
+                       f"are refused until {self.ctx.when(until)}.")
+            raise Stop
+        if verify_password(password, stored):
+            return
+        if abuse.record_failure(st, g.id, label, sender, owners, now) and owners:
+            who = ", ".join(a for a in abuse.failure_senders(st, g.id, label, now) if a not in owners)
+            games.notice(self.ctx, g, f"Wrong passwords: {label}",
+                         f"{abuse.SEAT_FAILURES} wrong passwords for {label} in '{g.name}' within the last hour, "
+                         f"from {who}. Sign-ons to {label} from other addresses are refused until "
+                         f"{self.ctx.when(now + abuse.WINDOW)}; yours still work. If you did not send these, "
+                         f"nothing needs doing, but a longer password (SET PASSWORD) does no harm.", to=owners)
+        self.fail_signon()
+
     def signon_power(self, g: Game, power: str, password: str) -> None:
         st = self.ctx.store
         if g.state == "forming":
@@ -352,13 +381,13 @@ class Handler:
                 self.fail_signon()
             self.take_over(g, seat, password)
             return
-        if not verify_password(password, seat["password_hash"]):
-            self.fail_signon()
+        self.check_password(g, power, password, seat["password_hash"], games.seat_addresses(st, seat))
         self.enter_seat(g, seat)
 
     def take_over(self, g: Game, seat: Any, password: str) -> None:
         st = self.ctx.store
         check_new_password(password)
+        self.from_only = True
         pid = games.player_id(self.ctx, self.mail.sender)
         st.update("seats", seat["id"], player_id=pid, password_hash=hash_password(password, self.ctx.cfg.password_cost),
                   status="active", wait=1, draw=0, addresses=None, allies=None, concede=None,
@@ -392,11 +421,16 @@ class Handler:
         pid = st.scalar("SELECT id FROM players WHERE address = ?", (self.mail.sender,))
         mine = [s for s in games.seats(st, g.id) if pid is not None and s["player_id"] == pid]
         if mine:
-            for s in mine:
+            for s in mine[1:]:
                 if verify_password(password, s["password_hash"]):
                     self.enter_seat(g, s)
                     return
-            self.fail_signon()
+            s = mine[0]
+            self.check_password(g, s["power"] or f"seat {s['id']}", password, s["password_hash"],
+                                games.seat_addresses(st, s))
+            self.enter_seat(g, s)
+            return
+        self.from_only = True
         if g.state == "forming":
             check_new_password(password)
             seat = games.join(self.ctx, g, self.mail.sender, password)
@@ -429,8 +463,7 @@ class Handler:
         st = self.ctx.store
         pid = games.player_id(self.ctx, self.mail.sender)
         seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?", (g.id, pid))
-        if seat is None or not verify_password(password, seat["password_hash"]):
-            self.fail_signon()
+        self.check_password(g, "Observer", password, seat["password_hash"] if seat else None, [self.mail.sender])
         self.enter_seat(g, seat)
 
     def do_observe(self, cmd: Command) -> None:
@@ -443,9 +476,9 @@ class Handler:
         st = self.ctx.store
         pid = games.player_id(self.ctx, self.mail.sender)
         seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?", (g.id, pid))
+        self.from_only = True  # the observer recorded is the From address: the answer goes there only
         if seat is not None:
-            if not verify_password(cmd.args[1], seat["password_hash"]):
-                self.fail_signon()
+            self.check_password(g, "Observer", cmd.args[1], seat["password_hash"], [self.mail.sender])
         else:
             check_new_password(cmd.args[1])
             sid = st.insert("seats", game_id=g.id, power=None, role="observer", player_id=pid,
@@ -458,6 +491,27 @@ class Handler:
     def do_signoff(self, cmd: Command) -> None:
         raise Stop
 
+    def do_unobserve(self, cmd: Command) -> None:
+        """An observer leaves: ``UNOBSERVE game password``, or ``UNOBSERVE`` after signing on as one."""
+        st = self.ctx.store
+        if len(cmd.args) == 2:
+            if self.session.signons:
+                raise CommandError("only one SIGNON, CREATE, OBSERVE or UNOBSERVE per message")
+            self.session.signons += 1
+            g = self.lookup_or_stop(cmd.args[0])
+            pid = st.scalar("SELECT id FROM players WHERE address = ?", (self.mail.sender,))
+            seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?",
+                          (g.id, pid)) if pid is not None else None
+            self.check_password(g, "Observer", cmd.args[1], seat["password_hash"] if seat else None,
+                                [self.mail.sender])
+        elif not cmd.args and self.session.seat is not None and self.session.seat["role"] == "observer":
+            g, seat = self.need_game(), self.session.seat
+        else:
+            raise CommandError("write UNOBSERVE game password (or UNOBSERVE after OBSERVE game password)")
+        st.conn.execute("DELETE FROM seats WHERE id = ?", (seat["id"],))
+        self.session = Session(signons=1)
+        self.say(f"You no longer observe '{g.name}': the judge sends you nothing more about it.")
+
     # -- orders ------------------------------------------------------------------------------------
     def flush_orders(self) -> None:
         if not self.order_lines:
@@ -469,20 +523,20 @@ class Handler:
             ph = self.need_phase(g)
         except CommandError as exc:
             for c in lines:
-                self.sections.append("> " + c.line)
+                self.quote(c.line)
             self.error(str(exc))
             return
         if self.session.future is not None:
             self.ctx.store.insert("future_orders", game_id=g.id, power=power, phase_name=str(self.session.future),
                                   raw=text, message_id=self.mail.message_id, created=iso(self.ctx.now), state="pending")
             for c in lines:
-                self.sections.append("> " + c.line)
+                self.quote(c.line)
             self.say(f"Queued for {self.session.future}: these orders are read when that phase begins.")
             return
         sub = orderbook.submit(self.ctx.store, ph.id, ph.position, power, text, g.rules, self.mail.message_id,
                                self.ctx.now)
         for rep in sub.lines:
-            self.sections.append("> " + rep.line)
+            self.quote(rep.line)
             if rep.error:
                 self.error(rep.error + (f" (did you mean: {', '.join(rep.suggestions)}?)" if rep.suggestions else ""))
             else:
@@ -702,11 +756,16 @@ class Handler:
             for a in addrs:
                 if "@" not in a or " " in a or a.startswith("@") or a.endswith("@"):
                     raise CommandError(f"not an email address: {a!r}")
+            if len(addrs) > MAX_SEAT_ADDRESSES:
+                raise CommandError(f"SET ADDRESS takes at most {MAX_SEAT_ADDRESSES} addresses")
             st.update("seats", self.session.seat["id"], addresses=dumps(addrs) if addrs else None)
             self.say(f"Mail for you in '{g.name}' now goes to {', '.join(addrs)}." if addrs else
                      "Mail for you now goes to your own address again.")
             return
         if key == "NAME":
+            if self.session.seat is None and not self.session.master:
+                raise CommandError("sign on first (SIGNON with your password): SET NAME changes how reports "
+                                   "name you, so the judge needs to know it is you")
             name = " ".join(rest).strip()
             if len(name) > 40:
                 raise CommandError("a name has at most 40 characters")
@@ -1030,15 +1089,45 @@ class Handler:
             "SELECT phase_name FROM future_orders WHERE game_id = ? AND power = ? AND state = 'pending' ORDER BY id",
             (g.id, s.power))]
         self.say("")
-        self.say(render_part("orders_status.txt", game=g.name, power=s.power, kind=report.PHASE_WORD[pos.phase.kind],
+        self.status_section = render_part(
+                             "orders_status.txt", game=g.name, power=s.power, kind=report.PHASE_WORD[pos.phase.kind],
                              title=report.phase_title(pos.phase), seq=f"{ph.seq:03d}",
                              orders=report.order_list(pos, s.power, cur, g.rules), need=need, missing=miss,
                              wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=report.adjustment_note(pos, s.power, g.rules),
                              deadline=self.ctx.when(ph.deadline), grace_end=self.ctx.when(ph.grace_end),
                              left=deadlines.format_left(ph.deadline - self.ctx.now) if ph.deadline else "",
-                             paused=g.state == "paused", pending=sorted(set(pending))))
+                             paused=g.state == "paused", pending=sorted(set(pending)))
+        self.say(self.status_section)
+
+    def capped_sections(self) -> list[str]:
+        """The reply's sections, cut where they pass MAX_REPLY_CHARS (a junk mail must not make a
+        reply of megabytes), with a note saying what was cut; the order status (last) is kept."""
+        body, tail = self.sections, []
+        if self.status_section is not None and self.status_section in body:
+            at = len(body) - 1 - body[::-1].index(self.status_section)
+            body, tail = body[:at], body[at:]
+        out: list[str] = []
+        total = 0
+        for i, sec in enumerate(body):
+            if total + len(sec) > MAX_REPLY_CHARS:
+                rest = body[i:]
+                cut = sum(len(x) + 1 for x in rest) - (MAX_REPLY_CHARS - total)
+                errs = sum(1 for x in rest if x.startswith("*** Error:"))
+                out.append(sec[:MAX_REPLY_CHARS - total] + " [...]")
+                out.append(f"(This reply was cut at {MAX_REPLY_CHARS} characters: {cut} more were not shown"
+                           f"{f', among them {errs} error lines' if errs else ''}. Everything in your message "
+                           f"was read and acted on; send fewer lines at a time to see every answer.)")
+                return out + tail
+            out.append(sec)
+            total += len(sec) + 1
+        return out + tail
 
     def send_reply(self) -> None:
+        if self.closing_note:
+            self.say("")
+            self.say(self.closing_note)
+        if self.quiet or self.repeated and self.session.seat is None and not self.session.master:
+            return
         s = self.session
         g = s.game
         ph = games.current_phase(self.ctx.store, g) if g is not None else None
@@ -1046,10 +1135,46 @@ class Handler:
                                variant=g.variant.title if g else None, short=ph.short if ph else None,
                                deadline=self.ctx.when(ph.deadline) if ph else None,
                                subject=self.mail.subject, error=self.errors > 0, errors=self.errors,
-                               sections=self.sections)
-        to = list(self.mail.reply_to) + [a for a in self.copy_to if a not in self.mail.reply_to]
+                               sections=self.capped_sections())
+        first = [self.mail.sender] if self.from_only and self.mail.sender else list(self.mail.reply_to)
+        to = first + [a for a in self.copy_to if a not in first]
         self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
                       in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied")
+        self.replied = bool(to)
+
+
+@functools.lru_cache(maxsize=1)
+def _power_names() -> frozenset[str]:
+    """Every power name of every variant, lower case (to read ``SIGNON France game pw``)."""
+    from judge.variant import load_variant
+
+    return frozenset(p.lower() for v in available_variants() for p in load_variant(v).powers)
+
+
+def echo_line(cmd: Command) -> str:
+    """A command line as the reply echoes it: never with a password in it, nor very long.
+
+    SIGNON/LOGIN/HELLO keep only the identity (``SIGNON Fgame``, or ``SIGNON France game``);
+    CREATE keeps the game and what follows the password; OBSERVE/UNOBSERVE keep the game; SET
+    PASSWORD (also ``SET PASSWORD=x``) keeps only those words. A password with spaces is hidden
+    whole, as everything after the identity is."""
+    words = cmd.line.split()
+    head = len(words) - len(cmd.args)  # words naming the command (SIGN ON is two)
+    keep: int | None = None  # arguments shown before the hidden part
+    hide = len(cmd.args)  # arguments hidden from there on
+    if cmd.name == "SIGNON":
+        keep = 2 if len(cmd.args) >= 3 and cmd.args[0].lower() in _power_names() else 1
+    elif cmd.name in ("OBSERVE", "UNOBSERVE"):
+        keep = 1
+    elif cmd.name == "CREATE":
+        keep, hide = 1, 1
+    elif cmd.name == "SET" and cmd.args and cmd.args[0].upper().startswith("PASSWORD"):
+        return " ".join(words[:head]) + " PASSWORD ****"
+    if keep is not None and len(cmd.args) > keep:
+        shown = words[:head + keep] + ["****"] + words[head + keep + hide:]
+        words = shown
+    line = " ".join(words)
+    return line if len(line) <= MAX_ECHO_LINE else line[:MAX_ECHO_LINE] + " [...]"
 
 
 def token_powers(v: Variant, tok: str, extra: dict[str, str] | None = None) -> set[str] | None:

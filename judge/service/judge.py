@@ -15,7 +15,7 @@ import traceback
 from datetime import datetime
 from typing import Any
 
-from judge.service import deadlines, game as games, outbox
+from judge.service import abuse, deadlines, game as games, outbox
 from judge.service.config import JudgeConfig
 from judge.service.game import Ctx, GameError
 from judge.service.handler import Handler
@@ -69,17 +69,39 @@ class Judge:
                 row = st.one("SELECT id, status FROM inbox WHERE message_id = ?", (mail.message_id,))
                 if row is not None and row["status"] != "failed":
                     return "duplicate"
+                digest = abuse.body_hash(mail.sender, mail.text) if not mail.ignore else None
                 status = "ignored" if mail.ignore else "handled"
                 values = dict(sender=mail.sender, subject=mail.subject[:500], received=iso(now), source=source,
-                              status=status, detail=mail.ignore or mail.error or "", raw=None)
+                              status=status, detail=mail.ignore or mail.error or "", raw=None, body_hash=digest)
                 if row is None:
-                    st.insert("inbox", message_id=mail.message_id, **values)
+                    row_id = st.insert("inbox", message_id=mail.message_id, **values)
                 else:
-                    st.update("inbox", row["id"], **values)
+                    row_id = row["id"]
+                    st.update("inbox", row_id, **values)
+                ctx = Ctx(st, self.cfg, now)
+                if mail.bounced:
+                    self._bounced(ctx, mail)
                 if mail.ignore:
                     log.info("ignored %s from %s: %s", mail.message_id, mail.sender, mail.ignore)
                     return f"ignored: {mail.ignore}"
-                Handler(Ctx(st, self.cfg, now), mail).run()
+                # mail loops with responders that set no headers: acted on, but not answered
+                h = Handler(ctx, mail)
+                answered = abuse.replies_sent(st, mail.sender, now)
+                loop = ""
+                if answered >= abuse.REPLY_LIMIT:
+                    h.quiet, loop = True, f"not answered: {answered} answers within the last hour"
+                elif answered == abuse.REPLY_LIMIT - 1:
+                    h.closing_note = (f"This is the {abuse.REPLY_LIMIT}th answer to you within an hour: mail you "
+                                      f"send in the next hour is still acted on, but not answered.")
+                if digest and abuse.repeated(st, mail.sender, digest, now):
+                    h.repeated = True  # not answered unless it signs on with a password (a person)
+                    loop = loop or (f"not answered: the same text {abuse.SAME_BODY_LIMIT} times in a row within "
+                                    f"{deadlines.format_hours(abuse.SAME_BODY_WINDOW.total_seconds() / 3600)}")
+                h.run()
+                if h.replied:
+                    st.update("inbox", row_id, replied=1)
+                elif loop:
+                    st.update("inbox", row_id, detail=loop)
             return "handled"
         except TRANSIENT:
             raise
@@ -137,6 +159,20 @@ class Judge:
                 ctx.mail([self.cfg.keeper], f"{self.cfg.code}: internal error on {mail.message_id}",
                          f"Message {mail.message_id} from {mail.sender} ({source}) failed and was set aside:"
                          f"\n\n{detail}\n", kind="failure-report")
+
+    def _bounced(self, ctx: Ctx, mail: Any) -> None:
+        """A DSN: record each failed recipient; tell each game's master once per dead address."""
+        abuse.record_bounces(ctx.store, mail.bounced, mail.message_id, mail.subject, ctx.now)
+        for addr in mail.bounced:
+            for row, label in abuse.games_of(ctx.store, addr):
+                g = games._game(row)
+                master = games.master_address(ctx.store, g)
+                if master and master != addr and abuse.first_notice(ctx.store, g.id, addr, ctx.now):
+                    games.notice(ctx, g, f"Dead address: {label}",
+                                 f"Mail from the judge to {addr} ({label} in '{g.name}') bounced: the receiving "
+                                 f"server reported a permanent delivery failure. The player may not be getting "
+                                 f"results or reminders; you may want to contact them another way or replace "
+                                 f"them (EJECT). You are told once per address.", to=[master])
 
     # -- mail out ---------------------------------------------------------------------------------
     def pending_outbox(self, limit: int = 50, now: datetime | None = None) -> list[OutboxItem]:

@@ -48,6 +48,7 @@ class IncomingMail:
     ignore: str | None = None  # why this message must not be answered at all
     error: str | None = None  # why its text could not be read (answered with this)
     notes: list[str] = field(default_factory=list)  # things to tell the sender (e.g. truncated)
+    bounced: list[str] = field(default_factory=list)  # a DSN: the recipients whose delivery failed
 
 
 @functools.lru_cache(maxsize=512)
@@ -95,6 +96,8 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
     mail.subject = clean_subject(_header(msg, "Subject"))
     mail.ignore = ignore_reason(msg, mail.sender, our_address, loop_header)
     if mail.ignore:
+        if msg.get_content_type() == "multipart/report":
+            mail.bounced = dsn_failures(msg)
         return mail
     if not mail.reply_to:
         mail.ignore = "no sender address"
@@ -199,6 +202,33 @@ def ignore_reason(msg: EmailMessage, sender: str, our_address: str, loop_header:
     if our_address and sender == our_address:
         return "mail from ourselves"
     return None
+
+
+_DSN_FIELD = re.compile(r"^(final-recipient|original-recipient|action)\s*:\s*(.*)$", re.I | re.M)
+
+
+def dsn_failures(msg: EmailMessage) -> list[str]:
+    """Recipients a delivery status notification (RFC 3464) reports as failed: each block's
+    ``Final-Recipient`` (or ``Original-Recipient``) whose ``Action`` is ``failed``. Delays and
+    successes are not failures. Never raises."""
+    out: list[str] = []
+    try:
+        for part in msg.walk():
+            if part.get_content_type() != "message/delivery-status":
+                continue
+            payload = part.get_payload()
+            blocks = [str(b) for b in payload] if isinstance(payload, list) else str(payload).split("\n\n")
+            for block in blocks:
+                fields: dict[str, str] = {}
+                for name, value in _DSN_FIELD.findall(block.replace("\r\n", "\n")):
+                    fields.setdefault(name.lower(), value.strip())
+                rcpt = fields.get("final-recipient") or fields.get("original-recipient") or ""
+                addr = _text(rcpt.partition(";")[2] or rcpt).strip().strip("<>").lower()
+                if fields.get("action", "").lower().startswith("failed") and "@" in addr and " " not in addr:
+                    out.append(addr)
+    except Exception:
+        return out
+    return list(dict.fromkeys(out))
 
 
 def body_text(msg: EmailMessage) -> tuple[str, str | None]:
