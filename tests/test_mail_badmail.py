@@ -133,6 +133,8 @@ def test_corpus(judge_daemon: Any) -> None:
         assert all("victim" not in r for r in m.rcpts)
         assert "victim" not in str(m.msg["To"]) and m.msg["Bcc"] is None
     assert "internal error" in text_of(sink.to("buggy@corpus.test")[0].msg)
+    # a Reply-To naming three addresses: one answer, to the From address (issue 13: no fan-out)
+    assert sink.to("replyto@corpus.test") and not sink.to("a@corpus.test") and not sink.to("b@corpus.test")
     # the one that met the bug is set aside, flagged, not retried; the rest went the normal way
     aside = dovecot.messages(mailbox="failed")
     assert [b"TRIGGER-BUG" in raw for _, _, raw in aside] == [True]

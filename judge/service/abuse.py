@@ -42,14 +42,14 @@ def repeated(store: Store, sender: str, digest: str, now: datetime) -> bool:
     """True when the sender's last ``SAME_BODY_LIMIT - 1`` mails within the window all had this
     same text: this one makes N in a row. In a row only: a player who switches orders A, B, A
     again is not a loop, and their last word must count."""
-    rows = store.all("SELECT body_hash FROM inbox WHERE sender = ? AND received >= ? ORDER BY id DESC LIMIT ?",
+    rows = store.all("SELECT body_hash FROM inbox WHERE sender = ? AND received > ? ORDER BY id DESC LIMIT ?",
                      (sender, iso(now - SAME_BODY_WINDOW), SAME_BODY_LIMIT - 1))
     return len(rows) == SAME_BODY_LIMIT - 1 and all(r["body_hash"] == digest for r in rows)
 
 
 def replies_sent(store: Store, sender: str, now: datetime) -> int:
     """Answers this sender got within the window."""
-    return int(store.scalar("SELECT COUNT(*) FROM inbox WHERE sender = ? AND replied = 1 AND received >= ?",
+    return int(store.scalar("SELECT COUNT(*) FROM inbox WHERE sender = ? AND replied = 1 AND received > ?",
                             (sender, iso(now - WINDOW))) or 0)
 
 
@@ -60,12 +60,12 @@ def locked_until(store: Store, game_id: int, seat: str, sender: str, owners: lis
     ``sender``, or None if they are open now. The seat's own addresses are never locked out by
     other people's guesses, only by their own."""
     since = iso(now - WINDOW)
-    mine = store.all("SELECT at FROM auth_failures WHERE sender = ? AND at >= ? ORDER BY at", (sender, since))
+    mine = store.all("SELECT at FROM auth_failures WHERE sender = ? AND at > ? ORDER BY at", (sender, since))
     if len(mine) >= SENDER_FAILURES:
         return datetime.fromisoformat(mine[-SENDER_FAILURES]["at"]) + WINDOW
     if sender in owners:
         return None
-    seat_rows = store.all("SELECT at FROM auth_failures WHERE game_id = ? AND seat = ? AND at >= ? "
+    seat_rows = store.all("SELECT at FROM auth_failures WHERE game_id = ? AND seat = ? AND at > ? "
                           "AND sender NOT IN (SELECT value FROM json_each(?)) ORDER BY at",
                           (game_id, seat, since, _json(owners)))
     if len(seat_rows) >= SEAT_FAILURES:
@@ -78,7 +78,7 @@ def record_failure(store: Store, game_id: int, seat: str, sender: str, owners: l
     store.insert("auth_failures", game_id=game_id, seat=seat, sender=sender, at=iso(now))
     if sender in owners:
         return False
-    n = store.scalar("SELECT COUNT(*) FROM auth_failures WHERE game_id = ? AND seat = ? AND at >= ? "
+    n = store.scalar("SELECT COUNT(*) FROM auth_failures WHERE game_id = ? AND seat = ? AND at > ? "
                      "AND sender NOT IN (SELECT value FROM json_each(?))",
                      (game_id, seat, iso(now - WINDOW), _json(owners)))
     return int(n or 0) == SEAT_FAILURES
@@ -86,7 +86,7 @@ def record_failure(store: Store, game_id: int, seat: str, sender: str, owners: l
 
 def failure_senders(store: Store, game_id: int, seat: str, now: datetime) -> list[str]:
     return [r["sender"] for r in store.all("SELECT DISTINCT sender FROM auth_failures WHERE game_id = ? AND seat = ? "
-                                           "AND at >= ? ORDER BY sender", (game_id, seat, iso(now - WINDOW)))]
+                                           "AND at > ? ORDER BY sender", (game_id, seat, iso(now - WINDOW)))]
 
 
 def _json(values: list[str]) -> str:

@@ -25,7 +25,8 @@ log = logging.getLogger(__name__)
 BAD_SIGNON = "Invalid password or power ID specified."
 #: a reply echoes at most this much of what was sent, and is at most this long as a whole
 MAX_ECHO_LINE = 300
-MAX_REPLY_CHARS = 200_000
+MAX_REPLY_CHARS = 100_000
+MAX_ECHO_CHARS = 30_000
 #: SET ADDRESS: a seat's mail goes to at most this many addresses (no fan-out through the judge)
 MAX_SEAT_ADDRESSES = 3
 
@@ -1100,26 +1101,29 @@ class Handler:
         self.say(self.status_section)
 
     def capped_sections(self) -> list[str]:
-        """The reply's sections, cut where they pass MAX_REPLY_CHARS (a junk mail must not make a
-        reply of megabytes), with a note saying what was cut; the order status (last) is kept."""
+        """The reply's sections, cut where they pass MAX_REPLY_CHARS, or where the echo of the
+        sender's own lines (``> line`` and the errors about them) passes MAX_ECHO_CHARS: a junk
+        mail must not make a reply of megabytes. A note says what was cut; the order status
+        (last) is always kept."""
         body, tail = self.sections, []
         if self.status_section is not None and self.status_section in body:
             at = len(body) - 1 - body[::-1].index(self.status_section)
             body, tail = body[:at], body[at:]
         out: list[str] = []
-        total = 0
+        total = echoed = 0
         for i, sec in enumerate(body):
-            if total + len(sec) > MAX_REPLY_CHARS:
+            echo = sec.startswith(("> ", "*** Error:", "  Warning:"))
+            if total + len(sec) > MAX_REPLY_CHARS or echo and echoed + len(sec) > MAX_ECHO_CHARS:
                 rest = body[i:]
-                cut = sum(len(x) + 1 for x in rest) - (MAX_REPLY_CHARS - total)
+                cut = sum(len(x) + 1 for x in rest)
                 errs = sum(1 for x in rest if x.startswith("*** Error:"))
-                out.append(sec[:MAX_REPLY_CHARS - total] + " [...]")
-                out.append(f"(This reply was cut at {MAX_REPLY_CHARS} characters: {cut} more were not shown"
+                out.append(f"[...] (This reply was cut here: {cut} more characters were not shown"
                            f"{f', among them {errs} error lines' if errs else ''}. Everything in your message "
                            f"was read and acted on; send fewer lines at a time to see every answer.)")
                 return out + tail
             out.append(sec)
             total += len(sec) + 1
+            echoed += (len(sec) + 1) * echo
         return out + tail
 
     def send_reply(self) -> None:

@@ -70,6 +70,7 @@ class Judge:
                 if row is not None and row["status"] != "failed":
                     return "duplicate"
                 digest = abuse.body_hash(mail.sender, mail.text) if not mail.ignore else None
+                repeat = bool(digest) and abuse.repeated(st, mail.sender, digest, now)
                 status = "ignored" if mail.ignore else "handled"
                 values = dict(sender=mail.sender, subject=mail.subject[:500], received=iso(now), source=source,
                               status=status, detail=mail.ignore or mail.error or "", raw=None, body_hash=digest)
@@ -93,7 +94,7 @@ class Judge:
                 elif answered == abuse.REPLY_LIMIT - 1:
                     h.closing_note = (f"This is the {abuse.REPLY_LIMIT}th answer to you within an hour: mail you "
                                       f"send in the next hour is still acted on, but not answered.")
-                if digest and abuse.repeated(st, mail.sender, digest, now):
+                if repeat:
                     h.repeated = True  # not answered unless it signs on with a password (a person)
                     loop = loop or (f"not answered: the same text {abuse.SAME_BODY_LIMIT} times in a row within "
                                     f"{deadlines.format_hours(abuse.SAME_BODY_WINDOW.total_seconds() / 3600)}")
