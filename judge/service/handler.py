@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from judge.service import abuse, deadlines, game as games, orderbook, report
 from judge.service.commands import Command, parse_commands
 from judge.service.game import Ctx, Game, GameError, PhaseRow
-from judge.service.mailparse import IncomingMail
+from judge.service.mailparse import IncomingMail, clean_subject
 from judge.service.passwords import PasswordError, check_new_password, hash_password, verify_password
 from judge.service.render import render, render_part
 from judge.service.store import dumps, iso, loads
+from judge.rules import RULE_SWITCHES
 from judge.variant import Variant, available_variants
 
 log = logging.getLogger(__name__)
@@ -30,6 +32,12 @@ MAX_ECHO_CHARS = 30_000
 #: SET ADDRESS: a seat's mail goes to at most this many addresses (no fan-out through the judge)
 MAX_SEAT_ADDRESSES = 3
 
+
+#: SET words, for "unknown SET option" (the first nine master words are the ones listed in it)
+PLAYER_SET_KEYS = ("WAIT", "NOWAIT", "DRAW", "NODRAW", "PASSWORD", "ADDRESS", "NAME", "ALLY", "NOALLY",
+                   "CONCEDE", "NOCONCEDE")
+MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "CENTRES", "LIST", "NOLIST",
+                   *(w.upper() for w in games.PHASE_KIND_WORDS), "CENTERS", "CENTRE", "CENTER")
 
 #: SET words that stand for a command of their own (njudge: SET CONCEDE p)
 SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "NOALLY", "NOALLIES": "NOALLY",
@@ -52,6 +60,7 @@ class Session:
     power: str | None = None  # the power whose orders are read (the seat's, or BECOME)
     became: bool = False
     future: Any = None  # Phase for PHASE orders
+    stale: Any = None  # Phase the orders below are headed with, which is over: they are refused
     signons: int = 0
 
 
@@ -109,6 +118,15 @@ class Handler:
                     self.error("You are not signed on as a power, so this line cannot be an order.")
                 else:
                     self.stray_orders += 1
+                return
+            target = phase_heading(cmd.line, self.session.game.variant) if self.session.game else None
+            if target is not None:  # "Spring 1901:", "--- F1901M orders ---": the orders below are for it
+                self.flush_orders()
+                self.quote(cmd.line)
+                try:
+                    self.aim_at(target)
+                except CommandError as exc:
+                    self.error(str(exc))
                 return
             self.order_lines.append(cmd)
             return
@@ -522,6 +540,9 @@ class Handler:
         try:
             g, power = self.need_power()
             ph = self.need_phase(g)
+            if self.session.stale is not None:
+                raise CommandError(f"these orders are for {self.session.stale}, which is over: '{g.name}' is at "
+                                   f"{ph.name} now. They were not accepted; send orders for {ph.name}")
         except CommandError as exc:
             for c in lines:
                 self.quote(c.line)
@@ -556,9 +577,19 @@ class Handler:
             target = g.variant.calendar.parse(text)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        self.aim_at(target)
+
+    def aim_at(self, target: Any) -> None:
+        """The orders that follow are for phase ``target`` (PHASE, or a heading naming a phase):
+        the current one, a later one (queued), or one that is over (refused, with its name)."""
+        g, power = self.need_power()
+        ph = self.need_phase(g)
         cal = g.variant.calendar
+        self.session.stale = None
         if cal.order_key(target) < cal.order_key(ph.phase):
-            raise CommandError(f"{target} has already passed")
+            self.session.stale, self.session.future = target, None
+            raise CommandError(f"{target} has already passed: '{g.name}' is at {ph.name} now, so the orders "
+                               f"below for {target} are not accepted")
         if target == ph.phase:
             self.session.future = None
             self.say(f"Orders below are for the current phase, {target}.")
@@ -773,7 +804,11 @@ class Handler:
             st.update("players", games.player_id(self.ctx, self.mail.sender), name=name)
             self.say(f"Reports now name you {name}." if name else "Reports now name you by your mailbox name.")
             return
-        # the master's settings
+        # the master's settings: an unknown word is said to be unknown, whoever sends it
+        if key not in MASTER_SET_KEYS and key.lower().replace("-", "_") not in RULE_SWITCHES:
+            raise CommandError(f"unknown SET option {key}. Players: " + ", ".join(PLAYER_SET_KEYS)
+                               + ". The master also: " + ", ".join(MASTER_SET_KEYS[:9])
+                               + ", and the rule switches " + ", ".join(sorted(RULE_SWITCHES)))
         g = self.need_master()
         if key in ("LIST", "NOLIST"):
             self.set_list(g, "" if key == "NOLIST" else " ".join(rest))
@@ -1097,7 +1132,8 @@ class Handler:
                              wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=report.adjustment_note(pos, s.power, g.rules),
                              deadline=self.ctx.when(ph.deadline), grace_end=self.ctx.when(ph.grace_end),
                              left=deadlines.format_left(ph.deadline - self.ctx.now) if ph.deadline else "",
-                             paused=g.state == "paused", pending=sorted(set(pending)))
+                             paused=g.state == "paused", pending=sorted(set(pending)),
+                             default_rule=default_rule(pos, s.power))
         self.say(self.status_section)
 
     def capped_sections(self) -> list[str]:
@@ -1138,7 +1174,8 @@ class Handler:
         subject, text = render("reply.txt", code=self.ctx.cfg.code, game=g.name if g else None,
                                variant=g.variant.title if g else None, short=ph.short if ph else None,
                                deadline=self.ctx.when(ph.deadline) if ph else None,
-                               subject=self.mail.subject, error=self.errors > 0, errors=self.errors,
+                               subject=clean_subject(self.mail.subject, self.ctx.cfg.code), error=self.errors > 0,
+                               errors=self.errors,
                                sections=self.capped_sections())
         first = [self.mail.sender] if self.from_only and self.mail.sender else list(self.mail.reply_to)
         to = first + [a for a in self.copy_to if a not in first]
@@ -1153,6 +1190,39 @@ def _power_names() -> frozenset[str]:
     from judge.variant import load_variant
 
     return frozenset(p.lower() for v in available_variants() for p in load_variant(v).powers)
+
+
+def default_rule(pos: Any, power: str) -> str:
+    """What the judge does with the orders a power did not give, this phase."""
+    if pos.phase.kind == "retreat":
+        return "Unordered dislodged units disband."
+    if pos.phase.kind == "adjustment":
+        from judge.engine.adjustment import adjustments_due
+
+        if adjustments_due(pos).get(power, 0) > 0:
+            return "Builds not ordered are waived."
+        return "Removals not ordered are chosen for you by the civil disorder rule."
+    return "Unordered units hold."
+
+
+_HEADING = re.compile(r"(?:(?:my\s+)?orders?\s*(?:for|in)?\s*)?([a-z]+)\s*(\d{3,4})\s*([a-z]*)(?:\s+orders?)?")
+
+
+def phase_heading(line: str, v: Variant) -> Any:
+    """The phase a heading line names (``Spring 1901:``, ``--- S1901M ---``, ``Orders for Fall
+    1901``, ``Winter 1901 builds``), or None when the line is not such a heading."""
+    t = line.strip(" \t-=*#_:;.,[](){}<>~|").lower()
+    m = _HEADING.fullmatch(t)
+    if m is None or len(t) > 40:
+        return None
+    season, year, kind = m.groups()
+    cal = v.calendar
+    for k in ([kind] if kind else ["movement", "adjustment", "retreat"]):
+        try:
+            return cal.parse(f"{season} {year} {k}")
+        except (ValueError, KeyError):
+            continue
+    return None
 
 
 def echo_line(cmd: Command) -> str:

@@ -32,7 +32,8 @@ _MSG_ID = re.compile(r"<[!-;=?-~]{1,250}@[!-;=?-~]{1,250}>")
 MAX_REFERENCES = 20  # the newest ones only: a thread header must not grow without bound
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
-_SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|antw)\s*(?:\[\d+\])?\s*:|\[error flag\]|\[you are late!\])\s*",
+_SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|fw|aw|wg|sv|vs|antw|tr|rv|enc|odp|vl)\s*(?:\[\d+\])?\s*:"
+                           r"|\[error flag\]|\[you are late!\])\s*",
                            re.I)
 
 
@@ -103,9 +104,13 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
         mail.ignore = "no sender address"
         return mail
     text, error = body_text(msg)
+    files = attachment_names(msg)
     if error:
-        mail.error = error
+        mail.error = error + (f" (attachments are not read: {', '.join(files)})" if files else "")
         return mail
+    if files:
+        mail.notes.append(f"Attachments are not read: {', '.join(files)}. The judge reads only the text of "
+                          f"your mail: put your orders there.")
     if len(text) > MAX_BODY_CHARS:
         text = text[:MAX_BODY_CHARS]
         mail.notes.append(f"Your message was longer than {MAX_BODY_CHARS} characters; the rest was not read.")
@@ -164,11 +169,16 @@ def _addresses(msg: EmailMessage, name: str) -> list[str]:
     return out
 
 
-def clean_subject(subject: str) -> str:
-    """Drop ``Re:``, ``Fwd:`` and our own tags from the front of a subject."""
+def clean_subject(subject: str, code: str = "") -> str:
+    """Drop ``Re:``, ``Fwd:`` (and their German, Nordic, French, Spanish, Polish … forms) and our
+    own tags from the front of a subject; with the judge's ``code``, also the game tags our
+    subjects start with (``CODE:game - S1901M``), so a reply to a reply to a reply keeps one."""
     s = " ".join(subject.split())
+    tag = re.compile(rf"^{re.escape(code)}:[\w-]+(?:\s+-\s+[A-Z]\d{{3,4}}[A-Z])?(?:\s+|$)", re.I) if code else None
     while True:
         t = _SUBJECT_JUNK.sub("", s, count=1)
+        if tag is not None:
+            t = tag.sub("", t, count=1)
         if t == s:
             return s
         s = t
@@ -229,6 +239,31 @@ def dsn_failures(msg: EmailMessage) -> list[str]:
     except Exception:
         return out
     return list(dict.fromkeys(out))
+
+
+def attachment_names(msg: EmailMessage) -> list[str]:
+    """The files attached to a message (``orders.docx``), to say they were not read. Pictures
+    shown inline (signature logos, pasted screenshots) are decoration, not attachments."""
+    names: list[str] = []
+    try:
+        if not msg.is_multipart():
+            return []
+        for part in msg.iter_attachments():
+            fn = part.get_filename()
+            disp = part.get_content_disposition()
+            if part.get_content_maintype() == "image" and disp != "attachment":
+                continue
+            if part.get_content_type() == "message/rfc822":
+                names.append("a forwarded message")
+            else:
+                names.append(_text(" ".join(str(fn).split()))[:100] if fn else part.get_content_type())
+        # attachments inside nested parts (Apple Mail puts them in multipart/mixed inside alternative)
+        for sub in msg.iter_parts():
+            if sub.is_multipart() and sub.get_content_type() != "multipart/alternative":
+                names += [n for n in attachment_names(sub) if n not in names]  # type: ignore[arg-type]
+    except Exception:
+        return names
+    return list(dict.fromkeys(names))
 
 
 def body_text(msg: EmailMessage) -> tuple[str, str | None]:
