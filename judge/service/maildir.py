@@ -89,7 +89,12 @@ def read_inbox(judge: Judge, folders: Folders, now: datetime | None = None) -> d
             continue
         except Exception as exc:  # receive() promises not to; if it does, this mail must not block the rest
             log.exception("%s: receive() raised; set aside in %s", path.name, folders.failed)
-            judge.record_failure(raw, source, exc, now=now)
+            try:
+                judge.record_failure(raw, source, exc, now=now)
+            except TRANSIENT as err:  # cannot even record it: leave it for the next run
+                log.warning("could not record %s now (%s); will try again", path.name, err)
+                counts["retry"] = counts.get("retry", 0) + 1
+                continue
             status = f"failed: {type(exc).__name__}"
         key = status.split(":", 1)[0]
         counts[key] = counts.get(key, 0) + 1
