@@ -148,6 +148,7 @@ def test_no_reply_ever_shows_a_password(table: Table) -> None:
     out += table.send("q@example.test", "SIGNON France pg Sekr3tFrance")  # the three-word form
     out += table.send("q@example.test", "signon ?pg two Sekr3tWords")  # a password with a space
     out += table.send("q@example.test", "LOGIN Fpg Sekr3tLogin")
+    out += table.send("q@example.test", "SIGNON Fpg Sekr3t words")  # a password with a space, no "?"
     assert out
     for m in out:
         assert "Sekr3t" not in whole(m), m.subject

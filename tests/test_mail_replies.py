@@ -141,6 +141,37 @@ def test_attachments_are_named_as_not_read(table: Table) -> None:
     assert active_orders(table, "England") == 1  # the text was read
 
 
+def test_apple_mail_attachment_between_text_and_an_inline_logo(table: Table) -> None:
+    """Apple Mail: text, the attachment shown inline, more text; a logo inline in a signature."""
+    eng = table.powers["England"]
+    raw = (f"From: {eng}\r\nTo: {JUDGE}\r\nSubject: orders\r\nMessage-Id: <apple-1@icloud.example.test>\r\n"
+           "Mime-Version: 1.0 (Mac OS X Mail 16.0)\r\nContent-Type: multipart/mixed; boundary=\"Apple-Mail=_A\"\r\n\r\n"
+           "--Apple-Mail=_A\r\nContent-Transfer-Encoding: 7bit\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n"
+           f"{table.signon('England')}\r\nF Lon - Nth\r\n\r\n"
+           "--Apple-Mail=_A\r\nContent-Disposition: inline; filename=\"Spring orders.pdf\"\r\n"
+           "Content-Type: application/pdf; name=\"Spring orders.pdf\"\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+           "JVBERi0xLjQK\r\n\r\n"
+           "--Apple-Mail=_A\r\nContent-Transfer-Encoding: 7bit\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n"
+           "\r\nCheers\r\n\r\n"
+           "--Apple-Mail=_A\r\nContent-Disposition: inline; filename=logo.png\r\nContent-Type: image/png; name=logo.png\r\n"
+           "Content-Transfer-Encoding: base64\r\n\r\niVBORw0KGgo=\r\n--Apple-Mail=_A--\r\n")
+    table.drop(raw.encode())
+    out = table.run()
+    body = flat(table.reply_to(eng, out).body)
+    assert "Attachments are not read: Spring orders.pdf." in body and "logo.png" not in body
+
+
+@pytest.mark.parametrize("subject", [
+    "Re: TEST:tg - S1901M orders", "AW: Re: TEST:tg - S1901M orders", "SV: TEST:tg - S1901M orders",
+    "RE: [Error Flag] TEST:tg - S1901M orders", "TR: Re: TEST:tg - F1901M orders", "RV: WG: TEST:tg orders",
+    "Antw: Re: Re: TEST:tg - S1901M orders",
+])
+def test_reply_subject_in_every_language_keeps_one_tag(table: Table, subject: str) -> None:
+    eng = table.powers["England"]
+    out = table.send(eng, table.signon("England"), subject=subject)
+    assert table.reply_to(eng, out).subject == "Re: TEST:tg - S1901M orders"
+
+
 def test_unknown_set_option_is_unknown_not_master_only(table: Table) -> None:
     eng = table.powers["England"]
     out = table.send(eng, table.signon("England") + "\nSET COLOUR blue")

@@ -323,6 +323,11 @@ class Handler:
             raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
         self.session.signons += 1
         args = cmd.args
+        if len(args) >= 3 and args[0].lower() not in _power_names():
+            # "SIGNON Fgame my pass": a password of several words; never echo any of them
+            self.error("a password is one word: write SIGNON <power letter><game> <password>, e.g. "
+                       "SIGNON Fmygame secret")
+            raise Stop
         if len(args) == 3:
             power_name, name, password = args
             g = self.lookup_or_stop(name)

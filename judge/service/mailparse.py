@@ -253,6 +253,8 @@ def attachment_names(msg: EmailMessage) -> list[str]:
             disp = part.get_content_disposition()
             if part.get_content_maintype() == "image" and disp != "attachment":
                 continue
+            if not fn and part.get_content_maintype() == "text":
+                continue  # Apple Mail splits the text around an attachment: more text, no file
             if part.get_content_type() == "message/rfc822":
                 names.append("a forwarded message")
             else:
