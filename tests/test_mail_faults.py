@@ -171,3 +171,19 @@ async def test_transient_errors_are_never_poison(mail: Dovecot, smtp_sink: SmtpS
     async with running_daemon(cfg) as d:
         await until(lambda: d.imap.stats.errors > imap_in.MAX_RECEIVE_ERRORS + 1, what="several retries")
         assert mail.count("UNSEEN") == 1 and mail.count("ALL", mailbox="failed") == 0
+
+
+async def test_without_a_failed_folder_poison_is_flagged_and_left_seen(mail: Dovecot, smtp_sink: SmtpSink,
+                                                                      workdir: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """failed_folder = "": the poison mail stays in the INBOX, \\Flagged and \\Seen, never fetched again."""
+    from judge.daemon import imap_in
+
+    monkeypatch.setattr(imap_in, "FAILED_RETRY", 0.2)
+    mail.append(order_mail("bad", extra="RAISE-IN-SERVICE"))
+    cfg = daemon_config(mail, smtp_sink, workdir, imap={"poll_interval": 0.3, "idle": False, "failed_folder": ""})
+    async with running_daemon(cfg) as d:
+        await until(lambda: mail.count("FLAGGED") == 1, what="the bad one flagged")
+        await asyncio.sleep(1.0)
+        assert d.imap.stats.errors == imap_in.MAX_RECEIVE_ERRORS
+    assert mail.count("UNSEEN") == 0 and mail.count("ALL", mailbox="failed") == 0
