@@ -15,7 +15,7 @@ from typing import Any, Callable
 from judge.service import abuse, deadlines, game as games, orderbook, report
 from judge.service.commands import Command, parse_commands
 from judge.service.game import Ctx, Game, GameError, PhaseRow
-from judge.service.mailparse import IncomingMail, clean_subject
+from judge.service.mailparse import IncomingMail, clean_subject, plausible_address
 from judge.service.passwords import PasswordError, check_new_password, hash_password, verify_password
 from judge.service.render import render, render_part
 from judge.service.store import dumps, iso, loads
@@ -791,7 +791,7 @@ class Handler:
                 raise CommandError("only a player or observer can set an address")
             addrs = [a.strip().lower() for a in " ".join(rest).replace(";", ",").split(",") if a.strip()]
             for a in addrs:
-                if "@" not in a or " " in a or a.startswith("@") or a.endswith("@"):
+                if not plausible_address(a):
                     raise CommandError(f"not an email address: {a!r}")
             if len(addrs) > MAX_SEAT_ADDRESSES:
                 raise CommandError(f"SET ADDRESS takes at most {MAX_SEAT_ADDRESSES} addresses")
@@ -845,7 +845,7 @@ class Handler:
         addr = value.strip().lower()
         if addr in ("none", "off", "-"):
             addr = ""
-        if addr and ("@" not in addr or " " in addr or addr.startswith("@") or addr.endswith("@")):
+        if addr and not plausible_address(addr):
             raise CommandError(f"not an email address: {addr!r}")
         if addr == self.ctx.cfg.address:
             raise CommandError("the judge's own address cannot be the game's list")

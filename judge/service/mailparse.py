@@ -160,13 +160,16 @@ def _addresses(msg: EmailMessage, name: str) -> list[str]:
     except Exception:  # e.g. a display name decoding to CR/LF: take the address in <...>
         raw = _header(msg, name)
         found = _ANGLE_ADDR.findall(raw) or [a for _, a in getaddresses([raw])]
-    out = []
-    for addr in found:
-        addr = addr.strip().lower()
-        if ("@" in addr and not any(c in addr for c in ' <>,;"()[]\\') and not CONTROL.search(addr)
-                and addr.isascii() and len(addr) <= 254):
-            out.append(addr)
-    return out
+    return [a for a in (addr.strip().lower() for addr in found) if plausible_address(a)]
+
+
+def plausible_address(addr: str) -> bool:
+    """An address the judge will write into a header and an SMTP envelope: ASCII, one ``@``
+    with text on both sides, none of the characters that would make it two addresses or a
+    header of its own."""
+    local, at, domain = addr.rpartition("@")
+    return (bool(at and local and domain) and "@" not in local and not any(c in addr for c in ' <>,;:"()[]\\')
+            and not CONTROL.search(addr) and addr.isascii() and len(addr) <= 254)
 
 
 def clean_subject(subject: str, code: str = "") -> str:
