@@ -171,9 +171,12 @@ def raw_messages(draw: Any) -> bytes:
 @settings(max_examples=4, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(raw_messages(), min_size=10, max_size=25))
 def test_generated_stream(judge_daemon: Any, stream: list[bytes]) -> None:
-    dovecot, _, proc, _ = judge_daemon
+    dovecot, sink, proc, _ = judge_daemon
     dovecot.append([m if m.strip() else b"X: y\r\n\r\n" for m in stream])  # Dovecot refuses empty APPENDs
     wait_all_seen(dovecot, proc)
+    for m in sink.messages:  # every answer so far: one recipient, its own headers clean
+        assert len(m.rcpts) == 1 and "victim" not in m.rcpts[0]
+        assert all("\n" not in str(v) and "\r" not in str(v) for v in m.msg.values())
 
 
 def test_still_answers_after_all_that(judge_daemon: Any) -> None:
