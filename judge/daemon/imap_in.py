@@ -408,6 +408,7 @@ class ImapIngest:
                 self._errors.pop(key, None)
                 return "poison"
             return "retry"
+        self._errors.pop((self.uidvalidity, uid), None)
         kind = str(result).split(":", 1)[0]
         self.stats.statuses[kind] = self.stats.statuses.get(kind, 0) + 1
         if kind == "handled":
