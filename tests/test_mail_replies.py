@@ -71,6 +71,11 @@ def test_retreat_status_says_unordered_dislodged_units_disband(table: Table) -> 
     out = table.send(ger, table.signon("Germany"))
     body = flat(table.reply_to(ger, out).body)
     assert "Unordered dislodged units disband." in body and "Unordered units hold." not in body
+    # "Fall 1901:" as a heading in the retreat phase means the retreats, not the movement that is over
+    out = table.send(ger, table.signon("Germany") + "\nSET WAIT\nFall 1901:\nA Tyr - Boh")
+    reply = table.reply_to(ger, out)
+    assert "[Error Flag]" not in reply.subject, reply.body
+    assert active_orders(table, "Germany") == 1
 
 
 def to_winter_with_one_english_build(table: Table) -> None:

@@ -119,7 +119,9 @@ class Handler:
                 else:
                     self.stray_orders += 1
                 return
-            target = phase_heading(cmd.line, self.session.game.variant) if self.session.game else None
+            g = self.session.game
+            ph = games.current_phase(self.ctx.store, g) if g is not None and g.state in ("active", "paused") else None
+            target = phase_heading(cmd.line, g.variant, ph.phase if ph else None) if g is not None else None
             if target is not None:  # "Spring 1901:", "--- F1901M orders ---": the orders below are for it
                 self.flush_orders()
                 self.quote(cmd.line)
@@ -1213,21 +1215,23 @@ def default_rule(pos: Any, power: str) -> str:
 _HEADING = re.compile(r"(?:(?:my\s+)?orders?\s*(?:for|in)?\s*)?([a-z]+)\s*(\d{3,4})\s*([a-z]*)(?:\s+orders?)?")
 
 
-def phase_heading(line: str, v: Variant) -> Any:
+def phase_heading(line: str, v: Variant, current: Any = None) -> Any:
     """The phase a heading line names (``Spring 1901:``, ``--- S1901M ---``, ``Orders for Fall
-    1901``, ``Winter 1901 builds``), or None when the line is not such a heading."""
+    1901``, ``Winter 1901 builds``), or None when the line is not such a heading. A heading
+    without the kind of phase (``Fall 1901``) names the ``current`` phase when that is one of
+    the season's (its retreats), else the season's first phase with orders."""
     t = line.strip(" \t-=*#_:;.,[](){}<>~|").lower()
     m = _HEADING.fullmatch(t)
     if m is None or len(t) > 40:
         return None
     season, year, kind = m.groups()
-    cal = v.calendar
+    found = []
     for k in ([kind] if kind else ["movement", "adjustment", "retreat"]):
         try:
-            return cal.parse(f"{season} {year} {k}")
+            found.append(v.calendar.parse(f"{season} {year} {k}"))
         except (ValueError, KeyError):
             continue
-    return None
+    return current if current in found else (found[0] if found else None)
 
 
 def echo_line(cmd: Command) -> str:
