@@ -19,7 +19,7 @@ from judge.service import abuse, deadlines, game as games, outbox
 from judge.service.config import JudgeConfig
 from judge.service.game import Ctx, GameError
 from judge.service.handler import Handler
-from judge.service.mailparse import IncomingMail, _synthetic_id, parse_message
+from judge.service.mailparse import IncomingMail, _synthetic_id, clean_subject, parse_message
 from judge.service.outbox import OutboxItem
 from judge.service.render import render
 from judge.service.store import Store, from_iso, iso
@@ -151,7 +151,8 @@ class Judge:
             if not tell:
                 return
             ctx = Ctx(st, self.cfg, now)
-            subject, text = render("internal_error.txt", code=self.cfg.code, subject=mail.subject,
+            subject, text = render("internal_error.txt", code=self.cfg.code,
+                                   subject=clean_subject(mail.subject, self.cfg.code),
                                    error=error)
             if mail.reply_to and not mail.ignore:
                 ctx.mail(mail.reply_to, subject, text, kind="reply", in_reply_to=mail.reply_id,
