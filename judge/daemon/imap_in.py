@@ -435,8 +435,9 @@ class ImapIngest:
         (\\Seen, or moved to the processed folder), so it is never fetched again in a loop."""
         cfg = self.cfg
         uid_set = ",".join(map(str, uids))
-        _ok(await guarded(client.uid("store", uid_set, "+FLAGS.SILENT", r"(\Flagged)"), cfg.timeout, lost),
-            "UID STORE")
+        flag = await guarded(client.uid("store", uid_set, "+FLAGS.SILENT", r"(\Flagged)"), cfg.timeout, lost)
+        if flag.result != "OK":  # a mark for people only: setting it aside must go on without it
+            log(logger, "imap.flag_failed", logging.WARNING, uids=uids, answer=repr(flag.lines[-1:]))
         if cfg.failed_folder and self._failed_folder_ok is None:
             resp = await guarded(client.create(_quote(cfg.failed_folder)), cfg.timeout, lost)
             text = b" ".join(l for l in resp.lines if isinstance(l, bytes)).upper()
