@@ -96,7 +96,7 @@ def test_replies_per_sender_are_limited_per_hour(table: Table) -> None:
     for i in range(abuse.REPLY_LIMIT + 5):
         got += table.send(sender, f"HELP\nthanks {i}")  # different texts: only the quota stops it
     assert len(got) == abuse.REPLY_LIMIT
-    note = "in the next hour is still acted on, but not answered"
+    note = "in the next hour is still acted on, but answered only if it signs on"
     assert note not in flat(got[-2].body) and note in flat(got[-1].body)
     quiet = table.rows("SELECT detail FROM inbox WHERE sender = ? AND replied IS NULL", (sender,))
     assert len(quiet) == 5 and all("not answered" in r["detail"] for r in quiet)
@@ -104,14 +104,21 @@ def test_replies_per_sender_are_limited_per_hour(table: Table) -> None:
     assert len(table.send(sender, "LIST")) == 1  # the quota is per hour
 
 
-def test_orders_beyond_the_quota_still_count(table: Table) -> None:
+def test_signed_on_mail_beyond_the_quota_is_acted_on_and_answered(table: Table) -> None:
+    """A loop cannot sign on (no answer of ours shows a password): players are never silenced."""
     table.start_game()
     eng = table.powers["England"]
     for i in range(abuse.REPLY_LIMIT):
         table.send(eng, f"LIST\nping {i}")
+    assert table.send(eng, "LIST\none more") == []
     out = table.order("England", "F Lon - Nth")
-    assert not table.to(eng, out)
+    assert "Error" not in table.reply_to(eng, out).subject
     assert table.rows("SELECT count(*) AS n FROM orders WHERE power = 'England' AND state = 'active'")[0]["n"] == 1
+    # and signed-on answers do not use up the quota of a fresh sender
+    fra = table.powers["France"]
+    for _ in range(abuse.REPLY_LIMIT + 2):
+        table.order("France", "A Par - Bur")
+    assert len(table.send(fra, "LIST")) == 1
 
 
 def test_a_responder_sending_the_same_text_is_not_answered(table: Table) -> None:

@@ -4,11 +4,12 @@ All state lives in the store (tables ``inbox``, ``auth_failures``, ``bounces``, 
 and is written inside the transaction of the message that caused it, like everything else.
 The numbers are deliberately generous for people and tight for machines:
 
-* a sender gets at most :data:`REPLY_LIMIT` answers per :data:`WINDOW`; later mail is still acted
-  on (orders count) but not answered, so a responder that sets no loop headers cannot keep a
-  ping-pong going;
+* a sender gets at most :data:`REPLY_LIMIT` answers per :data:`WINDOW` to mail that does not sign
+  on; later mail is still acted on but answered only if it signs on with a password, so a
+  responder that sets no loop headers cannot keep a ping-pong going (no answer of ours carries a
+  password, so a loop cannot sign on; players and masters are never silenced);
 * the same text from the same sender a :data:`SAME_BODY_LIMIT`-th time in a row within
-  :data:`SAME_BODY_WINDOW` is not acted on nor answered (a loop, or a client re-sending);
+  :data:`SAME_BODY_WINDOW` is acted on but, unless it signs on, not answered;
 * :data:`SEAT_FAILURES` wrong passwords for one seat within the window lock it against every
   other address until the window has passed, and its owner is told once; :data:`SENDER_FAILURES`
   wrong passwords from one address lock that address out of every password check;
@@ -48,7 +49,8 @@ def repeated(store: Store, sender: str, digest: str, now: datetime) -> bool:
 
 
 def replies_sent(store: Store, sender: str, now: datetime) -> int:
-    """Answers this sender got within the window."""
+    """Answers this sender got within the window to mail that did not sign on (``replied = 1``;
+    2 marks an answer to a signed-on mail, which does not count)."""
     return int(store.scalar("SELECT COUNT(*) FROM inbox WHERE sender = ? AND replied = 1 AND received > ?",
                             (sender, iso(now - WINDOW))) or 0)
 

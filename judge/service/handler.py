@@ -75,8 +75,7 @@ class Handler:
     touched: bool = False  # orders or WAIT changed: try early processing afterwards
     copy_to: list[str] = field(default_factory=list)  # also send the reply here (the seat's own address)
     stray_orders: int = 0
-    quiet: bool = False  # act on the mail but send no reply (the sender's reply quota is used up)
-    repeated: bool = False  # the same text again and again: answered only if it signs on (a person)
+    hold_reply: str | None = None  # why not to answer (a loop?), unless the mail signs on with a password
     closing_note: str | None = None  # said last in the reply
     replied: bool = False  # a reply was queued
     from_only: bool = False  # the reply goes to the From address only (CREATE, OBSERVE, joining)
@@ -1169,12 +1168,19 @@ class Handler:
             echoed += (len(sec) + 1) * echo
         return out + tail
 
+    @property
+    def signed_on(self) -> bool:
+        """This mail proved a password (a seat's, or the master's): it comes from a person."""
+        return self.session.seat is not None or self.session.master
+
     def send_reply(self) -> None:
+        if self.signed_on:
+            self.closing_note = None  # signed-on answers are not counted against the quota
+        elif self.hold_reply:
+            return
         if self.closing_note:
             self.say("")
             self.say(self.closing_note)
-        if self.quiet or self.repeated and self.session.seat is None and not self.session.master:
-            return
         s = self.session
         g = s.game
         ph = games.current_phase(self.ctx.store, g) if g is not None else None

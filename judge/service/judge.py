@@ -85,24 +85,24 @@ class Judge:
                 if mail.ignore:
                     log.info("ignored %s from %s: %s", mail.message_id, mail.sender, mail.ignore)
                     return f"ignored: {mail.ignore}"
-                # mail loops with responders that set no headers: acted on, but not answered
+                # mail loops with responders that set no headers: acted on, but not answered unless
+                # the mail signs on with a password (no answer of ours carries one, so a loop cannot)
                 h = Handler(ctx, mail)
                 answered = abuse.replies_sent(st, mail.sender, now)
-                loop = ""
                 if answered >= abuse.REPLY_LIMIT:
-                    h.quiet, loop = True, f"not answered: {answered} answers within the last hour"
+                    h.hold_reply = f"not answered: {answered} answers within the last hour"
                 elif answered == abuse.REPLY_LIMIT - 1:
                     h.closing_note = (f"This is the {abuse.REPLY_LIMIT}th answer to you within an hour: mail you "
-                                      f"send in the next hour is still acted on, but not answered.")
+                                      f"send in the next hour is still acted on, but answered only if it signs on.")
                 if repeat:
-                    h.repeated = True  # not answered unless it signs on with a password (a person)
-                    loop = loop or (f"not answered: the same text {abuse.SAME_BODY_LIMIT} times in a row within "
-                                    f"{deadlines.format_hours(abuse.SAME_BODY_WINDOW.total_seconds() / 3600)}")
+                    h.hold_reply = h.hold_reply or (
+                        f"not answered: the same text {abuse.SAME_BODY_LIMIT} times in a row within "
+                        f"{deadlines.format_hours(abuse.SAME_BODY_WINDOW.total_seconds() / 3600)}")
                 h.run()
-                if h.replied:
-                    st.update("inbox", row_id, replied=1)
-                elif loop:
-                    st.update("inbox", row_id, detail=loop)
+                if h.replied:  # 1: counts towards the quota; 2: signed on, a person
+                    st.update("inbox", row_id, replied=2 if h.signed_on else 1)
+                elif h.hold_reply:
+                    st.update("inbox", row_id, detail=h.hold_reply)
             return "handled"
         except TRANSIENT:
             raise
