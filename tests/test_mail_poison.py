@@ -56,6 +56,13 @@ def assert_clean(raw: bytes) -> None:
     assert len([a for a in str(msg["To"]).split(",") if a.strip()]) == 1
 
 
+def make_db(path: Path) -> None:
+    """The judge's database, as an installation has it before mail is piped in."""
+    from judge.service import Judge, JudgeConfig
+
+    Judge(JudgeConfig(db_path=path)).close()
+
+
 def serve_once(folder: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "judge.cli", "serve", "--maildir", str(folder), "--once"],
                           capture_output=True, timeout=120, env={**os.environ, "JUDGE_DB": ""})
@@ -87,6 +94,7 @@ def test_poison_headers_through_judge_serve_maildir_once(tmp_path: Path) -> None
 
 def test_poison_header_through_judge_deliver(tmp_path: Path) -> None:
     db = tmp_path / "judge.sqlite"
+    make_db(db)
     out = tmp_path / "out"
     for raw in POISON.values():
         run = subprocess.run([sys.executable, "-m", "judge.cli", "deliver", "--db", str(db),
@@ -245,6 +253,7 @@ def test_fuzzed_headers_through_serve_and_deliver(tmp_path_factory: pytest.TempP
     for raw in outgoing(folders.root):
         assert_clean(raw)
     out = root / "pipe-out"
+    make_db(root / "pipe.sqlite")
     for raw in mails[:3]:
         piped = subprocess.run([sys.executable, "-m", "judge.cli", "deliver", "--db", str(root / "pipe.sqlite"),
                                 "--outbox-maildir", str(out)], input=raw, capture_output=True, timeout=120)
