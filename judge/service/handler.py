@@ -118,9 +118,10 @@ class Handler:
                 else:
                     self.stray_orders += 1
                 return
-            g = self.session.game
-            ph = games.current_phase(self.ctx.store, g) if g is not None and g.state in ("active", "paused") else None
-            target = phase_heading(cmd.line, g.variant, ph.phase if ph else None) if g is not None else None
+            g, target = self.session.game, None
+            if g is not None and heading_words(cmd.line) is not None:  # a cheap look first: most lines are orders
+                ph = games.current_phase(self.ctx.store, g) if g.state in ("active", "paused") else None
+                target = phase_heading(cmd.line, g.variant, ph.phase if ph else None)
             if target is not None:  # "Spring 1901:", "--- F1901M orders ---": the orders below are for it
                 self.flush_orders()
                 self.quote(cmd.line)
@@ -1221,21 +1222,27 @@ def default_rule(pos: Any, power: str) -> str:
 _HEADING = re.compile(r"(?:(?:my\s+)?orders?\s*(?:for|in)?\s*)?([a-z]+)\s*(\d{3,4})\s*([a-z]*)(?:\s+orders?)?")
 
 
+def heading_words(line: str) -> tuple[str, str, str] | None:
+    """(season, year, kind) if the line has the shape of a phase heading, else None."""
+    t = line.strip(" \t-=*#_:;.,[](){}<>~|").lower()
+    m = _HEADING.fullmatch(t) if len(t) <= 40 else None
+    return None if m is None else (m.group(1), m.group(2), m.group(3))
+
+
 def phase_heading(line: str, v: Variant, current: Any = None) -> Any:
     """The phase a heading line names (``Spring 1901:``, ``--- S1901M ---``, ``Orders for Fall
     1901``, ``Winter 1901 builds``), or None when the line is not such a heading. A heading
     without the kind of phase (``Fall 1901``) names the ``current`` phase when that is one of
     the season's (its retreats), else the season's first phase with orders."""
-    t = line.strip(" \t-=*#_:;.,[](){}<>~|").lower()
-    m = _HEADING.fullmatch(t)
-    if m is None or len(t) > 40:
+    words = heading_words(line)
+    if words is None:
         return None
-    season, year, kind = m.groups()
+    season, year, kind = words
     found = []
     for k in ([kind] if kind else ["movement", "adjustment", "retreat"]):
         try:
             found.append(v.calendar.parse(f"{season} {year} {k}"))
-        except (ValueError, KeyError):
+        except Exception:  # not a phase of this variant's calendar (or no such calendar): an order line
             continue
     return current if current in found else (found[0] if found else None)
 
