@@ -37,7 +37,7 @@ def showcase(tmp: Path) -> Table:
     t.send(MASTER, f"SIGNON Mtg masterpw\nSET LIST {LIST}")
     t.send(OBSERVER, "OBSERVE tg watchpw")
     eng = t.powers["England"]
-    t.send(eng, f"SET NAME {EVIL_NAME}")
+    t.send(eng, t.signon("England") + f"\nSET NAME {EVIL_NAME}")  # SET NAME needs a signon (issue 13)
     t.order("England", f"F Lon - Nth\nF Edi - Nwg\nA Lvp - Yor\n{EVIL_ORDER}",
             extra=f"PRESS TO F\n{EVIL_PRESS} {SECRET}\nENDPRESS\nBROADCAST\n{EVIL_BROADCAST} {PUBLIC}\nENDPRESS")
     t.send(eng, t.signon("England") + "\nA Yor - Lon", subject=EVIL_SUBJECT)  # an error (Lvp moves)

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from mailservers import (DaemonProcess, Dovecot, ThreadedSink, daemon_config, dovecot,  # noqa: F401
-                         dovecot_missing, write_config)
+                         dovecot_missing, text_of, write_config)
 
 pytestmark = pytest.mark.mail
 CRLF = b"\r\n"
@@ -70,9 +70,17 @@ CORPUS: dict[str, bytes] = {
     "bulk": msg("list@corpus.test", b"news\r\n", "Precedence: bulk"),
     "our-own-loop": msg("judge@example.test", b"HELP\r\n", "X-Judge-Loop: judge@example.test"),
     "attachment-20mb": big_attachment(20),
+    # issue 13: RFC 2047 words decoding to CR/LF once crashed every run (the reply could not be composed)
+    "crlf-message-id": msg("crlfid@corpus.test", b"HELP\r\n", "Message-ID: =?utf-8?q?<a=0D=0ABcc:_victim@x.test>?="),
+    "crlf-references": msg("crlfref@corpus.test", b"HELP\r\n",
+                           "References: =?utf-8?q?<r=0D=0ABcc:_victim@x.test>?= <ok@corpus.test>"),
+    "crlf-from-name": msg("=?utf-8?q?Eve=0D=0ABcc:_victim@x.test?= <crlfname@corpus.test>", b"HELP\r\n"),
+    # a message that meets a bug in the service: recorded, answered, set aside in "failed"
+    "service-bug": msg("buggy@corpus.test", b"TRIGGER-BUG\r\nHELP\r\n"),
 }
 NEVER_ANSWER = ["vacation@corpus.test", "MAILER-DAEMON@corpus.test", "list@corpus.test"]
-ANSWERED = ["html@corpus.test", "charset@corpus.test", "mime@corpus.test", "big@corpus.test", "empty@corpus.test"]
+ANSWERED = ["html@corpus.test", "charset@corpus.test", "mime@corpus.test", "big@corpus.test", "empty@corpus.test",
+            "crlfid@corpus.test", "crlfref@corpus.test", "crlfname@corpus.test", "buggy@corpus.test"]
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +91,7 @@ def judge_daemon(dovecot: Dovecot) -> Any:
     dovecot.clear()
     work = Path(tempfile.mkdtemp(prefix="judge-badmail."))
     sink = ThreadedSink(deliver_to=dovecot)
-    cfg = daemon_config(dovecot, sink.sink, work, service="judge.service:Judge",
+    cfg = daemon_config(dovecot, sink.sink, work, service="buggy_service:Judge",
                         judge={"options": {"password_cost": 10}}, imap={"poll_interval": 1.0})
     proc = DaemonProcess(write_config(work / "judge.toml", cfg), work / "daemon.log")
     proc.start()
@@ -121,8 +129,17 @@ def test_corpus(judge_daemon: Any) -> None:
         assert sink.to(a), f"no answer to {a}"
     for a in NEVER_ANSWER:
         assert not sink.to(a), f"answered {a}"
-    for m in sink.messages:  # nothing smuggled into the envelope
+    for m in sink.messages:  # nothing smuggled into the envelope or the header
         assert all("victim" not in r for r in m.rcpts)
+        assert "victim" not in str(m.msg["To"]) and m.msg["Bcc"] is None
+    assert "internal error" in text_of(sink.to("buggy@corpus.test")[0].msg)
+    # a Reply-To naming three addresses: one answer, to the From address (issue 13: no fan-out)
+    assert sink.to("replyto@corpus.test") and not sink.to("a@corpus.test") and not sink.to("b@corpus.test")
+    # the one that met the bug is set aside, flagged, not retried; the rest went the normal way
+    aside = dovecot.messages(mailbox="failed")
+    assert [b"TRIGGER-BUG" in raw for _, _, raw in aside] == [True]
+    assert b"\\Flagged" in aside[0][1]
+    assert not [m for _, _, m in dovecot.messages() if b"TRIGGER-BUG" in m]
 
 
 _names = st.sampled_from(["From", "To", "Subject", "Content-Type", "Content-Transfer-Encoding", "MIME-Version",
@@ -130,11 +147,13 @@ _names = st.sampled_from(["From", "To", "Subject", "Content-Type", "Content-Tran
                           "Content-Disposition", "X-Junk"])
 _values = st.one_of(
     st.text(max_size=80),
+    st.sampled_from(["=?utf-8?q?<a=0D=0Ab@c>?=", "=?utf-8?b?DQpCY2M6IHZAeA==?=", "<a@b> =?utf-8?q?=0A?= <c@d>",
+                     "=?utf-8?q?Eve=0D=0A?= <fuzz@corpus.test>", "TRIGGER-BUG"]),
     st.sampled_from(["text/plain; charset=x-bogus", "multipart/mixed; boundary=zz", "text/html", "base64",
                      "quoted-printable", "=?utf-8?b?SGVsbG8=?=", "=?bogus?q?x?=", "player@example.test",
                      "<a@b>", "", "auto-replied", "bulk", "1.0", "text/plain; charset=utf-16"]),
 )
-_bodies = st.one_of(st.binary(max_size=2000), st.text(max_size=500).map(lambda t: t.encode("utf-8", "surrogatepass")),
+_bodies = st.one_of(st.binary(max_size=2000), st.just(b"TRIGGER-BUG\r\n"), st.text(max_size=500).map(lambda t: t.encode("utf-8", "surrogatepass")),
                     st.sampled_from([b"HELP\r\n", b"--zz\r\n\r\nHELP\r\n--zz--\r\n", b"=\r\n=ZZ", b"LIST\r\n"]))
 
 
@@ -152,9 +171,12 @@ def raw_messages(draw: Any) -> bytes:
 @settings(max_examples=4, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(raw_messages(), min_size=10, max_size=25))
 def test_generated_stream(judge_daemon: Any, stream: list[bytes]) -> None:
-    dovecot, _, proc, _ = judge_daemon
+    dovecot, sink, proc, _ = judge_daemon
     dovecot.append([m if m.strip() else b"X: y\r\n\r\n" for m in stream])  # Dovecot refuses empty APPENDs
     wait_all_seen(dovecot, proc)
+    for m in sink.messages:  # every answer so far: one recipient, its own headers clean
+        assert len(m.rcpts) == 1 and "victim" not in m.rcpts[0]
+        assert all("\n" not in str(v) and "\r" not in str(v) for v in m.msg.values())
 
 
 def test_still_answers_after_all_that(judge_daemon: Any) -> None:

@@ -127,3 +127,63 @@ async def test_a_service_exception_leaves_the_message_unseen(mail: Dovecot, smtp
         assert mail.count("UNSEEN") == 1  # kept for a later try, never dropped
         mail.append(order_mail("ok3"))  # and the daemon carries on
         await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 3, what="later mail answered")
+
+
+async def test_a_message_that_always_raises_is_set_aside(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 13: receive() raising for one message again and again (a bug, not the store) is
+    not retried forever: after MAX_RECEIVE_ERRORS tries it is flagged and moved to the failed
+    folder (created if missing), the service is asked to record it, and later mail flows."""
+    from judge.daemon import imap_in
+
+    monkeypatch.setattr(imap_in, "FAILED_RETRY", 0.2)
+    mail.append([order_mail("ok1"), order_mail("bad", extra="RAISE-IN-SERVICE")])
+    cfg = daemon_config(mail, smtp_sink, workdir, imap={"poll_interval": 0.3, "idle": False})
+    async with running_daemon(cfg) as d:
+        await until(lambda: mail.count("ALL", mailbox="failed") == 1, what="the bad one set aside")
+        assert d.imap.stats.errors == imap_in.MAX_RECEIVE_ERRORS
+        assert mail.count("UNSEEN") == 0
+        mail.append(order_mail("ok2"))
+        await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 2, what="later mail answered")
+        await asyncio.sleep(1.0)
+        assert d.imap.stats.errors == imap_in.MAX_RECEIVE_ERRORS  # not tried again
+    [(_, flags, raw)] = mail.messages(mailbox="failed")
+    assert b"RAISE-IN-SERVICE" in raw and b"\\Flagged" in flags
+
+
+async def test_transient_errors_are_never_poison(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store that is unavailable (sqlite3/OS errors) is not the message's fault: retried, never set aside."""
+    from judge.daemon import imap_in
+    from mailservers import StandInJudge
+
+    monkeypatch.setattr(imap_in, "FAILED_RETRY", 0.1)
+    real = StandInJudge.receive
+
+    def receive(self, raw: bytes, source: str = "") -> str:  # type: ignore[no-untyped-def]
+        if b"LOCKED" in raw:
+            raise sqlite3.OperationalError("database is locked")
+        return real(self, raw, source)
+
+    monkeypatch.setattr(StandInJudge, "receive", receive)
+    mail.append(order_mail("locked", extra="LOCKED"))
+    cfg = daemon_config(mail, smtp_sink, workdir, imap={"poll_interval": 0.2, "idle": False})
+    async with running_daemon(cfg) as d:
+        await until(lambda: d.imap.stats.errors > imap_in.MAX_RECEIVE_ERRORS + 1, what="several retries")
+        assert mail.count("UNSEEN") == 1 and mail.count("ALL", mailbox="failed") == 0
+
+
+async def test_without_a_failed_folder_poison_is_flagged_and_left_seen(mail: Dovecot, smtp_sink: SmtpSink,
+                                                                      workdir: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """failed_folder = "": the poison mail stays in the INBOX, \\Flagged and \\Seen, never fetched again."""
+    from judge.daemon import imap_in
+
+    monkeypatch.setattr(imap_in, "FAILED_RETRY", 0.2)
+    mail.append(order_mail("bad", extra="RAISE-IN-SERVICE"))
+    cfg = daemon_config(mail, smtp_sink, workdir, imap={"poll_interval": 0.3, "idle": False, "failed_folder": ""})
+    async with running_daemon(cfg) as d:
+        await until(lambda: mail.count("FLAGGED") == 1, what="the bad one flagged")
+        await asyncio.sleep(1.0)
+        assert d.imap.stats.errors == imap_in.MAX_RECEIVE_ERRORS
+    assert mail.count("UNSEEN") == 0 and mail.count("ALL", mailbox="failed") == 0

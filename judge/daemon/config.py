@@ -61,6 +61,9 @@ class ImapSection:
     mailbox: str = "INBOX"
     #: empty: mark handled mail \Seen; otherwise move it into this folder (created if missing)
     processed_folder: str = ""
+    #: mail the service could not handle is flagged \Flagged and moved here (created if missing);
+    #: empty, or a server that refuses the folder: it is only flagged (and marked done)
+    failed_folder: str = "failed"
     idle: bool = True
     #: re-issue IDLE before servers drop it (RFC 2177 says 29 min; providers cut sooner)
     idle_restart: float = 1500.0

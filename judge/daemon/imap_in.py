@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import sqlite3
 import ssl
 import time
 from dataclasses import dataclass, field
@@ -47,6 +48,10 @@ _SEEN = r"(\Seen)"
 RECEIVE_CHUNK = 5
 #: seconds before a message that failed is tried again in the same session
 FAILED_RETRY = 300.0
+#: receive() raising this often for one message makes it poison: recorded, flagged, set aside
+MAX_RECEIVE_ERRORS = 3
+#: exceptions that say the service's store is unavailable (not the message's fault): never poison
+TRANSIENT_ERRORS = (OSError, MemoryError, sqlite3.Error)
 
 
 class ImapError(Exception):
@@ -180,6 +185,7 @@ class ImapStats:
     duplicate: int = 0
     ignored: int = 0
     receipts: int = 0
+    failed: int = 0  # the service recorded them as failed; set aside
     errors: int = 0
     sessions: int = 0
     last_contact: float = 0.0
@@ -209,6 +215,10 @@ class ImapIngest:
         # FAILED_RETRY seconds or a reconnect, not in a hot loop (the service promises never to
         # raise, but a bug must not spin the daemon)
         self._failed: dict[int, float] = {}
+        # (UIDVALIDITY, UID) -> times receive() raised for it; kept across reconnects so a
+        # message that always raises is set aside after MAX_RECEIVE_ERRORS tries, not retried forever
+        self._errors: dict[tuple[str, int], int] = {}
+        self._failed_folder_ok: bool | None = None  # per session: None until CREATE was tried
         self.connected = asyncio.Event()  # for tests and status: a session is up
         self.uidvalidity = "?"
         self.use_move = False
@@ -290,6 +300,7 @@ class ImapIngest:
             log(logger, "imap.connected", host=cfg.host, mailbox=cfg.mailbox, uidvalidity=uidvalidity,
                 idle=use_idle)
             self.uidvalidity = uidvalidity
+            self._failed_folder_ok = None
             self.connected.set()
             while not self.stop.is_set():
                 await self._drain(client, lost)
@@ -403,6 +414,7 @@ class ImapIngest:
                                          cfg.timeout, lost), "UID FETCH")
                 bodies.update(parse_fetch_literals(resp.lines))
         done: list[int] = []
+        aside: list[int] = []
         try:
             game: list[int] = []
             for uid in uids:
@@ -429,10 +441,19 @@ class ImapIngest:
                 # reading an asyncio.Event's flag from the service thread is a plain bool read
                 results = await self.service.receive_many([(bodies[u], f"{prefix}{u}") for u in chunk],
                                                           self.stop.is_set)
-                done += [u for u, r in zip(chunk, results) if self._account(u, sizes[u], r)]
+                for u, r in zip(chunk, results):
+                    outcome = self._account(u, sizes[u], r)
+                    if outcome == "poison":
+                        await self._record_poison(u, bodies[u], f"{prefix}{u}", r)
+                    if outcome in ("poison", "failed"):
+                        aside.append(u)
+                    elif outcome == "done":
+                        done.append(u)
         finally:
             if done and not lost.is_set():
                 await self._mark_done(client, lost, sorted(done))
+            if aside and not lost.is_set():
+                await self._set_aside(client, lost, sorted(aside))
 
     def _receipt(self, uid: int, raw: bytes) -> bool:
         """Our own send coming back (proof of SMTP acceptance): recorded, never mail for the game."""
@@ -445,14 +466,23 @@ class ImapIngest:
             self.on_handled()
         return True
 
-    def _account(self, uid: int, size: int, result: str | Exception) -> bool:
-        """Count and log one receive() outcome; True when it committed (so flag the message)."""
+    def _account(self, uid: int, size: int, result: str | Exception) -> str:
+        """Count and log one receive() outcome: ``done`` (committed: flag it), ``failed`` (the
+        service recorded it as failed: set it aside), ``poison`` (it raised too often: set it
+        aside) or ``retry`` (leave it for later)."""
         if isinstance(result, Exception):
             self.stats.errors += 1
             self._failed[uid] = time.monotonic() + FAILED_RETRY
+            key = (self.uidvalidity, uid)
+            if not isinstance(result, TRANSIENT_ERRORS):
+                self._errors[key] = self._errors.get(key, 0) + 1
             log(logger, "imap.receive_failed", logging.ERROR, uid=uid, size=size,
-                error=f"{type(result).__name__}: {result}")
-            return False
+                error=f"{type(result).__name__}: {result}", tries=self._errors.get(key, 0))
+            if self._errors.get(key, 0) >= MAX_RECEIVE_ERRORS:
+                self._errors.pop(key, None)
+                return "poison"
+            return "retry"
+        self._errors.pop((self.uidvalidity, uid), None)
         kind = str(result).split(":", 1)[0]
         self.stats.statuses[kind] = self.stats.statuses.get(kind, 0) + 1
         if kind == "handled":
@@ -460,10 +490,45 @@ class ImapIngest:
             self.on_handled()
         elif kind == "duplicate":
             self.stats.duplicate += 1
+        elif kind == "failed":
+            self.stats.failed += 1
         else:
             self.stats.ignored += 1
         log(logger, "imap.received", uid=uid, size=size, status=str(result))
-        return True
+        return "failed" if kind == "failed" else "done"
+
+    async def _record_poison(self, uid: int, raw: bytes, source: str, exc: Any) -> None:
+        try:
+            await self.service.record_failure(raw, source, exc)
+        except Exception as err:  # setting it aside matters more than the record
+            log(logger, "imap.record_failure_failed", logging.ERROR, uid=uid, error=f"{type(err).__name__}: {err}")
+
+    async def _set_aside(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uids: list[int]) -> None:
+        """Mail the service could not handle: flagged \\Flagged (visible in any mail client) and
+        moved to ``failed_folder``; where that folder cannot be had, handled like done mail
+        (\\Seen, or moved to the processed folder), so it is never fetched again in a loop."""
+        cfg = self.cfg
+        uid_set = ",".join(map(str, uids))
+        flag = await guarded(client.uid("store", uid_set, "+FLAGS.SILENT", r"(\Flagged)"), cfg.timeout, lost)
+        if flag.result != "OK":  # a mark for people only: setting it aside must go on without it
+            log(logger, "imap.flag_failed", logging.WARNING, uids=uids, answer=repr(flag.lines[-1:]))
+        if cfg.failed_folder and self._failed_folder_ok is None:
+            resp = await guarded(client.create(_quote(cfg.failed_folder)), cfg.timeout, lost)
+            text = b" ".join(l for l in resp.lines if isinstance(l, bytes)).upper()
+            self._failed_folder_ok = resp.result == "OK" or b"ALREADYEXISTS" in text or b"EXISTS" in text
+            if not self._failed_folder_ok:
+                log(logger, "imap.create_failed", logging.ERROR, folder=cfg.failed_folder,
+                    answer=repr(resp.lines[-1:]))
+        log(logger, "imap.set_aside", logging.WARNING, uids=uids,
+            folder=cfg.failed_folder if self._failed_folder_ok else "")
+        if not self._failed_folder_ok:
+            await self._mark_done(client, lost, uids)
+            return
+        try:
+            await self._move(client, lost, uid_set, cfg.failed_folder)
+        except ImapError as exc:
+            log(logger, "imap.move_failed", logging.ERROR, folder=cfg.failed_folder, error=str(exc))
+            await self._mark_done(client, lost, uids)
 
     async def _mark_done(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uids: list[int]) -> None:
         cfg = self.cfg
@@ -472,14 +537,17 @@ class ImapIngest:
         if not cfg.processed_folder:
             _ok(await guarded(client.uid("store", uid_set, "+FLAGS.SILENT", _SEEN), cfg.timeout, lost),
                 "UID STORE")
-        elif self.use_move:
-            _ok(await guarded(client.uid("move", uid_set, _quote(cfg.processed_folder)), cfg.timeout, lost),
-                "UID MOVE")
+        else:
+            await self._move(client, lost, uid_set, cfg.processed_folder)
+
+    async def _move(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uid_set: str, folder: str) -> None:
+        cfg = self.cfg
+        if self.use_move:
+            _ok(await guarded(client.uid("move", uid_set, _quote(folder)), cfg.timeout, lost), "UID MOVE")
         else:
             # without MOVE: a crash between the steps leaves a copy in both folders; the service
             # answers "duplicate" for the one still in the mailbox and it is moved again
-            _ok(await guarded(client.uid("copy", uid_set, _quote(cfg.processed_folder)), cfg.timeout, lost),
-                "UID COPY")
+            _ok(await guarded(client.uid("copy", uid_set, _quote(folder)), cfg.timeout, lost), "UID COPY")
             _ok(await guarded(client.uid("store", uid_set, "+FLAGS.SILENT", r"(\Seen \Deleted)"),
                               cfg.timeout, lost), "UID STORE")
             _ok(await guarded(client.uid("expunge", uid_set), cfg.timeout, lost), "UID EXPUNGE")

@@ -93,6 +93,14 @@ class ServiceProxy:
 
         return await self._call(work)
 
+    async def record_failure(self, raw: bytes, source: str, exc: BaseException) -> bool:
+        """Have the service record a message set aside after repeated exceptions (if it can)."""
+        fn = getattr(self._judge, "record_failure", None)
+        if fn is None:
+            return False
+        await self._call(fn, raw, source, exc)
+        return True
+
     async def pending_outbox(self, limit: int) -> list[OutboxItemLike]:
         return await self._call(self._judge.pending_outbox, limit=limit)
 

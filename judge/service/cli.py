@@ -183,13 +183,18 @@ def deliver(outbox_maildir: str | None, sendmail: str | None, settle: float = 30
         if code == 0:
             from datetime import timedelta
 
-            # the message in hand is handled before any deadline; one that passed less than
-            # ``settle`` seconds ago also waits for deliveries running beside this one
-            judge.run_due(until=judge.cfg.now() - timedelta(seconds=settle))
-            if outbox_maildir:
-                md.write_outbox(judge, _single(outbox_maildir))
-            if sendmail:
-                send_with(judge, sendmail)
+            # the message is committed: trouble with the extras below must not make the MTA
+            # retry (or bounce) it, so it is reported and the exit status stays 0. The message in
+            # hand is handled before any deadline; one that passed less than ``settle`` seconds
+            # ago also waits for deliveries running beside this one
+            try:
+                judge.run_due(until=judge.cfg.now() - timedelta(seconds=settle))
+                if outbox_maildir:
+                    md.write_outbox(judge, _single(outbox_maildir))
+                if sendmail:
+                    send_with(judge, sendmail)
+            except Exception as exc:
+                click.echo(f"judge deliver: message taken; deadlines/outgoing mail left for later: {exc}", err=True)
     sys.exit(code)
 
 

@@ -18,6 +18,7 @@ KEYWORDS: dict[str, str] = {
     "CREATE": "CREATE",
     "SIGNON": "SIGNON", "SIGN ON": "SIGNON", "HELLO": "SIGNON", "LOGIN": "SIGNON", "LOG IN": "SIGNON",
     "OBSERVE": "OBSERVE", "WATCH": "OBSERVE",
+    "UNOBSERVE": "UNOBSERVE", "UNWATCH": "UNOBSERVE", "STOP OBSERVING": "UNOBSERVE",
     "SIGNOFF": "SIGNOFF", "SIGN OFF": "SIGNOFF", "LOGOUT": "SIGNOFF",
     "PRESS": "PRESS", "BROADCAST": "BROADCAST",
     "ENDPRESS": "ENDPRESS", "END PRESS": "ENDPRESS", "ENDBROADCAST": "ENDPRESS", "END BROADCAST": "ENDPRESS",
@@ -47,7 +48,7 @@ def _signon_args(args: list[str]) -> bool:
 
 #: commands anyone may give before signing on
 ANYONE = frozenset({"HELP", "VERSION", "LIST", "WHOGAME", "HISTORY", "SUMMARY", "CREATE", "SIGNON", "OBSERVE",
-                    "SIGNOFF"})
+                    "UNOBSERVE", "SIGNOFF"})
 
 
 @dataclass

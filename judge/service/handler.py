@@ -6,24 +6,38 @@ adjudicator → report (:mod:`report`) → mail out (:mod:`outbox`).
 
 from __future__ import annotations
 
+import functools
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from judge.service import deadlines, eia_mail, game as games, orderbook, report
+from judge.service import abuse, deadlines, eia_mail, game as games, orderbook, report
 from judge.service.commands import Command, parse_commands
 from judge.service.game import Ctx, Game, GameError, PhaseRow
-from judge.service.mailparse import IncomingMail
+from judge.service.mailparse import IncomingMail, clean_subject, plausible_address
 from judge.service.passwords import PasswordError, check_new_password, hash_password, verify_password
 from judge.service.render import render, render_part
 from judge.service.store import dumps, iso, loads
+from judge.rules import RULE_SWITCHES
 from judge.variant import Variant, available_variants
 
 log = logging.getLogger(__name__)
 
 BAD_SIGNON = "Invalid password or power ID specified."
-SECRET_ARGS = {"SIGNON": 1, "CREATE": 1, "OBSERVE": 1}  # index of the password among the arguments
+#: a reply echoes at most this much of what was sent, and is at most this long as a whole
+MAX_ECHO_LINE = 300
+MAX_REPLY_CHARS = 100_000
+MAX_ECHO_CHARS = 30_000
+#: SET ADDRESS: a seat's mail goes to at most this many addresses (no fan-out through the judge)
+MAX_SEAT_ADDRESSES = 3
 
+
+#: SET words, for "unknown SET option" (the first nine master words are the ones listed in it)
+PLAYER_SET_KEYS = ("WAIT", "NOWAIT", "DRAW", "NODRAW", "PASSWORD", "ADDRESS", "NAME", "ALLY", "NOALLY",
+                   "CONCEDE", "NOCONCEDE")
+MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "CENTRES", "LIST", "NOLIST",
+                   *(w.upper() for w in games.PHASE_KIND_WORDS), "CENTERS", "CENTRE", "CENTER")
 
 #: SET words that stand for a command of their own (njudge: SET CONCEDE p)
 SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "NOALLY", "NOALLIES": "NOALLY",
@@ -46,6 +60,7 @@ class Session:
     power: str | None = None  # the power whose orders are read (the seat's, or BECOME)
     became: bool = False
     future: Any = None  # Phase for PHASE orders
+    stale: Any = None  # Phase the orders below are headed with, which is over: they are refused
     signons: int = 0
 
 
@@ -60,6 +75,11 @@ class Handler:
     touched: bool = False  # orders or WAIT changed: try early processing afterwards
     copy_to: list[str] = field(default_factory=list)  # also send the reply here (the seat's own address)
     stray_orders: int = 0
+    hold_reply: str | None = None  # why not to answer (a loop?), unless the mail signs on with a password
+    closing_note: str | None = None  # said last in the reply
+    replied: bool = False  # a reply was queued
+    from_only: bool = False  # the reply goes to the From address only (CREATE, OBSERVE, joining)
+    status_section: str | None = None  # the order status closing the reply (never cut)
 
     # -- running -------------------------------------------------------------------------------
     def run(self) -> None:
@@ -102,6 +122,18 @@ class Handler:
                 else:
                     self.stray_orders += 1
                 return
+            g, target = self.session.game, None
+            if g is not None and heading_words(cmd.line) is not None:  # a cheap look first: most lines are orders
+                ph = games.current_phase(self.ctx.store, g) if g.state in ("active", "paused") else None
+                target = phase_heading(cmd.line, g.variant, ph.phase if ph else None)
+            if target is not None:  # "Spring 1901:", "--- F1901M orders ---": the orders below are for it
+                self.flush_orders()
+                self.quote(cmd.line)
+                try:
+                    self.aim_at(target)
+                except CommandError as exc:
+                    self.error(str(exc))
+                return
             self.order_lines.append(cmd)
             return
         fn: Callable[[Command], None] = getattr(self, "do_" + cmd.name.lower())
@@ -115,18 +147,14 @@ class Handler:
 
     # -- output --------------------------------------------------------------------------------
     def echo(self, cmd: Command) -> None:
-        words = cmd.line.split()
-        i = SECRET_ARGS.get(cmd.name)
-        if cmd.name == "SET" and cmd.args and cmd.args[0].upper() == "PASSWORD":
-            words = words[:2] + ["****"] * (len(words) > 2)
-        elif i is not None:
-            head = len(words) - len(cmd.args)
-            if len(cmd.args) > i:
-                words[head + i] = "****"
-        self.sections.append("> " + " ".join(words))
+        self.sections.append("> " + echo_line(cmd))
 
     def say(self, text: str) -> None:
         self.sections.append(text)
+
+    def quote(self, line: str) -> None:
+        """Echo one line of the sender's (an order), cut to MAX_ECHO_LINE characters."""
+        self.sections.append("> " + (line if len(line) <= MAX_ECHO_LINE else line[:MAX_ECHO_LINE] + " [...]"))
 
     def error(self, text: str) -> None:
         self.errors += 1
@@ -291,6 +319,7 @@ class Handler:
         if rest and "=" not in rest[0]:
             variant, rest = rest[0], rest[1:]
         g = games.create_game(self.ctx, name, password, variant, rest, self.mail.sender)
+        self.from_only = True  # the master recorded is the From address: the answer goes there only
         self.session = Session(game=g, master=True, signons=1)
         self.say(f"Game '{g.name}' ({g.variant.title}) created; you are its master.\n"
                  f"Players join with:  SIGNON ?{g.name} <password of their choice>\n"
@@ -303,6 +332,11 @@ class Handler:
             raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
         self.session.signons += 1
         args = cmd.args
+        if len(args) >= 3 and args[0].lower() not in _power_names():
+            # "SIGNON Fgame my pass": a password of several words; never echo any of them
+            self.error("a password is one word: write SIGNON <power letter><game> <password>, e.g. "
+                       "SIGNON Fmygame secret")
+            raise Stop
         if len(args) == 3:
             power_name, name, password = args
             g = self.lookup_or_stop(name)
@@ -325,8 +359,8 @@ class Handler:
         if letter in powers:
             self.signon_power(g, powers[letter], password)
         elif letter == "M":
-            if not verify_password(password, g.master_hash):
-                self.fail_signon()
+            master = games.master_address(self.ctx.store, g)
+            self.check_password(g, "Master", password, g.master_hash, [master] if master else [])
             self.session = Session(game=g, master=True, signons=1)
             self.say(f"Signed on as master of '{g.name}'.")
         elif letter == "O":
@@ -345,6 +379,27 @@ class Handler:
         self.error(BAD_SIGNON)
         raise Stop
 
+    def check_password(self, g: Game, label: str, password: str, stored: str | None, owners: list[str]) -> None:
+        """Verify a password for one seat (``label``: a power, ``Master``, ``Observer``), throttled:
+        after too many wrong ones the seat is locked against other addresses (and its owners told
+        once), and a sender guessing everywhere is locked out of every check (:mod:`abuse`)."""
+        st, now, sender = self.ctx.store, self.ctx.now, self.mail.sender
+        until = abuse.locked_until(st, g.id, label, sender, owners, now)
+        if until is not None:
+            self.error(f"Too many wrong passwords: password checks for {label} in '{g.name}' from your address "
+                       f"are refused until {self.ctx.when(until)}.")
+            raise Stop
+        if verify_password(password, stored):
+            return
+        if abuse.record_failure(st, g.id, label, sender, owners, now) and owners:
+            who = ", ".join(a for a in abuse.failure_senders(st, g.id, label, now) if a not in owners)
+            games.notice(self.ctx, g, f"Wrong passwords: {label}",
+                         f"{abuse.SEAT_FAILURES} wrong passwords for {label} in '{g.name}' within the last hour, "
+                         f"from {who}. Sign-ons to {label} from other addresses are refused until "
+                         f"{self.ctx.when(now + abuse.WINDOW)}; yours still work. If you did not send these, "
+                         f"nothing needs doing, but a longer password (SET PASSWORD) does no harm.", to=owners)
+        self.fail_signon()
+
     def signon_power(self, g: Game, power: str, password: str) -> None:
         st = self.ctx.store
         if g.state == "forming":
@@ -359,13 +414,13 @@ class Handler:
                 self.fail_signon()
             self.take_over(g, seat, password)
             return
-        if not verify_password(password, seat["password_hash"]):
-            self.fail_signon()
+        self.check_password(g, power, password, seat["password_hash"], games.seat_addresses(st, seat))
         self.enter_seat(g, seat)
 
     def take_over(self, g: Game, seat: Any, password: str) -> None:
         st = self.ctx.store
         check_new_password(password)
+        self.from_only = True
         pid = games.player_id(self.ctx, self.mail.sender)
         st.update("seats", seat["id"], player_id=pid, password_hash=hash_password(password, self.ctx.cfg.password_cost),
                   status="active", wait=1, draw=0, addresses=None, allies=None, concede=None,
@@ -399,11 +454,16 @@ class Handler:
         pid = st.scalar("SELECT id FROM players WHERE address = ?", (self.mail.sender,))
         mine = [s for s in games.seats(st, g.id) if pid is not None and s["player_id"] == pid]
         if mine:
-            for s in mine:
+            for s in mine[1:]:
                 if verify_password(password, s["password_hash"]):
                     self.enter_seat(g, s)
                     return
-            self.fail_signon()
+            s = mine[0]
+            self.check_password(g, s["power"] or f"seat {s['id']}", password, s["password_hash"],
+                                games.seat_addresses(st, s))
+            self.enter_seat(g, s)
+            return
+        self.from_only = True
         if g.state == "forming":
             check_new_password(password)
             seat = games.join(self.ctx, g, self.mail.sender, password)
@@ -436,8 +496,7 @@ class Handler:
         st = self.ctx.store
         pid = games.player_id(self.ctx, self.mail.sender)
         seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?", (g.id, pid))
-        if seat is None or not verify_password(password, seat["password_hash"]):
-            self.fail_signon()
+        self.check_password(g, "Observer", password, seat["password_hash"] if seat else None, [self.mail.sender])
         self.enter_seat(g, seat)
 
     def do_observe(self, cmd: Command) -> None:
@@ -450,9 +509,9 @@ class Handler:
         st = self.ctx.store
         pid = games.player_id(self.ctx, self.mail.sender)
         seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?", (g.id, pid))
+        self.from_only = True  # the observer recorded is the From address: the answer goes there only
         if seat is not None:
-            if not verify_password(cmd.args[1], seat["password_hash"]):
-                self.fail_signon()
+            self.check_password(g, "Observer", cmd.args[1], seat["password_hash"], [self.mail.sender])
         else:
             check_new_password(cmd.args[1])
             sid = st.insert("seats", game_id=g.id, power=None, role="observer", player_id=pid,
@@ -465,6 +524,27 @@ class Handler:
     def do_signoff(self, cmd: Command) -> None:
         raise Stop
 
+    def do_unobserve(self, cmd: Command) -> None:
+        """An observer leaves: ``UNOBSERVE game password``, or ``UNOBSERVE`` after signing on as one."""
+        st = self.ctx.store
+        if len(cmd.args) == 2:
+            if self.session.signons:
+                raise CommandError("only one SIGNON, CREATE, OBSERVE or UNOBSERVE per message")
+            self.session.signons += 1
+            g = self.lookup_or_stop(cmd.args[0])
+            pid = st.scalar("SELECT id FROM players WHERE address = ?", (self.mail.sender,))
+            seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?",
+                          (g.id, pid)) if pid is not None else None
+            self.check_password(g, "Observer", cmd.args[1], seat["password_hash"] if seat else None,
+                                [self.mail.sender])
+        elif not cmd.args and self.session.seat is not None and self.session.seat["role"] == "observer":
+            g, seat = self.need_game(), self.session.seat
+        else:
+            raise CommandError("write UNOBSERVE game password (or UNOBSERVE after OBSERVE game password)")
+        st.conn.execute("DELETE FROM seats WHERE id = ?", (seat["id"],))
+        self.session = Session(signons=1)
+        self.say(f"You no longer observe '{g.name}': the judge sends you nothing more about it.")
+
     # -- orders ------------------------------------------------------------------------------------
     def flush_orders(self) -> None:
         if not self.order_lines:
@@ -474,22 +554,25 @@ class Handler:
         try:
             g, power = self.need_power()
             ph = self.need_phase(g)
+            if self.session.stale is not None:
+                raise CommandError(f"these orders are for {self.session.stale}, which is over: '{g.name}' is at "
+                                   f"{ph.name} now. They were not accepted; send orders for {ph.name}")
         except CommandError as exc:
             for c in lines:
-                self.sections.append("> " + c.line)
+                self.quote(c.line)
             self.error(str(exc))
             return
         if self.session.future is not None:
             self.ctx.store.insert("future_orders", game_id=g.id, power=power, phase_name=str(self.session.future),
                                   raw=text, message_id=self.mail.message_id, created=iso(self.ctx.now), state="pending")
             for c in lines:
-                self.sections.append("> " + c.line)
+                self.quote(c.line)
             self.say(f"Queued for {self.session.future}: these orders are read when that phase begins.")
             return
         sub = orderbook.submit(self.ctx.store, ph.id, ph.position, power, text, g.rules, self.mail.message_id,
                                self.ctx.now)
         for rep in sub.lines:
-            self.sections.append("> " + rep.line)
+            self.quote(rep.line)
             if rep.error:
                 self.error(rep.error + (f" (did you mean: {', '.join(rep.suggestions)}?)" if rep.suggestions else ""))
             else:
@@ -508,9 +591,19 @@ class Handler:
             target = g.variant.calendar.parse(text)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        self.aim_at(target)
+
+    def aim_at(self, target: Any) -> None:
+        """The orders that follow are for phase ``target`` (PHASE, or a heading naming a phase):
+        the current one, a later one (queued), or one that is over (refused, with its name)."""
+        g, power = self.need_power()
+        ph = self.need_phase(g)
         cal = g.variant.calendar
+        self.session.stale = None
         if cal.order_key(target) < cal.order_key(ph.phase):
-            raise CommandError(f"{target} has already passed")
+            self.session.stale, self.session.future = target, None
+            raise CommandError(f"{target} has already passed: '{g.name}' is at {ph.name} now, so the orders "
+                               f"below for {target} are not accepted")
         if target == ph.phase:
             self.session.future = None
             self.say(f"Orders below are for the current phase, {target}.")
@@ -707,20 +800,29 @@ class Handler:
                 raise CommandError("only a player or observer can set an address")
             addrs = [a.strip().lower() for a in " ".join(rest).replace(";", ",").split(",") if a.strip()]
             for a in addrs:
-                if "@" not in a or " " in a or a.startswith("@") or a.endswith("@"):
+                if not plausible_address(a):
                     raise CommandError(f"not an email address: {a!r}")
+            if len(addrs) > MAX_SEAT_ADDRESSES:
+                raise CommandError(f"SET ADDRESS takes at most {MAX_SEAT_ADDRESSES} addresses")
             st.update("seats", self.session.seat["id"], addresses=dumps(addrs) if addrs else None)
             self.say(f"Mail for you in '{g.name}' now goes to {', '.join(addrs)}." if addrs else
                      "Mail for you now goes to your own address again.")
             return
         if key == "NAME":
+            if self.session.seat is None and not self.session.master:
+                raise CommandError("sign on first (SIGNON with your password): SET NAME changes how reports "
+                                   "name you, so the judge needs to know it is you")
             name = " ".join(rest).strip()
             if len(name) > 40:
                 raise CommandError("a name has at most 40 characters")
             st.update("players", games.player_id(self.ctx, self.mail.sender), name=name)
             self.say(f"Reports now name you {name}." if name else "Reports now name you by your mailbox name.")
             return
-        # the master's settings
+        # the master's settings: an unknown word is said to be unknown, whoever sends it
+        if key not in MASTER_SET_KEYS and key.lower().replace("-", "_") not in RULE_SWITCHES:
+            raise CommandError(f"unknown SET option {key}. Players: " + ", ".join(PLAYER_SET_KEYS)
+                               + ". The master also: " + ", ".join(MASTER_SET_KEYS[:9])
+                               + ", and the rule switches " + ", ".join(sorted(RULE_SWITCHES)))
         g = self.need_master()
         if key in ("LIST", "NOLIST"):
             self.set_list(g, "" if key == "NOLIST" else " ".join(rest))
@@ -753,7 +855,7 @@ class Handler:
         addr = value.strip().lower()
         if addr in ("none", "off", "-"):
             addr = ""
-        if addr and ("@" not in addr or " " in addr or addr.startswith("@") or addr.endswith("@")):
+        if addr and not plausible_address(addr):
             raise CommandError(f"not an email address: {addr!r}")
         if addr == self.ctx.cfg.address:
             raise CommandError("the judge's own address cannot be the game's list")
@@ -1038,26 +1140,145 @@ class Handler:
             "SELECT phase_name FROM future_orders WHERE game_id = ? AND power = ? AND state = 'pending' ORDER BY id",
             (g.id, s.power))]
         self.say("")
-        self.say(render_part("orders_status.txt", game=g.name, power=s.power, kind=report.PHASE_WORD[pos.phase.kind],
+        self.status_section = render_part(
+                             "orders_status.txt", game=g.name, power=s.power, kind=report.PHASE_WORD[pos.phase.kind],
                              title=report.phase_title(pos.phase), seq=f"{ph.seq:03d}",
                              orders=report.order_list(pos, s.power, cur, g.rules), need=need, missing=miss,
                              wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=report.adjustment_note(pos, s.power, g.rules),
                              deadline=self.ctx.when(ph.deadline), grace_end=self.ctx.when(ph.grace_end),
                              left=deadlines.format_left(ph.deadline - self.ctx.now) if ph.deadline else "",
-                             paused=g.state == "paused", pending=sorted(set(pending))))
+                             paused=g.state == "paused", pending=sorted(set(pending)),
+                             default_rule=default_rule(pos, s.power))
+        self.say(self.status_section)
+
+    def capped_sections(self) -> list[str]:
+        """The reply's sections, cut where they pass MAX_REPLY_CHARS, or where the echo of the
+        sender's own lines (``> line`` and the errors about them) passes MAX_ECHO_CHARS: a junk
+        mail must not make a reply of megabytes. A note says what was cut; the order status
+        (last) is always kept."""
+        body, tail = self.sections, []
+        if self.status_section is not None and self.status_section in body:
+            at = len(body) - 1 - body[::-1].index(self.status_section)
+            body, tail = body[:at], body[at:]
+        out: list[str] = []
+        total = echoed = 0
+        for i, sec in enumerate(body):
+            echo = sec.startswith(("> ", "*** Error:", "  Warning:"))
+            if total + len(sec) > MAX_REPLY_CHARS or echo and echoed + len(sec) > MAX_ECHO_CHARS:
+                rest = body[i:]
+                cut = sum(len(x) + 1 for x in rest)
+                errs = sum(1 for x in rest if x.startswith("*** Error:"))
+                out.append(f"[...] (This reply was cut here: {cut} more characters were not shown"
+                           f"{f', among them {errs} error lines' if errs else ''}. Everything in your message "
+                           f"was read and acted on; send fewer lines at a time to see every answer.)")
+                return out + tail
+            out.append(sec)
+            total += len(sec) + 1
+            echoed += (len(sec) + 1) * echo
+        return out + tail
+
+    @property
+    def signed_on(self) -> bool:
+        """This mail proved a password (a seat's, or the master's): it comes from a person."""
+        return self.session.seat is not None or self.session.master
 
     def send_reply(self) -> None:
+        if self.signed_on:
+            self.closing_note = None  # signed-on answers are not counted against the quota
+        elif self.hold_reply:
+            return
+        if self.closing_note:
+            self.say("")
+            self.say(self.closing_note)
         s = self.session
         g = s.game
         ph = games.current_phase(self.ctx.store, g) if g is not None else None
         subject, text = render("reply.txt", code=self.ctx.cfg.code, game=g.name if g else None,
                                variant=g.variant.title if g else None, short=ph.short if ph else None,
                                deadline=self.ctx.when(ph.deadline) if ph else None,
-                               subject=self.mail.subject, error=self.errors > 0, errors=self.errors,
-                               sections=self.sections)
-        to = list(self.mail.reply_to) + [a for a in self.copy_to if a not in self.mail.reply_to]
+                               subject=clean_subject(self.mail.subject, self.ctx.cfg.code), error=self.errors > 0,
+                               errors=self.errors,
+                               sections=self.capped_sections())
+        first = [self.mail.sender] if self.from_only and self.mail.sender else list(self.mail.reply_to)
+        to = first + [a for a in self.copy_to if a not in first]
         self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
-                      in_reply_to=self.mail.message_id, references=self.mail.references, auto="auto-replied")
+                      in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied")
+        self.replied = bool(to)
+
+
+@functools.lru_cache(maxsize=1)
+def _power_names() -> frozenset[str]:
+    """Every power name of every variant, lower case (to read ``SIGNON France game pw``)."""
+    from judge.variant import load_variant
+
+    return frozenset(p.lower() for v in available_variants() for p in load_variant(v).powers)
+
+
+def default_rule(pos: Any, power: str) -> str:
+    """What the judge does with the orders a power did not give, this phase."""
+    if pos.phase.kind == "retreat":
+        return "Unordered dislodged units disband."
+    if pos.phase.kind == "adjustment":
+        from judge.engine.adjustment import adjustments_due
+
+        if adjustments_due(pos).get(power, 0) > 0:
+            return "Builds not ordered are waived."
+        return "Removals not ordered are chosen for you by the civil disorder rule."
+    return "Unordered units hold."
+
+
+_HEADING = re.compile(r"(?:(?:my\s+)?orders?\s*(?:for|in)?\s*)?([a-z]+)\s*(\d{3,4})\s*([a-z]*)(?:\s+orders?)?")
+
+
+def heading_words(line: str) -> tuple[str, str, str] | None:
+    """(season, year, kind) if the line has the shape of a phase heading, else None."""
+    t = line.strip(" \t-=*#_:;.,[](){}<>~|").lower()
+    m = _HEADING.fullmatch(t) if len(t) <= 40 else None
+    return None if m is None else (m.group(1), m.group(2), m.group(3))
+
+
+def phase_heading(line: str, v: Variant, current: Any = None) -> Any:
+    """The phase a heading line names (``Spring 1901:``, ``--- S1901M ---``, ``Orders for Fall
+    1901``, ``Winter 1901 builds``), or None when the line is not such a heading. A heading
+    without the kind of phase (``Fall 1901``) names the ``current`` phase when that is one of
+    the season's (its retreats), else the season's first phase with orders."""
+    words = heading_words(line)
+    if words is None:
+        return None
+    season, year, kind = words
+    found = []
+    for k in ([kind] if kind else ["movement", "adjustment", "retreat"]):
+        try:
+            found.append(v.calendar.parse(f"{season} {year} {k}"))
+        except Exception:  # not a phase of this variant's calendar (or no such calendar): an order line
+            continue
+    return current if current in found else (found[0] if found else None)
+
+
+def echo_line(cmd: Command) -> str:
+    """A command line as the reply echoes it: never with a password in it, nor very long.
+
+    SIGNON/LOGIN/HELLO keep only the identity (``SIGNON Fgame``, or ``SIGNON France game``);
+    CREATE keeps the game and what follows the password; OBSERVE/UNOBSERVE keep the game; SET
+    PASSWORD (also ``SET PASSWORD=x``) keeps only those words. A password with spaces is hidden
+    whole, as everything after the identity is."""
+    words = cmd.line.split()
+    head = len(words) - len(cmd.args)  # words naming the command (SIGN ON is two)
+    keep: int | None = None  # arguments shown before the hidden part
+    hide = len(cmd.args)  # arguments hidden from there on
+    if cmd.name == "SIGNON":
+        keep = 2 if len(cmd.args) >= 3 and cmd.args[0].lower() in _power_names() else 1
+    elif cmd.name in ("OBSERVE", "UNOBSERVE"):
+        keep = 1
+    elif cmd.name == "CREATE":
+        keep, hide = 1, 1
+    elif cmd.name == "SET" and cmd.args and cmd.args[0].upper().startswith("PASSWORD"):
+        return " ".join(words[:head]) + " PASSWORD ****"
+    if keep is not None and len(cmd.args) > keep:
+        shown = words[:head + keep] + ["****"] + words[head + keep + hide:]
+        words = shown
+    line = " ".join(words)
+    return line if len(line) <= MAX_ECHO_LINE else line[:MAX_ECHO_LINE] + " [...]"
 
 
 def token_powers(v: Variant, tok: str, extra: dict[str, str] | None = None) -> set[str] | None:

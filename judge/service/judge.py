@@ -15,11 +15,11 @@ import traceback
 from datetime import datetime
 from typing import Any
 
-from judge.service import deadlines, game as games, outbox
+from judge.service import abuse, deadlines, game as games, outbox
 from judge.service.config import JudgeConfig
 from judge.service.game import Ctx, GameError
 from judge.service.handler import Handler
-from judge.service.mailparse import parse_message
+from judge.service.mailparse import IncomingMail, _synthetic_id, clean_subject, parse_message
 from judge.service.outbox import OutboxItem
 from judge.service.render import render
 from judge.service.store import Store, from_iso, iso
@@ -52,10 +52,14 @@ class Judge:
 
     # -- mail in ----------------------------------------------------------------------------------
     def receive(self, raw: bytes, source: str = "", now: datetime | None = None) -> str:
-        """Handle one message. Returns ``"handled"``, ``"duplicate"`` or ``"ignored: <reason>"``.
+        """Handle one message. Returns ``"handled"``, ``"duplicate"``, ``"ignored: <reason>"`` or
+        ``"failed: <reason>"``.
 
-        Never raises on bad mail. Raises only when the store itself fails (disk full, database
-        locked): then nothing was done and the transport must offer the message again.
+        Never raises on bad mail. A message that meets a bug is recorded (``inbox`` row with
+        status ``failed`` and the raw bytes), answered if that is safe, and reported as
+        ``failed``: the transport sets it aside (Maildir ``failed/``, an IMAP folder) and goes
+        on. Raises only when the store itself fails (disk full, database locked): then nothing
+        was done and the transport must offer the message again.
         """
         now = self._now(now)
         mail = parse_message(raw, self.cfg.address, self.cfg.loop_header)
@@ -65,28 +69,77 @@ class Judge:
                 row = st.one("SELECT id, status FROM inbox WHERE message_id = ?", (mail.message_id,))
                 if row is not None and row["status"] != "failed":
                     return "duplicate"
+                digest = abuse.body_hash(mail.sender, mail.text) if not mail.ignore else None
+                repeat = bool(digest) and abuse.repeated(st, mail.sender, digest, now)
                 status = "ignored" if mail.ignore else "handled"
                 values = dict(sender=mail.sender, subject=mail.subject[:500], received=iso(now), source=source,
-                              status=status, detail=mail.ignore or mail.error or "", raw=None)
+                              status=status, detail=mail.ignore or mail.error or "", raw=None, body_hash=digest)
                 if row is None:
-                    st.insert("inbox", message_id=mail.message_id, **values)
+                    row_id = st.insert("inbox", message_id=mail.message_id, **values)
                 else:
-                    st.update("inbox", row["id"], **values)
+                    row_id = row["id"]
+                    st.update("inbox", row_id, **values)
+                ctx = Ctx(st, self.cfg, now)
+                if mail.bounced:
+                    self._bounced(ctx, mail)
                 if mail.ignore:
                     log.info("ignored %s from %s: %s", mail.message_id, mail.sender, mail.ignore)
                     return f"ignored: {mail.ignore}"
-                Handler(Ctx(st, self.cfg, now), mail).run()
+                # mail loops with responders that set no headers: acted on, but not answered unless
+                # the mail signs on with a password (no answer of ours carries one, so a loop cannot)
+                h = Handler(ctx, mail)
+                answered = abuse.replies_sent(st, mail.sender, now)
+                if answered >= abuse.REPLY_LIMIT:
+                    h.hold_reply = f"not answered: {answered} answers within the last hour"
+                elif answered == abuse.REPLY_LIMIT - 1:
+                    h.closing_note = (f"This is the {abuse.REPLY_LIMIT}th answer to you within an hour: mail you "
+                                      f"send in the next hour is still acted on, but answered only if it signs on.")
+                if repeat:
+                    h.hold_reply = h.hold_reply or (
+                        f"not answered: the same text {abuse.SAME_BODY_LIMIT} times in a row within "
+                        f"{deadlines.format_hours(abuse.SAME_BODY_WINDOW.total_seconds() / 3600)}")
+                h.run()
+                if h.replied:  # 1: counts towards the quota; 2: signed on, a person
+                    st.update("inbox", row_id, replied=2 if h.signed_on else 1)
+                elif h.hold_reply:
+                    st.update("inbox", row_id, detail=h.hold_reply)
             return "handled"
         except TRANSIENT:
             raise
         except Exception as exc:  # a bug met by this message: record it, tell people, carry on
             log.exception("message %s from %s failed", mail.message_id, mail.sender)
-            self._record_failure(raw, mail, source, now, exc)
-            return f"ignored: internal error ({type(exc).__name__})"
+            self.record_failure(raw, source, exc, mail=mail, now=now)
+            return f"failed: internal error ({type(exc).__name__})"
 
-    def _record_failure(self, raw: bytes, mail: Any, source: str, now: datetime, exc: Exception) -> None:
-        st = self.store
+    def record_failure(self, raw: bytes, source: str, exc: BaseException, mail: Any = None,
+                       now: datetime | None = None) -> None:
+        """Record a message that could not be handled (status ``failed``, raw bytes kept), and
+        tell its sender (when that is safe) and the keeper. Raises only TRANSIENT store errors:
+        if even the answers cannot be queued, the bare record is kept without them."""
+        now = self._now(now)
+        if mail is None:
+            try:
+                mail = parse_message(raw, self.cfg.address, self.cfg.loop_header)
+            except Exception:  # parse_message never raises; this is the last line of defence
+                mail = IncomingMail(message_id=_synthetic_id(raw), ignore="unreadable")
         detail = "".join(traceback.format_exception(exc))[-4000:]
+        try:
+            self._record_failure(raw, mail, source, now, detail, type(exc).__name__, tell=True)
+        except TRANSIENT:
+            raise
+        except Exception:  # answering is what failed again: keep the record, answer nobody
+            log.exception("message %s: recording its failure with answers failed; recorded bare", mail.message_id)
+            try:
+                self._record_failure(raw, mail, source, now, detail, type(exc).__name__, tell=False)
+            except TRANSIENT:
+                raise
+            except Exception:  # even its header fields cannot be stored: under a name of our own
+                bare = IncomingMail(message_id=_synthetic_id(raw))
+                self._record_failure(raw, bare, source, now, detail, type(exc).__name__, tell=False)
+
+    def _record_failure(self, raw: bytes, mail: Any, source: str, now: datetime, detail: str, error: str,
+                        tell: bool) -> None:
+        st = self.store
         with st.transaction():
             row = st.one("SELECT id FROM inbox WHERE message_id = ?", (mail.message_id,))
             values = dict(sender=mail.sender, subject=mail.subject[:500], received=iso(now), source=source,
@@ -95,15 +148,33 @@ class Judge:
                 st.insert("inbox", message_id=mail.message_id, **values)
             else:
                 st.update("inbox", row["id"], **values)
+            if not tell:
+                return
             ctx = Ctx(st, self.cfg, now)
-            subject, text = render("internal_error.txt", code=self.cfg.code, subject=mail.subject,
-                                   error=type(exc).__name__)
+            subject, text = render("internal_error.txt", code=self.cfg.code,
+                                   subject=clean_subject(mail.subject, self.cfg.code),
+                                   error=error)
             if mail.reply_to and not mail.ignore:
-                ctx.mail(mail.reply_to, subject, text, kind="reply", in_reply_to=mail.message_id,
+                ctx.mail(mail.reply_to, subject, text, kind="reply", in_reply_to=mail.reply_id,
                          references=mail.references, auto="auto-replied")
             if self.cfg.keeper:
                 ctx.mail([self.cfg.keeper], f"{self.cfg.code}: internal error on {mail.message_id}",
-                         f"Message {mail.message_id} from {mail.sender} failed:\n\n{detail}\n", kind="failure-report")
+                         f"Message {mail.message_id} from {mail.sender} ({source}) failed and was set aside:"
+                         f"\n\n{detail}\n", kind="failure-report")
+
+    def _bounced(self, ctx: Ctx, mail: Any) -> None:
+        """A DSN: record each failed recipient; tell each game's master once per dead address."""
+        abuse.record_bounces(ctx.store, mail.bounced, mail.message_id, mail.subject, ctx.now)
+        for addr in mail.bounced:
+            for row, label in abuse.games_of(ctx.store, addr):
+                g = games._game(row)
+                master = games.master_address(ctx.store, g)
+                if master and master != addr and abuse.first_notice(ctx.store, g.id, addr, ctx.now):
+                    games.notice(ctx, g, f"Dead address: {label}",
+                                 f"Mail from the judge to {addr} ({label} in '{g.name}') bounced: the receiving "
+                                 f"server reported a permanent delivery failure. The player may not be getting "
+                                 f"results or reminders; you may want to contact them another way or replace "
+                                 f"them (EJECT). You are told once per address.", to=[master])
 
     # -- mail out ---------------------------------------------------------------------------------
     def pending_outbox(self, limit: int = 50, now: datetime | None = None) -> list[OutboxItem]:

@@ -2,7 +2,10 @@
 
 ``DIR/inbox`` (new/ and cur/) is read; each message goes to :meth:`Judge.receive` and is moved to
 ``DIR/processed`` only after its transaction has committed, so a crash at any instant leaves it
-in the inbox to be handled again (and a repeat is recognised by its Message-ID). Outgoing mail
+in the inbox to be handled again (and a repeat is recognised by its Message-ID). A message that
+failed (a bug met while handling it) is recorded in the store and moved to ``DIR/failed``, so
+one poison mail never stops the mail behind it nor the deadlines; moving it back into the inbox
+tries it again. Outgoing mail
 is written to ``DIR/outbox`` as a Maildir, one file per outbox row, named after the row, so a
 crash between writing and :meth:`Judge.mark_sent` never writes a message twice.
 """
@@ -41,9 +44,13 @@ class Folders:
     def outbox(self) -> Path:
         return self.root / "outbox"
 
+    @property
+    def failed(self) -> Path:
+        return self.root / "failed"
+
     def create(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        for p in (self.inbox, self.processed, self.outbox):
+        for p in (self.inbox, self.processed, self.outbox, self.failed):
             mailbox.Maildir(str(p), create=True)
 
 
@@ -73,15 +80,25 @@ def read_inbox(judge: Judge, folders: Folders, now: datetime | None = None) -> d
             raw = path.read_bytes()
         except FileNotFoundError:
             continue  # taken by another reader
+        source = f"maildir:{path.name}"
         try:
-            status = judge.receive(raw, source=f"maildir:{path.name}", now=now)
+            status = judge.receive(raw, source=source, now=now)
         except TRANSIENT as exc:
             log.warning("could not handle %s now (%s); will try again", path.name, exc)
             counts["retry"] = counts.get("retry", 0) + 1
             continue
+        except Exception as exc:  # receive() promises not to; if it does, this mail must not block the rest
+            log.exception("%s: receive() raised; set aside in %s", path.name, folders.failed)
+            try:
+                judge.record_failure(raw, source, exc, now=now)
+            except TRANSIENT as err:  # cannot even record it: leave it for the next run
+                log.warning("could not record %s now (%s); will try again", path.name, err)
+                counts["retry"] = counts.get("retry", 0) + 1
+                continue
+            status = f"failed: {type(exc).__name__}"
         key = status.split(":", 1)[0]
         counts[key] = counts.get(key, 0) + 1
-        _move(path, folders.processed / "cur")
+        _move(path, (folders.failed if key == "failed" else folders.processed) / "cur")
     return counts
 
 

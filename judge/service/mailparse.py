@@ -27,22 +27,30 @@ MACHINE_SENDERS = frozenset({
 })
 MAX_BODY_CHARS = 100_000  # anything longer is cut (and the sender told)
 
-_SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|antw)\s*(?:\[\d+\])?\s*:|\[error flag\]|\[you are late!\])\s*",
+#: a msg-id fit to echo in In-Reply-To/References: printable ASCII, no spaces or brackets inside
+_MSG_ID = re.compile(r"<[!-;=?-~]{1,250}@[!-;=?-~]{1,250}>")
+MAX_REFERENCES = 20  # the newest ones only: a thread header must not grow without bound
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+_SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|fw|aw|wg|sv|vs|antw|tr|rv|enc|odp|vl)\s*(?:\[\d+\])?\s*:"
+                           r"|\[error flag\]|\[you are late!\])\s*",
                            re.I)
 
 
 @dataclass
 class IncomingMail:
-    message_id: str
+    message_id: str  # the key for "handled once" (control characters and spaces removed)
     sender: str = ""  # the From address, lower case
     reply_to: list[str] = field(default_factory=list)  # where answers go
     subject: str = ""  # Re:/Fwd:/judge tags stripped
     text: str = ""  # the new text: quotes and signature stripped
-    references: str = ""  # the message's own References, for threading our answer
+    references: str = ""  # References + its own Message-ID, only well-formed ids: safe to echo
+    reply_id: str | None = None  # its Message-ID if well-formed (In-Reply-To of our answer), else None
     ignore: str | None = None  # why this message must not be answered at all
     error: str | None = None  # why its text could not be read (answered with this)
     notes: list[str] = field(default_factory=list)  # things to tell the sender (e.g. truncated)
     ignored: list[Ignored] = field(default_factory=list)  # blocks not read as commands, each with why
+    bounced: list[str] = field(default_factory=list)  # a DSN: the recipients whose delivery failed
 
 
 @functools.lru_cache(maxsize=512)
@@ -78,23 +86,32 @@ def _synthetic_id(raw: bytes) -> str:
 
 def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
     msg: EmailMessage = BytesParser(policy=_READ_POLICY).parsebytes(raw)  # type: ignore[assignment]
-    mid = _header(msg, "Message-ID").strip()
+    mid = clean_message_id(_header(msg, "Message-ID"))
     mail = IncomingMail(message_id=mid if mid else _synthetic_id(raw))
-    mail.references = " ".join((_header(msg, "References") + " " + mid).split())
+    mail.reply_id = mid if _MSG_ID.fullmatch(mid) else None
+    mail.references = thread_ids(_header(msg, "References") + " " + mid)
     from_addrs = _addresses(msg, "From")
     mail.sender = from_addrs[0] if from_addrs else ""
-    mail.reply_to = _addresses(msg, "Reply-To") or from_addrs[:1]
+    # one address only: a Reply-To naming several would make every answer a fan-out
+    replies = _addresses(msg, "Reply-To")
+    mail.reply_to = replies[:1] if len(replies) == 1 else from_addrs[:1]
     mail.subject = clean_subject(_header(msg, "Subject"))
     mail.ignore = ignore_reason(msg, mail.sender, our_address, loop_header)
     if mail.ignore:
+        if msg.get_content_type() == "multipart/report":
+            mail.bounced = dsn_failures(msg)
         return mail
     if not mail.reply_to:
         mail.ignore = "no sender address"
         return mail
     text, ignored, error = read_body(msg)
+    files = attachment_names(msg)
     if error:
-        mail.error = error
+        mail.error = error + (f" (attachments are not read: {', '.join(files)})" if files else "")
         return mail
+    if files:
+        mail.notes.append(f"Attachments are not read: {', '.join(files)}. The judge reads only the text of "
+                          f"your mail: put your orders there.")
     if len(text) > MAX_BODY_CHARS:
         text = text[:MAX_BODY_CHARS]
         mail.notes.append(f"Your message was longer than {MAX_BODY_CHARS} characters; the rest was not read.")
@@ -113,24 +130,60 @@ def _header(msg: EmailMessage, name: str) -> str:
             raws = [v for k, v in msg.raw_items() if k.lower() == name.lower()]
         except Exception:
             raws = []
-        return str(raws[0]) if raws else ""
-    return str(v)
+        return _text(str(raws[0])) if raws else ""
+    return _text(str(v))
+
+
+def _text(value: str) -> str:
+    """Header text as storable UTF-8: undecodable 8-bit bytes (kept by the parser as lone
+    surrogates, which SQLite cannot store) become U+FFFD."""
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def clean_message_id(value: str) -> str:
+    """A Message-ID as a key: whitespace and control characters (a decoded ``=0D=0A``) removed."""
+    return "".join(CONTROL.sub("", value).split())[:500]
+
+
+def thread_ids(value: str) -> str:
+    """The well-formed msg-ids in a References-like value, newest last, at most MAX_REFERENCES:
+    nothing else of a sender's header is ever echoed into our own headers."""
+    ids = list(dict.fromkeys(_MSG_ID.findall(CONTROL.sub(" ", value))))
+    return " ".join(ids[-MAX_REFERENCES:])
+
+
+_ANGLE_ADDR = re.compile(r"<([^<>\s]+@[^<>\s]+)>")
 
 
 def _addresses(msg: EmailMessage, name: str) -> list[str]:
-    out = []
-    for _, addr in getaddresses([_header(msg, name)]):
-        addr = addr.strip().lower()
-        if "@" in addr and " " not in addr and "<" not in addr and ">" not in addr:
-            out.append(addr)
-    return out
+    try:  # the header parser knows display names from addresses, encoded words and all
+        hdr = msg.get(name)
+        found = [a.addr_spec for a in hdr.addresses] if hdr is not None else []
+    except Exception:  # e.g. a display name decoding to CR/LF: take the address in <...>
+        raw = _header(msg, name)
+        found = _ANGLE_ADDR.findall(raw) or [a for _, a in getaddresses([raw])]
+    return [a for a in (addr.strip().lower() for addr in found) if plausible_address(a)]
 
 
-def clean_subject(subject: str) -> str:
-    """Drop ``Re:``, ``Fwd:`` and our own tags from the front of a subject."""
+def plausible_address(addr: str) -> bool:
+    """An address the judge will write into a header and an SMTP envelope: ASCII, one ``@``
+    with text on both sides, none of the characters that would make it two addresses or a
+    header of its own."""
+    local, at, domain = addr.rpartition("@")
+    return (bool(at and local and domain) and "@" not in local and not any(c in addr for c in ' <>,;:"()[]\\')
+            and not CONTROL.search(addr) and addr.isascii() and len(addr) <= 254)
+
+
+def clean_subject(subject: str, code: str = "") -> str:
+    """Drop ``Re:``, ``Fwd:`` (and their German, Nordic, French, Spanish, Polish … forms) and our
+    own tags from the front of a subject; with the judge's ``code``, also the game tags our
+    subjects start with (``CODE:game - S1901M``), so a reply to a reply to a reply keeps one."""
     s = " ".join(subject.split())
+    tag = re.compile(rf"^{re.escape(code)}:[\w-]+(?:\s+-\s+[A-Z]\d{{3,4}}[A-Z])?(?:\s+|$)", re.I) if code else None
     while True:
         t = _SUBJECT_JUNK.sub("", s, count=1)
+        if tag is not None:
+            t = tag.sub("", t, count=1)
         if t == s:
             return s
         s = t
@@ -164,6 +217,60 @@ def ignore_reason(msg: EmailMessage, sender: str, our_address: str, loop_header:
     if our_address and sender == our_address:
         return "mail from ourselves"
     return None
+
+
+_DSN_FIELD = re.compile(r"^(final-recipient|original-recipient|action)\s*:\s*(.*)$", re.I | re.M)
+
+
+def dsn_failures(msg: EmailMessage) -> list[str]:
+    """Recipients a delivery status notification (RFC 3464) reports as failed: each block's
+    ``Final-Recipient`` (or ``Original-Recipient``) whose ``Action`` is ``failed``. Delays and
+    successes are not failures. Never raises."""
+    out: list[str] = []
+    try:
+        for part in msg.walk():
+            if part.get_content_type() != "message/delivery-status":
+                continue
+            payload = part.get_payload()
+            blocks = [str(b) for b in payload] if isinstance(payload, list) else str(payload).split("\n\n")
+            for block in blocks:
+                fields: dict[str, str] = {}
+                for name, value in _DSN_FIELD.findall(block.replace("\r\n", "\n")):
+                    fields.setdefault(name.lower(), value.strip())
+                rcpt = fields.get("final-recipient") or fields.get("original-recipient") or ""
+                addr = _text(rcpt.partition(";")[2] or rcpt).strip().strip("<>").lower()
+                if fields.get("action", "").lower().startswith("failed") and "@" in addr and " " not in addr:
+                    out.append(addr)
+    except Exception:
+        return out
+    return list(dict.fromkeys(out))
+
+
+def attachment_names(msg: EmailMessage) -> list[str]:
+    """The files attached to a message (``orders.docx``), to say they were not read. Pictures
+    shown inline (signature logos, pasted screenshots) are decoration, not attachments."""
+    names: list[str] = []
+    try:
+        if not msg.is_multipart():
+            return []
+        for part in msg.iter_attachments():
+            fn = part.get_filename()
+            disp = part.get_content_disposition()
+            if part.get_content_maintype() == "image" and disp != "attachment":
+                continue
+            if not fn and part.get_content_maintype() == "text":
+                continue  # Apple Mail splits the text around an attachment: more text, no file
+            if part.get_content_type() == "message/rfc822":
+                names.append("a forwarded message")
+            else:
+                names.append(_text(" ".join(str(fn).split()))[:100] if fn else part.get_content_type())
+        # attachments inside nested parts (Apple Mail puts them in multipart/mixed inside alternative)
+        for sub in msg.iter_parts():
+            if sub.is_multipart() and sub.get_content_type() != "multipart/alternative":
+                names += [n for n in attachment_names(sub) if n not in names]  # type: ignore[arg-type]
+    except Exception:
+        return names
+    return list(dict.fromkeys(names))
 
 
 def body_text(msg: EmailMessage) -> tuple[str, str | None]:

@@ -227,12 +227,41 @@ def submit(store: Store, phase_id: int, pos: Position, power: str, text: str, ru
             else:
                 del merged[k]
             del fresh[k]
+    _refuse_extra_builds(pos, power, rules, before, merged, fresh)
     accepted = [o for k, (o, rep) in fresh.items() if merged.get(k) is o]
     if accepted:
         store.insert("orders", phase_id=phase_id, power=power, raw=text, message_id=message_id, created=iso(now),
                      state="active", orders=dumps([to_dict(o, m) for o in accepted]))
         supersede(store, phase_id, power)
     return Submission(reports, len(accepted))
+
+
+def _refuse_extra_builds(pos: Position, power: str, rules: dict[str, Any], before: dict[str, Order],
+                         merged: dict[str, Order], fresh: dict[str, tuple[Order, "LineReport"]]) -> None:
+    """Builds (and waives) beyond the number due are refused at once, the last ones written first,
+    naming how many are due: the adjudicator would only fail them at the deadline, silently."""
+    if pos.phase.kind != "adjustment" or adjustments_due(pos).get(power, 0) <= 0:
+        return
+    allowed = needed(pos, power, rules)
+    extra = sum(1 for o in merged.values() if isinstance(o, (Build, Waive))) - allowed
+    for k in reversed(list(fresh)):
+        if extra <= 0:
+            return
+        order, rep = fresh[k]
+        if merged.get(k) is not order or not isinstance(order, (Build, Waive)):
+            continue
+        due = adjustments_due(pos)[power]
+        why = (f"{power} may build {allowed} unit{'s' if allowed != 1 else ''} this phase"
+               + (f" ({due} due, but only {allowed} home centre{'s' if allowed != 1 else ''} free)" if due != allowed
+                  else "") + f", and this would be build number {allowed + extra}: refused. To change a build, "
+               f"send CLEAR and all your builds again")
+        rep.error = why
+        if k in before:
+            merged[k] = before[k]
+        else:
+            del merged[k]
+        del fresh[k]
+        extra -= 1
 
 
 def supersede(store: Store, phase_id: int, power: str) -> None:

@@ -17,6 +17,7 @@ from email.utils import format_datetime, formataddr, make_msgid
 from typing import Any
 
 from judge.service.config import JudgeConfig
+from judge.service.mailparse import CONTROL, thread_ids
 from judge.service.render import mail_html
 from judge.service.store import Store, dumps, iso, loads
 
@@ -53,10 +54,14 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
     """
     domain = cfg.address.rpartition("@")[2] or "localhost"
     mid = make_msgid(idstring="judge", domain=domain)
+    # a sender's text echoed into our header (their subject, their ids) is one clean line: a
+    # decoded CR/LF must neither start a header of its own nor make this message unsendable
+    subject = " ".join(CONTROL.sub(" ", subject).split())
     fields = [("From", formataddr((cfg.name, cfg.address))), ("To", ", ".join(to)), ("Subject", subject),
               ("Date", format_datetime(now)), ("Message-ID", mid)]
+    in_reply_to = thread_ids(in_reply_to or "").rpartition(" ")[2]
     if in_reply_to:
-        fields += [("In-Reply-To", in_reply_to), ("References", references or in_reply_to)]
+        fields += [("In-Reply-To", in_reply_to), ("References", thread_ids(f"{references or ''} {in_reply_to}"))]
     fields += [("Auto-Submitted", auto), (cfg.loop_header, cfg.address), *(headers or {}).items()]
     head = "".join(header_field(name, value) for name, value in fields).encode("ascii")
     files = list(getattr(text, "attachments", ()))

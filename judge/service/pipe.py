@@ -1,8 +1,9 @@
 """Pipe mode: the MTA hands one message to ``judge deliver`` on standard input (procmail, .forward).
 
 Exit status follows sendmail's conventions: 0 when the message was handled, recognised as a
-duplicate or deliberately ignored; 75 (EX_TEMPFAIL) when the store could not take it, so the
-MTA keeps it and tries again. Outgoing mail stays queued in the store unless an outbox Maildir
+duplicate, deliberately ignored, or failed (a bug met while handling it: the message is recorded
+in the store with its raw bytes, so the MTA must not retry it forever); 75 (EX_TEMPFAIL) only
+when the store could not take it, so the MTA keeps it and tries again. Outgoing mail stays queued in the store unless an outbox Maildir
 or a sendmail command is given.
 """
 
@@ -23,7 +24,14 @@ EX_TEMPFAIL = 75
 
 def deliver(judge: Judge, raw: bytes, source: str = "pipe") -> tuple[int, str]:
     try:
-        status = judge.receive(raw, source=source)
+        try:
+            status = judge.receive(raw, source=source)
+        except TRANSIENT:
+            raise
+        except Exception as exc:  # receive() promises not to; a poison mail must not bounce back and forth
+            log.exception("deliver: receive() raised; recording the message as failed")
+            judge.record_failure(raw, source, exc)
+            status = f"failed: {type(exc).__name__}"
     except TRANSIENT as exc:
         log.error("deliver: store unavailable: %s", exc)
         return EX_TEMPFAIL, f"temporary failure: {exc}"

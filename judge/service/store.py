@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 
 import sqlite_utils
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def iso(t: datetime | None) -> str | None:
@@ -138,7 +138,27 @@ def _v4(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS orders_active ON orders (phase_id, power, id) WHERE state = 'active'")
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4]
+def _v5(db: sqlite_utils.Database) -> None:
+    # abuse (issue 13): a digest of each message's text, to see the same mail come back in a loop;
+    # replies per sender over a window; wrong passwords (per seat and per sender, for lock-outs);
+    # bounces (delivery status notifications) and whether a game's master was told
+    if "body_hash" not in db["inbox"].columns_dict:
+        db["inbox"].add_column("body_hash", str)
+    if "replied" not in db["inbox"].columns_dict:
+        db["inbox"].add_column("replied", int)
+    db.execute("CREATE INDEX IF NOT EXISTS inbox_sender ON inbox (sender, received)")
+    db["auth_failures"].create({"id": int, "game_id": int, "seat": str, "sender": str, "at": str},
+                               pk="id", not_null={"game_id", "seat", "sender", "at"}, if_not_exists=True)
+    db["auth_failures"].create_index(["game_id", "seat", "at"], if_not_exists=True)
+    db["auth_failures"].create_index(["sender", "at"], if_not_exists=True)
+    db["bounces"].create({"id": int, "address": str, "message_id": str, "received": str, "detail": str},
+                         pk="id", not_null={"address", "received"}, if_not_exists=True)
+    db["bounces"].create_index(["address"], if_not_exists=True)
+    db["bounce_notices"].create({"game_id": int, "address": str, "told": str}, pk=("game_id", "address"),
+                                if_not_exists=True)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5]
 
 
 def create_private(path: Path) -> None:
