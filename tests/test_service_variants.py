@@ -162,6 +162,39 @@ def test_1885_hidden_start_units_by_mail_secret_until_the_results(table: Variant
     assert units["nwy"].kind == "A"
 
 
+def test_1885_game_stored_before_hidden_units_were_listed_keeps_them(table: VariantTable) -> None:
+    """Schema 6 (issue 14 part 5): the judge places 1885 II's hidden start units only where the
+    start position lists them (rule 3, "will not be revealed until the first move is completed").
+    A game stored by an earlier judge has a start phase without that list; opening the database
+    gives it the list, so the game keeps its hidden units."""
+    import sqlite3
+
+    from judge.service.store import MIGRATIONS, SCHEMA_VERSION, dumps, loads
+    from judge.variant import HIDDEN_UNITS
+
+    table.start_variant("1885")
+    row = table.rows("SELECT id, position FROM phases")[0]
+    pos = loads(row["position"])
+    expected = pos["extra"][HIDDEN_UNITS]
+    assert expected  # the start position lists them now
+    del pos["extra"]  # as an earlier judge stored it
+    path = table.judge.store.path
+    table.judge.close()
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    conn.execute("UPDATE phases SET position = ? WHERE id = ?", (dumps(pos), row["id"]))
+    conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+    conn.close()
+    table.reopen()
+    assert table.judge.store.version == SCHEMA_VERSION
+    assert loads(table.rows("SELECT position FROM phases")[0]["position"])["extra"][HIDDEN_UNITS] == expected
+    # and the game plays them: Rome's hidden unit moves as a fleet
+    out = table.order("Italy", "F Rom - Tys\nF Nap H\nA Ven H")
+    assert "Error" not in table.reply_to(table.powers["Italy"], out).subject
+    table.hold_rest(skip=("Italy",))
+    assert table.phase() == "Feb1885M"
+    assert table.position().units["tys"].kind == "F"
+
+
 def test_1885_month_phases_phase_command_and_rule_11_builds(table: VariantTable) -> None:
     table.start_variant("1885")
     tur = table.powers["Turkey"]

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 
 import sqlite_utils
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def iso(t: datetime | None) -> str | None:
@@ -158,7 +158,36 @@ def _v5(db: sqlite_utils.Database) -> None:
                                 if_not_exists=True)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5]
+def _v6(db: sqlite_utils.Database) -> None:
+    # 1885 II hidden start units (issue 14): the judge now places them only where the start
+    # position lists them (``extra.hidden_units``); games stored before that have a start phase
+    # without the list, and would lose their hidden units. Give each stored start phase the list
+    # its variant's start position has.
+    from judge.variant import HIDDEN_UNITS, load_variant
+
+    starts: dict[str, tuple[str, dict[str, str]] | None] = {}  # variant -> (start phase, hidden units)
+    rows = db.execute("SELECT phases.id, phases.name, phases.position, games.variant FROM phases "
+                      "JOIN games ON games.id = phases.game_id").fetchall()
+    for pid, name, text, variant in rows:
+        if variant not in starts:
+            try:
+                start = load_variant(variant).start_position()
+            except Exception:  # not a Diplomacy variant (an EiA game) or one this judge lacks
+                start = {}
+            hidden = (start.get("extra") or {}).get(HIDDEN_UNITS)
+            starts[variant] = (start["phase"], hidden) if hidden else None
+        known = starts[variant]
+        if known is None or name != known[0]:
+            continue
+        pos = loads(text, {})
+        extra = pos.setdefault("extra", {})
+        if HIDDEN_UNITS in extra:
+            continue
+        extra[HIDDEN_UNITS] = known[1]
+        db.execute("UPDATE phases SET position = ? WHERE id = ?", [dumps(pos), pid])
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 
 
 def create_private(path: Path) -> None:
