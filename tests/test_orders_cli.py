@@ -76,3 +76,19 @@ def test_parse_input_errors(tmp_path: Path, position: Path):
     assert r.returncode == 2 and "unknown power 'Atlantis'" in r.stderr
     r = judge("parse", "--position", str(position), "--power", "Atlantis", stdin="A Par H")
     assert r.returncode == 2 and "unknown power 'Atlantis'" in r.stderr
+
+
+def test_parse_reads_the_position_in_the_calendar_option(tmp_path: Path):
+    """``judge parse`` reads a position as ``judge adjudicate`` does: with ``calendar=build_months``
+    (1885 II rule 4, the eight-moves reading) March has no move, so a March move position is an
+    input error; in the default calendar it is read, and so are its orders."""
+    pos = tmp_path / "pos.json"
+    pos.write_text(json.dumps({"variant": "1885", "phase": "March 1886 Movement",
+                               "units": {"Turkey": ["A Con"]}, "centers": {"Turkey": ["Con"]}}))
+    r = judge("parse", "--position", str(pos), "--no-check", stdin="A Con - Bul\n")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)[0]["order"] == "A Con - Bul"
+    r = judge("parse", "--position", str(pos), "--option", "calendar=build_months", stdin="A Con - Bul\n")
+    assert r.returncode == 2 and "judge parse:" in r.stderr and "March" in r.stderr
+    r = judge("parse", "--position", str(pos), "--option", "calendar=weekly", stdin="A Con - Bul\n")
+    assert r.returncode == 2 and "no calendar 'weekly'" in r.stderr

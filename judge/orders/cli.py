@@ -40,8 +40,9 @@ def parse(variant: str | None, position_file: str, power: str | None, options: t
         if not isinstance(position, dict):
             raise PositionError("position must be a JSON object")
         v = load_variant(variant or position.get("variant") or "standard")
-        pos = Position.from_json(position, v)
         rules = merge_rules(v.rules, parse_options(options))
+        v = v.with_rules(rules)  # the calendar the game plays, as ``judge adjudicate`` reads it
+        pos = Position.from_json(position, v, rules)
         if power is not None and v.power(power) is None:
             raise click.UsageError(f"unknown power {power!r} (powers: {', '.join(v.powers)})")
     except (OSError, json.JSONDecodeError, VariantError, PositionError, RuleError) as exc:
