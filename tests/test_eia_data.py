@@ -69,14 +69,46 @@ def test_a_broken_table_fails_with_file_and_entry(tmp_path: Path):
 
 # -- dice ----------------------------------------------------------------------------------------
 def test_a_roll_is_the_hmac_of_game_month_sequence_purpose():
+    """The issue: "every roll = HMAC(secret, game|month|sequence|purpose)"; the fields are written
+    as netstrings (docs/variants/eia.md §4), recomputed here by hand."""
     key = bytes.fromhex("11" * 32)
     import hmac
-    digest = hmac.new(key, b"g|1805-01|1|sail", hashlib.sha256).digest()
+    digest = hmac.new(key, b"10:eia-dice-2,1:g,7:1805-01,1:1,4:sail,", hashlib.sha256).digest()
     first = next(b for b in digest if b < 252)
     r = dice.Roller("11" * 32, "g", "1805-01")
     assert r.roll("sail") == first % 6 + 1
     assert r.rolls[0] == {"seq": 1, "month": "1805-01", "purpose": "sail", "dice": [first % 6 + 1],
                           "result": first % 6 + 1}
+
+
+def test_a_purpose_with_separators_never_collides_with_another_roll():
+    """The issue: HMAC(secret, game|month|sequence|purpose). Written with bare '|' separators, game
+    "g|1805-01" month "1" and game "g" month "1805-01|1" gave one message, and so did the second block
+    of "sail" and the first of purpose "sail|1"; length-prefixed fields keep every roll apart."""
+    msgs = {dice.message("g|1805-01", "1", 2, "x"), dice.message("g", "1805-01|1", 2, "x"),
+            dice.message("g", "1805-01", 1, "2|x"), dice.message("g", "1805-01", 12, "x"),
+            dice.message("g", "1805-01", 1, "sail|1"), dice.message("g", "1805-01", 1, "sail")}
+    assert len(msgs) == 6
+    # the stream's next block (a sixth field) is no roll's first block, whatever its purpose
+    block = dice.message("g", "1805-01", 1, "sail") + dice.netstring("1")
+    assert block not in msgs and block != dice.message("g", "1805-01", 1, "sail4:1,")
+
+
+def test_dice_map_without_bias_exactly():
+    """Rejection sampling, counted over every byte: each face of a d6, d11 or d7 keeps the same number
+    of byte values (252/6, 253/11, 252/7) and no other byte is ever used."""
+    for sides in (6, 7, 11, 2, 256):
+        limit = 256 - 256 % sides
+        per_face = collections.Counter(b % sides + 1 for b in range(256) if b < limit)
+        assert set(per_face.values()) == {limit // sides} and len(per_face) == sides
+    # a stream of 32 bytes all >= 252 must move to the next block rather than use them
+    key = b"k" * 32
+    for i in range(300):
+        msg = str(i).encode()
+        import hmac as _h
+        first = _h.new(key, msg, hashlib.sha256).digest()
+        used = [b % 6 + 1 for b in first if b < 252][:3]
+        assert dice.faces(key, msg, 3)[:len(used)] == used
 
 
 def test_dice_are_unbiased_by_rejection_sampling():
@@ -104,6 +136,31 @@ def test_verify_catches_a_changed_die_and_a_wrong_secret():
     assert dice.verify("other game", "22" * 32, good)
 
 
+def test_verify_catches_a_roll_left_out_or_published_twice():
+    """A month's rolls run 1, 2, 3 ...: a judge that left out a bad roll and rolled again would leave
+    a gap; one that published a roll twice under two purposes, a duplicate."""
+    r = dice.Roller("22" * 32, "g", "1805-02")
+    for p in ("a", "b", "c"):
+        r.roll(p)
+    rolls = [dict(x) for x in r.rolls]
+    assert dice.verify("g", "22" * 32, rolls) == []
+    assert any("2 missing" in p for p in dice.verify("g", "22" * 32, [rolls[0], rolls[2]]))
+    twice = rolls + [dict(rolls[1], purpose="b again")]
+    assert any("more than once" in p for p in dice.verify("g", "22" * 32, twice))
+
+
+def test_a_sealed_roll_is_withheld_from_the_public_and_still_holds_its_number():
+    r = dice.Roller("22" * 32, "g", "1805-02")
+    r.roll("a")
+    r.pick("announced number at Brest", 2, 12, sealed=["France", "Master"])
+    r.roll("c")
+    shown = [dice.public(x) for x in r.rolls]
+    assert shown[1] == {"seq": 2, "month": "1805-02", "purpose": "announced number at Brest",
+                        "sealed": ["France", "Master"]}
+    assert dice.verify("g", "22" * 32, shown) == []           # nothing to compare, no gap either
+    assert dice.verify("g", "22" * 32, [dict(x) for x in r.rolls]) == []
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, timeout=120)
 
@@ -129,6 +186,18 @@ def test_judge_dice_verify_cli(tmp_path: Path):
     rolls.write_text(json.dumps(data))
     bad = _cli("dice", "verify", "--game", "g9", "--secret", secret, "--rolls", str(rolls))
     assert bad.returncode == 1 and "problem" in bad.stdout
+    # a tampered die (the result changed to match it) and a roll left out fail too
+    data = json.loads(out.stdout)
+    data["rolls"][0]["dice"] = [7 - data["rolls"][0]["dice"][0]]
+    data["rolls"][0]["result"] = data["rolls"][0]["dice"][0] + data["rolls"][0].get("modifier", 0)
+    rolls.write_text(json.dumps(data))
+    bad = _cli("dice", "verify", "--game", "g9", "--secret", secret, "--rolls", str(rolls))
+    assert bad.returncode == 1 and "published dice" in bad.stdout
+    data = json.loads(out.stdout)
+    del data["rolls"][0]
+    rolls.write_text(json.dumps(data))
+    bad = _cli("dice", "verify", "--game", "g9", "--secret", secret, "--rolls", str(rolls))
+    assert bad.returncode == 1 and "missing" in bad.stdout
 
 
 def test_judge_eia_step_refuses_a_bad_state_or_another_secret(tmp_path: Path):

@@ -121,6 +121,26 @@ def test_I_C_the_player_may_give_the_figure_within_5():
     assert "not within 5" in texts(out, "France") and out["state"]["announced"]["Brest"] != 9
 
 
+def test_I_C_II_nothing_public_gives_away_the_true_number_on_the_stocks():
+    """I.C: "all that the French player has to announce is the fact that vessels are being
+    constructed and the number plus or minus five"; II: the deliberations "may remain secret". The
+    judge's draw of the figure used a die of (n+5)-max(0,n-5)+1 faces shifted by max(0,n-5)-1: its
+    published faces and modifier told everyone n. That roll is sealed (its dice to the builder and
+    the master only), and the naval stores roll and notices name the yard, not the ships."""
+    from judge.eia.dice import public
+
+    for n in (2, 6):
+        out = until(f"France: BUILD {n} AT Brest", lambda o: roll_of(o, "naval stores")["result"] >= 4, setup=WAR)
+        shown = [public(r) for r in out["rolls"]]
+        figure = roll_of(out, "announced number at Brest")
+        assert figure["sealed"] == ["France", "Master"]
+        sealed = [r for r in shown if r["purpose"] == "announced number at Brest"][0]
+        assert set(sealed) == {"seq", "month", "purpose", "sealed"}
+        public_text = " ".join([*(r["purpose"] for r in shown), texts(out, "all"), texts(out, "England")])
+        assert f"({n})" not in public_text and f"{n} ships" not in public_text and f"{n * 10}" not in public_text
+        assert "naval stores shipped by France to Brest" in public_text
+
+
 # -- II foreign naval sales ---------------------------------------------------------------------
 def test_II_a_contract_is_secret_counted_at_the_yard_and_delivered_to_the_buyer():
     """II: "These deliberations may remain secret ... The "approximate" number of ships being

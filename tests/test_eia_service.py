@@ -76,8 +76,11 @@ def test_commands_gazette_ledgers_and_team_press(table: Table) -> None:
     assert gazette and {a for m in gazette for a in m.to} >= {addr(n) for n in NATIONS} | {MASTER}
     text = gazette[0].body
     assert "France and England are at war." in text
-    assert "naval stores for France" in text                           # the roll is published with its purpose
+    assert "naval stores shipped by France to Toulon" in text          # the roll is published with its purpose
+    # I.C: the figure's die would tell the true number: the gazette holds it sealed, the builder sees it
+    assert "announced number at Toulon: sealed until the secret is revealed" in text
     ledgers = [m for m in out if "France ledger" in m.subject]
+    assert "Your sealed dice" in ledgers[0].body and "announced number at Toulon: " in ledgers[0].body
     assert sorted(a for m in ledgers for a in m.to) == [addr("France"), addr("France", 2)]
     assert "Treasury" in ledgers[0].body
     assert not [m for m in out if "France ledger" in m.subject and addr("England") in m.to]

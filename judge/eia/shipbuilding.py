@@ -9,7 +9,7 @@ buyer pays the agreed price on signing.
 from __future__ import annotations
 
 from judge.eia import calendar
-from judge.eia.context import STAGE_YARDS, Command, Ctx, Rejected, command, number, split_at
+from judge.eia.context import MASTER, STAGE_YARDS, Command, Ctx, Rejected, command, number, split_at
 from judge.eia.data import Yard
 from judge.eia.state import Work
 from judge.eia.stores import count_at_yard, shipment, surcharged, yard_for
@@ -57,7 +57,7 @@ def _lay_down(ctx: Ctx, builder: str, owner: str, yard: Yard, n: int, kind: int)
     manpower = n * ctx.tables["shipbuilding"]["manpower_per_ship"]
     label = ("new ships" if kind == NEW else "repairs") + f" ({n}) at {yard.name}"
     ctx.afford(builder, money, manpower, label)
-    if not shipment(ctx, builder, yard.nation, money, label):
+    if not shipment(ctx, builder, yard.nation, money, label, yard.name):
         return None
     ctx.pay(builder, money, manpower, label)
     if from_stock:
@@ -177,7 +177,9 @@ def announcements(ctx: Ctx) -> None:
             if given:
                 ctx.say(f"{given[1]!r}: {given[0]} is not within {within} of the ships on the stocks; "
                         f"the judge draws the figure.", [ctx.controller(yard.nation)], "rejected")
-            figure = ctx.roller.pick(f"announced number at {name}", low, high)
+            # sealed: its die and range (max(0, n-5)..n+5) would give away the true number (I.C, II)
+            figure = ctx.roller.pick(f"announced number at {name}", low, high,
+                                     sealed=[ctx.controller(yard.nation), MASTER])
         ctx.state.announced[name] = figure
         ctx.say(f"Vessels are being constructed at {name} ({yard.nation}): about {figure}.", "all", "announcement")
     for name, (_, line) in wanted.items():

@@ -112,8 +112,10 @@ def step(state_json: dict[str, Any], commands: str, secret_hex: str,
 
 
 def run_one(ctx: Ctx, cmd: Command, handler: Any) -> None:
-    """Run one command; if it is refused, undo everything it did (state, events, rolls)."""
-    # the roll sequence is not rewound: a number once drawn is never drawn again for another purpose
+    """Run one command; if it is refused, undo everything it did (state, events), and mark the
+    dice it rolled void: they stay published, so a month's roll numbers never have a gap that
+    could hide a roll left out (judge.eia.dice.verify), and a number once drawn is never drawn
+    again for another purpose."""
     # (pickle round trip: the same deep copy as copy.deepcopy, several times faster on dataclasses)
     saved = pickle.loads(pickle.dumps(ctx.state)), len(ctx.events), len(ctx.roller.rolls), \
         pickle.loads(pickle.dumps(ctx.scratch))
@@ -122,7 +124,8 @@ def run_one(ctx: Ctx, cmd: Command, handler: Any) -> None:
     except Rejected as exc:
         ctx.state.__dict__.update(saved[0].__dict__)
         del ctx.events[saved[1]:]
-        del ctx.roller.rolls[saved[2]:]
+        for rec in ctx.roller.rolls[saved[2]:]:
+            rec["void"] = "the command was refused"
         ctx.scratch = saved[3]
         to = [cmd.nation] if cmd.nation == MASTER else [cmd.nation, MASTER]
         ctx.say(f"{cmd.line!r}: {exc}", to, "rejected")

@@ -376,10 +376,18 @@ def console_show(ctx: Ctx, game: Game) -> dict[str, Any]:
 def roll_lines(rolls: list[dict[str, Any]]) -> list[str]:
     out = []
     for r in rolls:
+        void = f" (void: {r['void']})" if r.get("void") else ""
+        if dice.is_withheld(r):
+            out.append(f"#{r['seq']:>3} {r['purpose']}: sealed until the secret is revealed{void}")
+            continue
         mod = f" {r['modifier']:+d}" if r.get("modifier") else ""
         sides = f" (d{r['sides']})" if r.get("sides") else ""
-        out.append(f"#{r['seq']:>3} {r['purpose']}: {'+'.join(map(str, r['dice']))}{sides}{mod} = {r['result']}")
+        out.append(f"#{r['seq']:>3} {r['purpose']}: {'+'.join(map(str, r['dice']))}{sides}{mod} = {r['result']}{void}")
     return out
+
+
+def public_rolls(rolls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [dice.public(r) for r in rolls]
 
 
 def gazette(ctx: Ctx, game: Game, out: dict[str, Any], reveal: str | None) -> tuple[str, str]:
@@ -388,7 +396,7 @@ def gazette(ctx: Ctx, game: Game, out: dict[str, Any], reveal: str | None) -> tu
                   title=calendar.title(out["month"]), announcements=out["announcements"],
                   yards=sorted((out["state"].get("announced") or {}).items()),
                   points=[(n, led["pp"], led["vp"]) for n, led in out["state"]["nations"].items()],
-                  commitment=out["state"]["commitment"], rolls=roll_lines(out["rolls"]),
+                  commitment=out["state"]["commitment"], rolls=roll_lines(public_rolls(out["rolls"])),
                   next_title=calendar.title(out["next_month"]), reveal=reveal)
 
 
@@ -400,6 +408,7 @@ def ledger(ctx: Ctx, game: Game, out: dict[str, Any], nation: str) -> tuple[str,
                   title=calendar.title(out["month"]), led=led, works=works,
                   ships=from_json(out["state"]).nations[nation].ships(),
                   events=[e["text"] for e in out["events"] if nation in e["to"]],
+                  sealed=roll_lines([r for r in out["rolls"] if nation in r.get("sealed", ())]),
                   entries=[h for h in led["history"] if h["month"] == out["month"]])
 
 

@@ -195,7 +195,7 @@ def _line(h: Any, es: EiaSession, cmd: Any) -> None:
 
     head = cmd.line.split()[0].upper().rstrip(".")
     if head == "ROLLS":
-        h.say(rolls_text(h, _fresh(h, es)))
+        h.say(rolls_text(h, _fresh(h, es), es.nation == MASTER))
         return
     if es.nation is None:
         raise CommandError("observers send no commands")
@@ -343,13 +343,20 @@ def _press(h: Any, es: EiaSession, game: Game, cmd: Any, broadcast: bool) -> Non
           + ":\n\n" + "\n".join("  " + line for line in cmd.body.split("\n")))
 
 
-def rolls_text(h: Any, game: Game) -> str:
+def rolls_text(h: Any, game: Game, master: bool = False) -> str:
     """ROLLS: every roll published so far, as JSON for ``judge dice verify --rolls``."""
     import json
 
-    rows = h.ctx.store.all("SELECT results FROM phases WHERE game_id = ? AND state = 'processed' ORDER BY seq",
-                           (game.id,))
-    rolls = [r for row in rows for r in json.loads(row["results"])["rolls"]]
+    from judge.eia.dice import public
+
+    rows = h.ctx.store.all("SELECT results, position FROM phases WHERE game_id = ? AND state = 'processed' "
+                           "ORDER BY seq", (game.id,))
+    current = eia.opts(game)["commitment"]
+    rolls = []
+    for row in rows:
+        # a sealed roll shows its dice once its month's secret is out (or to the master)
+        out = game.state == "finished" or master or json.loads(row["position"])["commitment"] != current
+        rolls += [r if out else public(r) for r in json.loads(row["results"])["rolls"]]
     revealed = eia.opts(game).get("revealed") or []
     note = (f"Secrets revealed so far: {', '.join(revealed)}." if revealed else
             "The secret is revealed at the end of the game (or on the master's REVEAL).")
