@@ -225,3 +225,28 @@ def test_the_master_sets_the_deadline(table: Table) -> None:
     assert [m for m in out if "1805-01 Results" in m.subject]
     out = table.send(addr("Spain"), "SIGNON Seg pwSpain1\nSET DEADLINE +1h")
     assert "only the game master" in table.reply_to(addr("Spain"), out).body
+
+
+def test_rolls_by_mail_withhold_a_sealed_die_until_its_secret_is_out(table: Table) -> None:
+    """I.C: only "the number plus or minus five" is public. Before the reveal ROLLS lists the yard
+    figure's roll by number and purpose only; after the master's REVEAL it gives its dice, and
+    every roll of the month verifies with no number missing."""
+    setup_game(table)
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 4 AT Toulon")
+    table.advance(hours=48, minutes=1)
+    out = table.send("watcher@example.test", "OBSERVE eg watchpw\nROLLS")
+    body = table.reply_to("watcher@example.test", out).body
+    rolls = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
+    sealed = [r for r in rolls if r["purpose"] == "announced number at Toulon"]
+    assert sealed and "dice" not in sealed[0] and "modifier" not in sealed[0] and "sides" not in sealed[0]
+    out = table.send(MASTER, "SIGNON Meg masterpw\nROLLS")
+    body = table.reply_to(MASTER, out).body
+    seen = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
+    assert [r["dice"] for r in seen if r["purpose"] == "announced number at Toulon"]   # the master sees it
+    out = table.send(MASTER, "SIGNON Meg masterpw\nREVEAL")
+    secret = re.search(r"now revealed:\s+([0-9a-f]{64})", table.reply_to(MASTER, out).body).group(1)
+    out = table.send("watcher@example.test", "SIGNON Oeg watchpw\nROLLS")
+    body = table.reply_to("watcher@example.test", out).body
+    rolls = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
+    figure = [r for r in rolls if r["purpose"] == "announced number at Toulon"][0]
+    assert figure["dice"] and dice.verify("eg", secret, rolls) == []
