@@ -99,7 +99,7 @@ def test_I_a_refused_build_changes_nothing_and_says_why():
     start = fresh()
     out = play("France: BUILD 2 AT Portsmouth\nFrance: BUILD 99 AT London\nFrance: BUILD 1 AT Brest", start)
     msg = texts(out, "France")
-    assert "Portsmouth is a England yard" in msg and "London is a England yard" in msg
+    assert "Portsmouth is a yard of England" in msg and "London is a yard of England" in msg
     assert ledger(out, "France")["money"] == start["nations"]["France"]["money"] - 10
 
 

@@ -78,9 +78,10 @@ def test_commands_gazette_ledgers_and_team_press(table: Table) -> None:
     assert "France and England are at war." in text
     assert "naval stores shipped by France to Toulon" in text          # the roll is published with its purpose
     # I.C: the figure's die would tell the true number: the gazette holds it sealed, the builder sees it
-    assert "announced number at Toulon: sealed until the secret is revealed" in text
+    assert "announced number at Cadiz: sealed until the secret is revealed" in text
+    spain = [m for m in out if "Spain ledger" in m.subject][0].body
+    assert "Your sealed dice" in spain and re.search(r"announced number at Cadiz: \d+ \(d\d+\)", spain)
     ledgers = [m for m in out if "France ledger" in m.subject]
-    assert "Your sealed dice" in ledgers[0].body and "announced number at Toulon: " in ledgers[0].body
     assert sorted(a for m in ledgers for a in m.to) == [addr("France"), addr("France", 2)]
     assert "Treasury" in ledgers[0].body
     assert not [m for m in out if "France ledger" in m.subject and addr("England") in m.to]
@@ -250,3 +251,37 @@ def test_rolls_by_mail_withhold_a_sealed_die_until_its_secret_is_out(table: Tabl
     rolls = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
     figure = [r for r in rolls if r["purpose"] == "announced number at Toulon"][0]
     assert figure["dice"] and dice.verify("eg", secret, rolls) == []
+
+
+def test_a_bad_command_is_refused_at_once_and_never_drops_the_good_ones_beside_it(table: Table) -> None:
+    """GUIDE: "Bad input gets a clear, specific error message and changes nothing else: a bad order
+    never drops the good orders beside it." A line wrong in its own words is refused on arrival,
+    under its echo, and not stored; one the state refuses now (a unit still in port, another's
+    minor yard) is stored with a warning, since the master or the month's dice may change that; a
+    line for another nation says whose it is."""
+    setup_game(table, team=2)
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD two AT Brest\nBUILD 2 AT Brest\n"
+                     "England: BUILD 1 AT London\nBUILD 1 AT Portsmouth\nBUILD 3 AT Brest please\nSAIL\n"
+                     "STORES 1 AT Copenhagen\nFORM S1 SQUADRON 3 AT Toulon")
+    body = " ".join(table.reply_to(addr("France"), out).body.split())
+    assert "> BUILD two AT Brest *** Error: BUILD: how many ships: expected a number, got 'two'" in body
+    assert "> BUILD 2 AT Brest accepted for this month: France: BUILD 2 AT Brest" in body
+    assert "England's commands come from the England team" in body
+    assert "> BUILD 1 AT Portsmouth *** Error: Portsmouth is a yard of England; France does not control" in body
+    assert "'Brest please' is not a shipyard of the table (I)" in body
+    assert "SAIL: name the fleets/squadrons that are to leave port" in body
+    assert ("accepted for this month: France: STORES 1 AT Copenhagen but as things stand now it would be refused: "
+            "Copenhagen is a yard of Denmark; France does not control Denmark") in body
+    assert "FORM S1 SQUADRON 3 AT Toulon but as things stand" not in body
+    stored = [r["raw"] for r in table.rows("SELECT raw FROM orders WHERE state = 'active' ORDER BY id")]
+    assert stored == ["France: BUILD 2 AT Brest", "France: STORES 1 AT Copenhagen",
+                      "France: FORM S1 SQUADRON 3 AT Toulon"]
+    # the second member's lines join the team's; a SAIL after the team's FORM is good
+    out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nSAIL S1")
+    body = " ".join(table.reply_to(addr("France", 2), out).body.split())
+    assert "accepted for this month: France: SAIL S1" in body and "would be refused" not in body
+    # the master's CONTROL makes the stored STORES good at the deadline
+    table.send(MASTER, "SIGNON Meg masterpw\nCONTROL Denmark BY France")
+    table.advance(hours=48, minutes=1)
+    state = json.loads(table.rows("SELECT position FROM phases WHERE state = 'open'")[0]["position"])
+    assert state["nations"]["France"]["stores"] == {"Copenhagen": 1}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from judge.eia.context import STAGE_SETUP, STAGE_YARDS, Command, Ctx, Rejected, command, number, split_at
+from judge.eia.context import Malformed, STAGE_SETUP, STAGE_YARDS, Command, Ctx, Rejected, command, number, split_at
 from judge.eia.data import Yard
 
 
@@ -76,9 +76,11 @@ def shipment(ctx: Ctx, payer: str, yard_nation: str, cost: int, what: str, yard:
 def yard_for(ctx: Ctx, cmd: Command, text: str) -> Yard:
     yard = ctx.tables.yard(text)
     if not yard:
-        raise Rejected(f"{text!r} is not a shipyard of the table (I)")
+        raise Malformed(f"{text!r} is not a shipyard of the table (I)")
     if ctx.controller(yard.nation) != cmd.nation and cmd.nation != "Master":
-        raise Rejected(f"{yard.name} is a {yard.nation} yard; {cmd.nation} does not control {yard.nation}")
+        # a major power's yard is never another's; a minor's changes hands with CONTROL
+        error = Malformed if yard.nation in ctx.state.nations else Rejected
+        raise error(f"{yard.name} is a yard of {yard.nation}; {cmd.nation} does not control {yard.nation}")
     return yard
 
 

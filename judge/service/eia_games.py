@@ -19,7 +19,7 @@ from judge.eia import calendar, dice
 from judge.eia.context import MASTER, PUBLIC, VERBS
 from judge.eia.data import load_tables
 from judge.eia.state import from_json, new_game, to_json
-from judge.eia.step import MASTER_NAMES, step
+from judge.eia.step import MASTER_NAMES, step, trial
 from judge.service import deadlines
 from judge.service.game import (Ctx, Game, GameError, audience, master_address, new_game_name, player_id,
                                 seat_addresses, seats, tell_all)
@@ -201,9 +201,14 @@ def start(ctx: Ctx, game: Game) -> None:
     tell_all(ctx, game, subject, text, kind="start")
 
 
-def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: str) -> str:
-    """Store one command line for the month; returns what the judge understood. Only the form is
-    checked now: what the command does is decided (with its dice) at the deadline."""
+def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: str) -> tuple[str, list[str]]:
+    """Store one command line for the month; returns what the judge understood and any warnings.
+
+    The line is tried at once with the team's other commands of the month against the month's
+    opening state, with throwaway dice (never the game's, so the reply reveals no roll). Refused
+    for its own words (judge.eia.context.Malformed) it is not stored; refused for the state as it
+    stands (money, a unit still in port ...) it is stored with a warning, since the master's entries
+    or the month's dice may yet change that. What it does is decided at the deadline."""
     ph = current(ctx, game)
     if ph is None or game.state != "active":
         raise GameError(f"game '{game.name}' is {game.state}: no month is open")
@@ -216,8 +221,12 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
             who, text = (acting or MASTER), rest.strip()
     else:
         head, sep, rest = text.partition(":")
-        if sep and nation_of(head) == nation:  # "France: BUILD 2 AT Brest" from the French team
+        named = nation_of(head) if sep else None
+        if named == nation:  # "France: BUILD 2 AT Brest" from the French team
             text = rest.strip()
+        elif named:
+            raise GameError(f"you are on the {nation} team: {named}'s commands come from the {named} team "
+                            f"(or the master, for a nation without one)")
     words = text.split()
     if not words:
         raise GameError("an empty command")
@@ -227,11 +236,20 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
     if verb.master and who != MASTER:
         raise GameError(f"only the games master gives {verb.name}")
     stored = f"{who}: {verb.name} {' '.join(words[1:])}".strip()
+    earlier = month_commands(ctx, ph["id"], who)
+    warnings = []
+    for e in trial(loads(ph["position"]), "\n".join([*earlier, stored])):
+        if e["line"] != len(earlier) + 1:
+            continue
+        reason = e["text"].removeprefix(f"{stored!r}: ")
+        if e["form"]:
+            raise GameError(reason)
+        warnings.append(reason)
     ctx.store.insert("orders", phase_id=ph["id"], power=who, raw=stored,
                      orders=dumps({"by": seat["id"] if seat is not None else None,
                                    "role": role(game, seat) if seat is not None else "master"}),
                      message_id=message_id, created=iso(ctx.now), state="active")
-    return stored
+    return stored, warnings
 
 
 def month_commands(ctx: Ctx, ph_id: int, nation: str | None = None) -> list[str]:

@@ -39,6 +39,7 @@ def take(h: Any, cmd: Any) -> bool:
         _run(h, lambda: _outside(h, cmd, game))
         return True
     if cmd.name == "ORDER":
+        h.say(f"> {cmd.line}")          # the line first, so an error below it says which line it is
         _run(h, lambda: _line(h, es, cmd))
         return True
     h.echo(cmd)
@@ -207,8 +208,9 @@ def _line(h: Any, es: EiaSession, cmd: Any) -> None:
             raise CommandError(f"game '{game.name}' is {game.state}")
         h.say(eia.reveal(h.ctx, game))
         return
-    stored = eia.submit(h.ctx, _fresh(h, es), es.nation, cmd.line, es.seat, h.mail.message_id)
-    h.say(f"> {cmd.line}\n  accepted for this month: {stored}")
+    stored, warnings = eia.submit(h.ctx, _fresh(h, es), es.nation, cmd.line, es.seat, h.mail.message_id)
+    h.say(f"  accepted for this month: {stored}"
+          + "".join(f"\n  but as things stand now it would be refused: {w}" for w in warnings))
 
 
 def _fresh(h: Any, es: EiaSession) -> Game:
