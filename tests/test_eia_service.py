@@ -285,3 +285,61 @@ def test_a_bad_command_is_refused_at_once_and_never_drops_the_good_ones_beside_i
     table.advance(hours=48, minutes=1)
     state = json.loads(table.rows("SELECT position FROM phases WHERE state = 'open'")[0]["position"])
     assert state["nations"]["France"]["stores"] == {"Copenhagen": 1}
+
+
+def test_the_master_pauses_and_resumes_an_eia_game(table: Table) -> None:
+    """A games master running a real game stops the clock (a holiday, a dispute) and starts it again:
+    no reminder or deadline while paused, commands still taken, a fresh deadline on RESUME."""
+    setup_game(table)
+    out = table.send(addr("Spain"), "SIGNON Seg pwSpain1\nPAUSE")
+    assert "only the game master" in table.reply_to(addr("Spain"), out).body
+    out = table.send(MASTER, "SIGNON Meg masterpw\nPAUSE")
+    assert "paused" in table.reply_to(MASTER, out).body
+    assert [m for m in out if "Paused" in m.subject and addr("Turkey") in m.to]
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 1 AT Brest")
+    assert "accepted for this month" in table.reply_to(addr("France"), out).body
+    out = table.advance(hours=100)
+    assert not [m for m in out if "Results" in m.subject or "Reminder" in m.subject]
+    out = table.send(MASTER, "SIGNON Meg masterpw\nRESUME")
+    assert "resumed; deadline" in table.reply_to(MASTER, out).body
+    assert [m for m in out if "Resumed" in m.subject and addr("England") in m.to]
+    out = table.advance(hours=48, minutes=1)                # month=48h: a full month from the resume
+    assert [m for m in out if "1805-01 Results" in m.subject]
+    state = json.loads(table.rows("SELECT position FROM phases WHERE state = 'open'")[0]["position"])
+    assert [w["yard"] for w in state["nations"]["France"]["works"]] == ["Brest"]
+
+
+def test_roles_strict_lets_each_role_send_only_its_commands(table: Table) -> None:
+    """TEAM PLAY: "one person to be the Head of State/Economics Minister, one the Diplomat, and one the
+    General/Field Commander". With roles=strict (off by default: "any internal division labor that
+    the team members decide on is acceptable") the general sails, the head of state builds, the
+    diplomat deals; a member cannot change his own role, the master can."""
+    out = table.send(MASTER, "CREATE ?eg masterpw eia_afa month=48h team=3 roles=strict")
+    assert "created" in table.reply_to(MASTER, out).body
+    for n in NATIONS:
+        for i, role in enumerate(["head of state", "diplomat", "general"], 1):
+            table.send(addr(n, i), f"SIGNON ?eg pw{n}{i} {n} {role}")
+    out = table.send(addr("France", 3), "SIGNON Feg pwFrance3\nFORM S1 SQUADRON 3 AT Brest\nBUILD 1 AT Brest\n"
+                     "SET ROLE head of state")
+    body = " ".join(table.reply_to(addr("France", 3), out).body.split())
+    assert "accepted for this month: France: FORM S1 SQUADRON 3 AT Brest" in body
+    assert "BUILD is for the head of state of your team (roles=strict); you are the general" in body
+    assert "roles are fixed in this game" in body
+    out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nSAIL S1\nLOAN 5 TO Spain")
+    body = " ".join(table.reply_to(addr("France", 2), out).body.split())
+    assert "SAIL is for the head of state or the general" in body and "France: LOAN 5 TO Spain" in body
+    out = table.send(addr("France", 1), "SIGNON Feg pwFrance1\nSAIL S1\nBUILD 1 AT Brest")
+    body = " ".join(table.reply_to(addr("France", 1), out).body.split())
+    assert "France: SAIL S1" in body and "France: BUILD 1 AT Brest" in body and "Error" not in body
+    out = table.send(MASTER, f"SIGNON Meg masterpw\nSET ROLE {addr('France', 3)} diplomat")
+    assert "is now diplomat of the France team" in table.reply_to(MASTER, out).body
+    out = table.send(addr("France", 3), "SIGNON Feg pwFrance3\nMOVE S1 TO Channel ZONES 2")
+    assert "MOVE is for the head of state or the general" in " ".join(table.reply_to(addr("France", 3), out).body.split())
+    # off by default: any member sends any command
+    from judge.service import eia_games
+    from judge.service.game import get_game
+
+    out = table.send(MASTER, "CREATE ?free masterpw eia_afa team=2")
+    free = get_game(table.judge.store, "free")
+    assert free is not None and free.options["roles"] == "free"
+    assert eia_games.role_allows(free, "general", "BUILD") is None

@@ -36,6 +36,30 @@ ROLES = {"HEAD": "head of state", "HOS": "head of state", "HEAD OF STATE": "head
          "GENERAL": "general", "FIELD COMMANDER": "general", "COMMANDER": "general"}
 
 
+#: roles=strict: the commands each of the supplement's three roles may send for its team. The head of
+#: state is also the economics minister ("Head of State/Economics Minister") and may send any of them.
+ROLE_VERBS = {
+    "head of state": None,
+    "diplomat": {"CONTRACT", "LOAN", "CEDE", "CASUS", "TRADE", "DENY", "ALLOW"},
+    "general": {"FORM", "DOCK", "SAIL", "BREAKOUT", "PURSUE", "INTERCEPT", "TRAIL", "MOVE", "RETURN", "TRANSPORT",
+                "LAND"},
+}
+
+
+def role_allows(game: Game, member_role: str, verb: str) -> str | None:
+    """None if a member of ``member_role`` may send ``verb``; else why not (roles=strict only)."""
+    if game.options.get("roles") != "strict":
+        return None
+    if member_role not in ROLE_VERBS:
+        return (f"in this game only the head of state, the diplomat and the general send commands (roles=strict); "
+                f"you are {member_role}: ask the master to SET ROLE for you")
+    allowed = ROLE_VERBS[member_role]
+    if allowed is None or verb in allowed:
+        return None
+    owners = [r for r, verbs in ROLE_VERBS.items() if verbs is None or verb in verbs]
+    return f"{verb} is for the {' or the '.join(owners)} of your team (roles=strict); you are the {member_role}"
+
+
 def is_eia(game: Game | None) -> bool:
     return game is not None and game.variant_name == KIND
 
@@ -69,7 +93,8 @@ def create(ctx: Ctx, name: str, password: str, options: list[str], master: str) 
         check_new_password(password)
     except PasswordError as exc:
         raise GameError(str(exc)) from None
-    settings: dict[str, Any] = {"month_hours": 72.0, "grace_hours": 0.0, "press": "white", "team": 1, "months": 0}
+    settings: dict[str, Any] = {"month_hours": 72.0, "grace_hours": 0.0, "press": "white", "team": 1, "months": 0,
+                                "roles": "free"}
     for opt in options:
         key, sep, value = opt.partition("=")
         key = key.strip().lower()
@@ -88,8 +113,12 @@ def create(ctx: Ctx, name: str, password: str, options: list[str], master: str) 
                 if value.lower() not in ("white", "none"):
                     raise GameError("press is white or none in EiA games")
                 settings["press"] = value.lower()
+            elif key == "roles":
+                if value.lower() not in ("free", "strict"):
+                    raise GameError("roles is free (any member sends any command) or strict (ROLE_VERBS)")
+                settings["roles"] = value.lower()
             else:
-                raise GameError(f"unknown option {key!r} for an EiA game (month=, team=, months=, press=)")
+                raise GameError(f"unknown option {key!r} for an EiA game (month=, team=, months=, press=, roles=)")
         except deadlines.TimeError as exc:
             raise GameError(str(exc)) from None
     secret = dice.new_secret()
@@ -210,7 +239,7 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
     stands (money, a unit still in port ...) it is stored with a warning, since the master's entries
     or the month's dice may yet change that. What it does is decided at the deadline."""
     ph = current(ctx, game)
-    if ph is None or game.state != "active":
+    if ph is None or game.state not in ("active", "paused"):
         raise GameError(f"game '{game.name}' is {game.state}: no month is open")
     text = line.strip()
     who = nation
@@ -235,6 +264,10 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
         raise GameError(f"unknown command {words[0]!r}: send HELP for the EiA commands")
     if verb.master and who != MASTER:
         raise GameError(f"only the games master gives {verb.name}")
+    if seat is not None and nation != MASTER:
+        refused = role_allows(game, role(game, seat), verb.name)
+        if refused:
+            raise GameError(refused)
     stored = f"{who}: {verb.name} {' '.join(words[1:])}".strip()
     earlier = month_commands(ctx, ph["id"], who)
     warnings = []
@@ -301,6 +334,35 @@ def finish(ctx: Ctx, game: Game, why: str) -> str:
     ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
     deadlines.cancel_events(ctx.store, game.id, ctx.now)
     return reveal_text(game, opts(game)["secret"], final=True)
+
+
+def pause(ctx: Ctx, game: Game) -> None:
+    """The master's PAUSE: no reminder or deadline runs; teams may still send commands."""
+    if game.state != "active":
+        raise GameError(f"game '{game.name}' is {game.state}, not running")
+    game.state = "paused"
+    ctx.store.update("games", game.id, state="paused")
+    deadlines.cancel_events(ctx.store, game.id, ctx.now)
+    notice(ctx, game, "Paused", f"The master has paused '{game.name}'. No deadline runs until it resumes; "
+           f"commands sent meanwhile count for the month.")
+
+
+def resume(ctx: Ctx, game: Game) -> Any:
+    """RESUME: the month's deadline is the old one or a full month from now, whichever is later (as
+    for a Diplomacy game), with its reminder."""
+    if game.state != "paused":
+        raise GameError(f"game '{game.name}' is not paused")
+    game.state = "active"
+    ctx.store.update("games", game.id, state="active")
+    ph = current(ctx, game)
+    if ph is None:
+        raise GameError(f"game '{game.name}' has no open month")
+    when = max(from_iso(ph["deadline"]), ctx.now + timedelta(hours=float(game.options["month_hours"])))
+    ctx.store.update("phases", ph["id"], deadline=iso(when), grace_end=iso(when))
+    schedule(ctx, game, ph["id"], when)
+    notice(ctx, game, "Resumed", f"The master has resumed '{game.name}'. The deadline for {ph['name']} is "
+           f"{ctx.when(when)}.", short=ph["short"])
+    return when
 
 
 def reveal_text(game: Game, secret: str, final: bool) -> str:

@@ -138,6 +138,9 @@ def _signon(h: Any, cmd: Any, game: Game) -> None:
         seat = eia.join(ctx, game, h.mail.sender, password, nation, eia.role_of(words[1:]))
         h.say(f"You have joined the {nation} team of '{game.name}' as {eia.role(game, seat)}.\n"
               f"Sign on from now on with:  SIGNON {nation[0]}{game.name} <your password>")
+        refused = eia.role_allows(game, eia.role(game, seat), "")
+        if refused and eia.role(game, seat) not in eia.ROLE_VERBS:
+            h.say(f"Note: {refused}.")
         _enter(h, game, seat, quiet=True)
         return
     if letter == "M":
@@ -227,7 +230,7 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
     game = _fresh(h, es)
     name = cmd.name
     master = es.nation == MASTER
-    if name in ("START", "PROCESS", "ROLLBACK", "TERMINATE") and not master:
+    if name in ("START", "PROCESS", "ROLLBACK", "TERMINATE", "PAUSE", "RESUME") and not master:
         raise CommandError("only the game master may do that")
     if name == "SIGNOFF":
         raise Stop
@@ -268,6 +271,12 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
                    f"The master has reopened {ph['name']} of '{game.name}'; send that month's commands again. "
                    f"Its dice are those of the first time: the secret fixes them.")
         h.say(f"'{game.name}' rolled back to {ph['name']}.")
+    elif name == "PAUSE":
+        eia.pause(ctx, game)
+        h.say(f"Game '{game.name}' paused.")
+    elif name == "RESUME":
+        when = eia.resume(ctx, game)
+        h.say(f"Game '{game.name}' resumed; deadline {ctx.when(when)}.")
     elif name == "TERMINATE":
         if game.state in ("finished", "terminated"):
             raise CommandError(f"game '{game.name}' is already over")
@@ -280,13 +289,35 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
         when = eia.set_deadline(ctx, game, " ".join(cmd.args[1:]))
         h.say(f"Deadline for this month set to {ctx.when(when)}.")
     elif name == "SET" and cmd.args and cmd.args[0].upper() == "ROLE":
-        if es.seat is None or es.nation in (None, MASTER):
+        if master:
+            _set_role_by_master(h, game, cmd.args[1:])
+            return
+        if es.seat is None or es.nation is None:
             raise CommandError("only a team member has a role")
+        if game.options.get("roles") == "strict":
+            raise CommandError("roles are fixed in this game (roles=strict): the master sets them "
+                               "(SET ROLE <address> <role>)")
         eia.opts(game)["roles"][str(es.seat["id"])] = eia.role_of(cmd.args[1:])
         eia.save(ctx, game)
         h.say(f"Your role in the {es.nation} team is now {eia.role(game, es.seat)}.")
     else:
         raise CommandError(f"{name} is not used in Empires in Arms games; send HELP")
+
+
+def _set_role_by_master(h: Any, game: Game, words: list[str]) -> None:
+    """The master's SET ROLE <address> <role>: the only way to change a role under roles=strict."""
+    from judge.service.handler import CommandError
+
+    if len(words) < 2:
+        raise CommandError("SET ROLE <member's address> <role>")
+    address = words[0].lower()
+    found = [s for s in eia.members(h.ctx, game) if (h.ctx.store.scalar(
+        "SELECT address FROM players WHERE id = ?", (s["player_id"],)) or "").lower() == address]
+    if not found:
+        raise CommandError(f"{words[0]} is not a member of a team in '{game.name}'")
+    eia.opts(game)["roles"][str(found[0]["id"])] = eia.role_of(words[1:])
+    eia.save(h.ctx, game)
+    h.say(f"{words[0]} is now {eia.role(game, found[0])} of the {found[0]['power']} team.")
 
 
 def _press(h: Any, es: EiaSession, game: Game, cmd: Any, broadcast: bool) -> None:
