@@ -343,3 +343,25 @@ def test_roles_strict_lets_each_role_send_only_its_commands(table: Table) -> Non
     free = get_game(table.judge.store, "free")
     assert free is not None and free.options["roles"] == "free"
     assert eia_games.role_allows(free, "general", "BUILD") is None
+
+
+def test_the_master_ejects_a_team_member_and_a_new_one_takes_the_place(table: Table) -> None:
+    """A member who stops playing is removed by the master; his password no longer works, his team and
+    the master are told, and a new member joins in his place (team=2 stays the limit)."""
+    setup_game(table, team=2)
+    out = table.send(addr("Austria", 2), "SIGNON Aeg pwAustria2\nEJECT austria1@example.test")
+    assert "only the game master" in table.reply_to(addr("Austria", 2), out).body
+    out = table.send(MASTER, "SIGNON Meg masterpw\nEJECT Austria1@example.test")
+    assert "removed from the Austria team" in table.reply_to(MASTER, out).body
+    assert [m for m in out if "Ejected" in m.subject and m.to == [addr("Austria")]]
+    told = [m for m in out if "Ejected from Austria" in m.subject]
+    assert sorted(a for m in told for a in m.to) == sorted([addr("Austria", 2), MASTER])
+    out = table.send(addr("Austria"), "SIGNON Aeg pwAustria1\nBUILD 1 AT Trieste")
+    assert "Invalid password" in table.reply_to(addr("Austria"), out).body
+    table.send("new@example.test", "SIGNON ?eg pwNew Austria general")
+    out = table.send("new@example.test", "SIGNON Aeg pwNew\nBUILD 1 AT Trieste")
+    assert "accepted for this month: Austria: BUILD 1 AT Trieste" in table.reply_to("new@example.test", out).body
+    out = table.send("third@example.test", "SIGNON ?eg pwThird Austria")
+    assert "team is full" in table.reply_to("third@example.test", out).body
+    out = table.send(MASTER, "SIGNON Meg masterpw\nEJECT nobody@example.test")
+    assert "is not in a team" in table.reply_to(MASTER, out).body

@@ -170,6 +170,32 @@ def join(ctx: Ctx, game: Game, address: str, password: str, nation: str, member_
     return seat
 
 
+def eject(ctx: Ctx, game: Game, address: str) -> str:
+    """The master's EJECT <address>: a team member (or observer) leaves the game; the team's place is
+    open to a new member (SIGNON ?game <password> <nation> [role]). A team left empty is the
+    master's to play, as a nation without a team."""
+    pid = ctx.store.scalar("SELECT id FROM players WHERE address = ?", (address.strip().lower(),))
+    seat = None if pid is None else ctx.store.one(
+        "SELECT * FROM seats WHERE game_id = ? AND player_id = ? AND status = 'active'", (game.id, pid))
+    if seat is None:
+        raise GameError(f"{address} is not in a team of '{game.name}' (EJECT <member's address>)")
+    gone = seat_addresses(ctx.store, seat)
+    ctx.store.update("seats", seat["id"], status="vacant", player_id=None, password_hash=None)
+    opts(game)["roles"].pop(str(seat["id"]), None)
+    save(ctx, game)
+    label = f"the {seat['power']} team" if seat["power"] else "the observers"
+    notice(ctx, game, "Ejected", f"The master has removed you from {label} of '{game.name}'.", to=[gone])
+    if seat["power"]:
+        team = members(ctx, game, seat["power"])
+        left = (f"The master has removed {', '.join(gone)} from the {seat['power']} team of '{game.name}'. "
+                f"A new member joins with SIGNON ?{game.name} <password> {seat['power']} [role]"
+                + ("." if team else "; until then the master plays the nation."))
+        notice(ctx, game, f"Ejected from {seat['power']}", left,
+               to=[seat_addresses(ctx.store, s) for s in team] + ([[m]] if (m := master_address(ctx.store, game))
+                                                                  else []))
+    return f"{', '.join(gone)} removed from {label}."
+
+
 def roster(ctx: Ctx, game: Game) -> list[str]:
     out = []
     for nation in LETTERS.values():

@@ -68,7 +68,9 @@ def _target(h: Any, cmd: Any) -> Game | None:
         return None
     name = None
     if cmd.name == "SIGNON" and cmd.args:
-        name = cmd.args[1] if len(cmd.args) == 3 else cmd.args[0][1:]
+        # "SIGNON ?game pw France" (joining, no role) has three words like "SIGNON F game pw": the ?
+        # says which it is
+        name = cmd.args[0][1:] if cmd.args[0].startswith("?") or len(cmd.args) != 3 else cmd.args[1]
     elif cmd.name in ("OBSERVE", *GAME_WORDS) and cmd.args:
         name = cmd.args[0]
     if not name:
@@ -230,7 +232,7 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
     game = _fresh(h, es)
     name = cmd.name
     master = es.nation == MASTER
-    if name in ("START", "PROCESS", "ROLLBACK", "TERMINATE", "PAUSE", "RESUME") and not master:
+    if name in ("START", "PROCESS", "ROLLBACK", "TERMINATE", "PAUSE", "RESUME", "EJECT") and not master:
         raise CommandError("only the game master may do that")
     if name == "SIGNOFF":
         raise Stop
@@ -271,6 +273,10 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
                    f"The master has reopened {ph['name']} of '{game.name}'; send that month's commands again. "
                    f"Its dice are those of the first time: the secret fixes them.")
         h.say(f"'{game.name}' rolled back to {ph['name']}.")
+    elif name == "EJECT":
+        if len(cmd.args) != 1:
+            raise CommandError("EJECT <member's address>")
+        h.say(eia.eject(ctx, game, cmd.args[0]))
     elif name == "PAUSE":
         eia.pause(ctx, game)
         h.say(f"Game '{game.name}' paused.")
