@@ -486,6 +486,13 @@ def test_a_month_is_deterministic_given_the_secret_and_refuses_another_secret():
         step(fresh(), cmds, "77" * 32)
 
 
+def test_a_keyword_given_twice_is_refused_not_read_as_the_last_one():
+    """"BUILD 2 AT Brest and 3 AT Toulon" once built 2 at Toulon: the second AT replaced the first."""
+    out = play("France: BUILD 2 AT Brest and 3 AT Toulon\nFrance: BUILD 1 AT Brest")
+    assert "AT appears twice: write one command a line" in texts(out, "France")
+    assert [(w["yard"], w["ships"]) for w in ledger(out, "France")["works"]] == [("Brest", 1)]
+
+
 def test_bad_lines_are_reported_and_the_good_ones_beside_them_run():
     out = play("France BUILD 2 AT Brest\nNarnia: BUILD 1 AT Brest\nFrance: FLY 2\nFrance: BUILD 1 AT Brest\n"
                "France: POINTS France +5 cheat")

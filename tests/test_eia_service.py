@@ -273,6 +273,10 @@ def test_a_bad_command_is_refused_at_once_and_never_drops_the_good_ones_beside_i
     assert ("accepted for this month: France: STORES 1 AT Copenhagen but as things stand now it would be refused: "
             "Copenhagen is a yard of Denmark; France does not control Denmark") in body
     assert "FORM S1 SQUADRON 3 AT Toulon but as things stand" not in body
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\nFra: BUILD 1 AT Brest\nBUILD 2 AT Brest and 3 AT Toulon")
+    body = " ".join(table.reply_to(addr("France"), out).body.split())
+    assert "'Fra' names no nation: start the line with your nation's name or letter" in body
+    assert "AT appears twice: write one command a line" in body
     stored = [r["raw"] for r in table.rows("SELECT raw FROM orders WHERE state = 'active' ORDER BY id")]
     assert stored == ["France: BUILD 2 AT Brest", "France: STORES 1 AT Copenhagen",
                       "France: FORM S1 SQUADRON 3 AT Toulon"]

@@ -154,6 +154,8 @@ def split_at(words: list[str], *keywords: str) -> dict[str, list[str]]:
     for w in words:
         if w.upper() in keys:
             current = w.upper()
+            if current in out:      # "BUILD 2 AT Brest and 3 AT Toulon" must not quietly build at Toulon
+                raise Malformed(f"{current} appears twice: write one command a line")
             out[current] = []
         else:
             out[current].append(w)

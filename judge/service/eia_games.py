@@ -286,6 +286,9 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
     if not words:
         raise GameError("an empty command")
     verb = VERBS.get(words[0].upper())
+    if verb is None and words[0].endswith(":"):
+        raise GameError(f"{words[0][:-1]!r} names no nation: start the line with your nation's name or letter, "
+                        f"or with the command itself")
     if verb is None:
         raise GameError(f"unknown command {words[0]!r}: send HELP for the EiA commands")
     if verb.master and who != MASTER:
