@@ -369,3 +369,21 @@ def test_the_master_ejects_a_team_member_and_a_new_one_takes_the_place(table: Ta
     assert "team is full" in table.reply_to("third@example.test", out).body
     out = table.send(MASTER, "SIGNON Meg masterpw\nEJECT nobody@example.test")
     assert "is not in a team" in table.reply_to(MASTER, out).body
+
+
+def test_judge_publish_archives_an_eia_game_with_public_matter_only(table: Table, tmp_path) -> None:
+    """judge publish: an EiA game gets its pages like any game — the gazettes month by month and
+    the teams by role — and nothing private: no ledger, no address, no sealed die, no command text."""
+    from judge.service.publish import write_archive
+
+    setup_game(table, team=2)
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 3 AT Toulon")
+    table.advance(hours=48, minutes=1)
+    counts = write_archive(table.judge.store, tmp_path / "site", "TEST")
+    assert counts["games"] == 1 and counts["phases"] == 1
+    game = (tmp_path / "site" / "eg" / "index.html").read_text()
+    assert "Empires in Arms" in game and "France (head of state)" in game and "france1" in game
+    assert "@" not in game and "February 1805" in game
+    month = (tmp_path / "site" / "eg" / "001-1805-01.html").read_text()
+    assert "EG GAZETTE" in month and "announced number at Toulon: sealed until the secret is revealed" in month
+    assert "BUILD 3 AT Toulon" not in month and "Treasury" not in month and "@example" not in month

@@ -528,6 +528,21 @@ def record(ctx: Ctx, game: Game, out: dict[str, Any]) -> tuple[str, str]:
                   title=calendar.title(out["month"]), events=events, rolls=roll_lines(out["rolls"]))
 
 
+def archive_listing(store: Any, game: Game) -> tuple[str, list[dict[str, Any]], str]:
+    """``judge publish`` of an EiA game: its title, one line per team member (the name shown in
+    public reports, never an address; no colour: there is no map), and the open month's name.
+    Its pages are the gazettes, the public text kept in ``phases.report``."""
+    from judge.service.zine import player_label
+
+    players = [{"power": f"{s['power']} ({opts(game)['roles'].get(str(s['id']), 'member')})",
+                "player": player_label(store, s), "colour": "transparent"}
+               for nation in LETTERS.values()
+               for s in seats(store, game.id) if s["power"] == nation and s["status"] == "active"]
+    ph = store.one("SELECT name FROM phases WHERE game_id = ? AND state = 'open' ORDER BY seq DESC LIMIT 1",
+                   (game.id,))
+    return "Empires in Arms (AFA naval supplement)", players, ph["name"] if ph else ""
+
+
 def describe(ctx: Ctx, game: Game) -> str:
     ph = current(ctx, game)
     lines = [f"Game '{game.name}': Empires in Arms, AFA naval supplement ({game.state})."]
