@@ -194,6 +194,10 @@ def test_a_reminder_goes_to_the_teams_without_commands_only(table: Table) -> Non
     assert reminded == {addr(n) for n in NATIONS if n != "France"}
     assert "No commands from the England team yet for January 1805" in " ".join(
         [m for m in out if addr("England") in m.to][0].body.split())
+    # the late notice: the gazette names the teams that sent nothing by the deadline
+    out = table.advance(hours=table.judge.cfg.reminder_hours)
+    gazette = " ".join([m for m in out if "1805-01 Results" in m.subject][0].body.split())
+    assert "No commands this month from: England, Spain, Prussia, Austria, Russia, Turkey." in gazette
 
 
 def test_commands_typed_in_a_hurry_on_a_phone(table: Table) -> None:

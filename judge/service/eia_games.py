@@ -340,7 +340,10 @@ def process(ctx: Ctx, game: Game, reason: str) -> dict[str, Any]:
     ctx.processed.append(f"{game.name} {ph['short']}")
     limit = int(game.options.get("months") or 0)
     done = bool(limit) and int(ph["seq"]) >= limit
-    subject, zine = gazette(ctx, game, out, finish(ctx, game, "the last month of the game") if done else None)
+    # the late notice: teams (with members) that sent nothing this month, named in the gazette
+    silent = [n for n in LETTERS.values() if members(ctx, game, n) and not month_commands(ctx, ph["id"], n)]
+    subject, zine = gazette(ctx, game, out, finish(ctx, game, "the last month of the game") if done else None,
+                            silent)
     ctx.store.update("phases", ph["id"], report=str(zine))
     tell_all(ctx, game, subject, zine, kind="results")
     for nation in LETTERS.values():
@@ -499,14 +502,16 @@ def public_rolls(rolls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [dice.public(r) for r in rolls]
 
 
-def gazette(ctx: Ctx, game: Game, out: dict[str, Any], reveal: str | None) -> tuple[str, str]:
-    """The public report: announcements, the yards' figures, points, every roll."""
+def gazette(ctx: Ctx, game: Game, out: dict[str, Any], reveal: str | None,
+            silent: list[str] | None = None) -> tuple[str, str]:
+    """The public report: announcements, the yards' figures, points, every roll, and the teams that
+    sent no commands this month."""
     return render("eia_gazette.txt", code=ctx.cfg.code, game=game.name, short=out["month"],
                   title=calendar.title(out["month"]), announcements=out["announcements"],
                   yards=sorted((out["state"].get("announced") or {}).items()),
                   points=[(n, led["pp"], led["vp"]) for n, led in out["state"]["nations"].items()],
                   commitment=out["state"]["commitment"], rolls=roll_lines(public_rolls(out["rolls"])),
-                  next_title=calendar.title(out["next_month"]), reveal=reveal)
+                  next_title=calendar.title(out["next_month"]), reveal=reveal, silent=silent or [])
 
 
 def ledger(ctx: Ctx, game: Game, out: dict[str, Any], nation: str) -> tuple[str, str]:
