@@ -339,6 +339,10 @@ def test_roles_strict_lets_each_role_send_only_its_commands(table: Table) -> Non
     out = table.send(addr("France", 1), "SIGNON Feg pwFrance1\nSAIL S1\nBUILD 1 AT Brest")
     body = " ".join(table.reply_to(addr("France", 1), out).body.split())
     assert "France: SAIL S1" in body and "France: BUILD 1 AT Brest" in body and "Error" not in body
+    out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nCLEAR")    # the diplomat clears his LOAN only
+    assert "1 command(s) of France cleared" in table.reply_to(addr("France", 2), out).body
+    left = [r["raw"] for r in table.rows("SELECT raw FROM orders WHERE state = 'active' ORDER BY id")]
+    assert left == ["France: FORM S1 SQUADRON 3 AT Brest", "France: SAIL S1", "France: BUILD 1 AT Brest"]
     out = table.send(MASTER, f"SIGNON Meg masterpw\nSET ROLE {addr('France', 3)} diplomat")
     assert "is now diplomat of the France team" in table.reply_to(MASTER, out).body
     out = table.send(addr("France", 3), "SIGNON Feg pwFrance3\nMOVE S1 TO Channel ZONES 2")

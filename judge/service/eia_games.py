@@ -319,12 +319,20 @@ def month_commands(ctx: Ctx, ph_id: int, nation: str | None = None) -> list[str]
     return [r["raw"] for r in rows if nation is None or r["power"] == nation]
 
 
-def clear(ctx: Ctx, game: Game, nation: str) -> int:
+def clear(ctx: Ctx, game: Game, nation: str, seat: Any = None) -> int:
+    """CLEAR: the team's commands of the month; under roles=strict only those the member's role may
+    give (a diplomat's CLEAR leaves the general's SAIL alone)."""
     ph = current(ctx, game)
     if ph is None:
         return 0
-    return ctx.store.conn.execute("UPDATE orders SET state = 'cleared' WHERE phase_id = ? AND power = ? AND "
-                                  "state = 'active'", (ph["id"], nation)).rowcount
+    rows = ctx.store.all("SELECT id, raw FROM orders WHERE phase_id = ? AND power = ? AND state = 'active'",
+                         (ph["id"], nation))
+    member_role = role(game, seat) if seat is not None and nation != MASTER else None
+    ids = [r["id"] for r in rows if member_role is None
+           or role_allows(game, member_role, r["raw"].partition(":")[2].split()[0]) is None]
+    for i in ids:
+        ctx.store.update("orders", i, state="cleared")
+    return len(ids)
 
 
 def process(ctx: Ctx, game: Game, reason: str) -> dict[str, Any]:

@@ -255,7 +255,7 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
     elif name == "CLEAR":
         if es.nation is None:
             raise CommandError("observers have no commands to clear")
-        n = eia.clear(ctx, game, es.nation)
+        n = eia.clear(ctx, game, es.nation, es.seat)
         h.say(f"{n} command(s) of {es.nation if es.nation != MASTER else 'the master'} cleared for this month.")
     elif name == "START":
         if game.state != "forming":
