@@ -308,16 +308,20 @@ def _at_sea(setup: str = BREAK) -> str:
 
 
 def test_IX_A_orders_are_written_before_the_sail_roll_and_stay_sealed():
-    out = until("France: BREAKOUT F1 WEST INDIES VIA Biscay", lambda o: roll_of(o, "F1 breaks")["result"] == 1,
+    out = until("France: BREAKOUT F1 WEST INDIES VIA Biscay", lambda o: roll_of(o, "F1 leaves")["result"] == 1,
                 setup=BREAK)
     kinds = [(e["kind"], e["to"]) for e in out["events"]]
     assert kinds.index(("breakout", ["France"])) < kinds.index(("sailing", ["all"]))
     assert "West Indies" not in "\n".join(out["announcements"])
     assert ledger(out, "France")["units"]["F1"]["in_port"] and not out["state"]["breakouts"]
+    # a failed breakout looks like any failed sail: its public roll and notice say nothing of it
+    sailed = until("France: SAIL F1", lambda o: roll_of(o, "F1 leaves")["result"] == 1, setup=BREAK)
+    public = lambda o: ([r["purpose"] for r in o["rolls"]], o["announcements"])  # noqa: E731
+    assert public(out) == public(sailed)
 
 
 def test_IX_D_without_pursuit_the_escape_succeeds_and_the_west_indies_take_two_months():
-    out = until("France: BREAKOUT F1 WEST INDIES VIA Biscay", lambda o: roll_of(o, "F1 breaks")["result"] >= 2,
+    out = until("France: BREAKOUT F1 WEST INDIES VIA Biscay", lambda o: roll_of(o, "F1 leaves")["result"] >= 2,
                 setup=BREAK)
     assert "escape is successful" in texts(out)
     unit = ledger(out, "France")["units"]["F1"]
@@ -332,7 +336,7 @@ def test_IX_D_without_pursuit_the_escape_succeeds_and_the_west_indies_take_two_m
 
 def test_IX_B_C_pursuit_interception_on_1_and_trail_reveals_the_orders_to_the_trailer_only():
     def want(o):
-        return (roll_of(o, "F1 breaks")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
+        return (roll_of(o, "F1 leaves")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
                 and roll_of(o, "intercepts France F1")["result"] == 1)
     out = until("England: SAIL E1\nFrance: BREAKOUT F1 RETURN VIA Biscay\n"
                 "England: PURSUE E1 WATCH Brest RETURN\nEngland: TRAIL E1", want, setup=BREAK)
@@ -341,14 +345,14 @@ def test_IX_B_C_pursuit_interception_on_1_and_trail_reveals_the_orders_to_the_tr
     assert secret_line and secret_line[0]["to"] == ["England"] and "returning next month" in secret_line[0]["text"]
     missed = until("England: SAIL E1\nFrance: BREAKOUT F1 RETURN VIA Biscay\n"
                    "England: PURSUE E1 WATCH Brest RETURN\nEngland: TRAIL E1",
-                   lambda o: roll_of(o, "F1 breaks")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
+                   lambda o: roll_of(o, "F1 leaves")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
                    and roll_of(o, "intercepts France F1")["result"] > 1, setup=BREAK)
     assert not [e for e in missed["events"] if e["kind"] == "trail"]
 
 
 def test_IX_C3_the_trailed_fleet_may_intercept_back_on_5_or_less():
     def want(o):
-        return (roll_of(o, "F1 breaks")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
+        return (roll_of(o, "F1 leaves")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
                 and roll_of(o, "intercepts France F1")["result"] == 1)
     out = until("England: SAIL E1\nFrance: BREAKOUT F1 RETURN VIA Biscay ENGAGE\n"
                 "England: PURSUE E1 WATCH Brest RETURN\nEngland: TRAIL E1", want, setup=BREAK)
@@ -358,7 +362,7 @@ def test_IX_C3_the_trailed_fleet_may_intercept_back_on_5_or_less():
 
 def test_IX_B1_a_pursuer_to_the_west_indies_cannot_return_for_four_months():
     def want(o):
-        return roll_of(o, "F1 breaks")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
+        return roll_of(o, "F1 leaves")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
     out = until("England: SAIL E1\nFrance: BREAKOUT F1 RETURN VIA Biscay\nEngland: PURSUE E1 WATCH Brest WEST INDIES",
                 want, setup=BREAK)
     e1 = ledger(out, "England")["units"]["E1"]

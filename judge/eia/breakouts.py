@@ -48,7 +48,9 @@ def breakout(ctx: Ctx, cmd: Command) -> None:
     sealed = Breakout(cmd.nation, unit.id, orders, via, ctx.state.month, port, engage)
     ctx.say(f"Sealed orders of {unit.id}: {describe(orders)}, via {via}"
             + (", engaging if trailed" if engage else "") + ".", [cmd.nation], "breakout")
-    if not attempt(ctx, cmd.nation, unit, f"{cmd.nation} {unit.id} breaks out of {port}"):
+    # the same public roll as a SAIL: a failed breakout must not tell the enemy one was tried (IX.A:
+    # the orders are written down before the attempt, and only a unit that gets out announces it)
+    if not attempt(ctx, cmd.nation, unit, f"{cmd.nation} {unit.id} leaves {port}"):
         return
     unit.away, unit.at, unit.exit_zone = "off_map", "off map", via
     ctx.state.breakouts.append(sealed)
