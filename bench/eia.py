@@ -3,7 +3,8 @@
     python bench/eia.py [--months 48]
 
 A busy game: every nation builds, stocks stores, forms, sails and moves fleets; France breaks
-out of Brest, England pursues; the master enters a battle and a fort attack each month.
+out of Brest, England pursues; the master enters a battle and a fort attack each month. Also the
+at-once check each mailed line gets (judge.eia.step.trial).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import time
 from judge.eia import dice
 from judge.eia.data import load_tables
 from judge.eia.state import new_game, to_json
-from judge.eia.step import step
+from judge.eia.step import step, trial
 
 SECRET = "be" * 32
 OPENING = """Master: WAR France England
@@ -55,6 +56,13 @@ def main() -> None:
     print(f"months stepped: {len(times)}; mean {statistics.mean(times) * 1000:.1f} ms, "
           f"p95 {sorted(times)[int(len(times) * 0.95) - 1] * 1000:.1f} ms per month; "
           f"{len(times) / sum(times):.0f} months/s; {rolls} rolls")
+    # the at-once check a mailed line gets: its team's month tried with throwaway dice
+    france = "\n".join(line for line in month(0).splitlines() if line.startswith("France:"))
+    t = time.perf_counter()
+    for _ in range(200):
+        trial(state, france)
+    print(f"at-once check of a mailed line (France's month, {france.count(chr(10)) + 1} lines): "
+          f"{(time.perf_counter() - t) / 200 * 1000:.2f} ms")
     r = dice.Roller(SECRET, "bench", "1805-01")
     t = time.perf_counter()
     for i in range(20000):

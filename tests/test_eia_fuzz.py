@@ -7,7 +7,7 @@ import copy
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from judge.eia.step import step
+from judge.eia.step import step, trial
 from eia_helpers import SECRET, fresh
 
 NATIONS = ["England", "France", "Spain", "Prussia", "Austria", "Russia", "Turkey", "Master", "Narnia", "france"]
@@ -73,4 +73,11 @@ def test_random_commands_never_break_a_month(months: list[list[str]]) -> None:
         _check(out["state"])
         for e in out["events"]:
             assert e["to"] and isinstance(e["text"], str)
+        # the check a mailed line gets at once, with other dice: every refusal names its line, and a
+        # line it refuses for its own words (form: never stored) is refused at the deadline too
+        tried = trial(state, text)
+        refused_now = {e["line"] for e in out["events"] if e["kind"] == "rejected" and "line" in e}
+        assert {e["line"] for e in tried if e["form"]} <= refused_now
+        assert all(isinstance(e["line"], int) and 1 <= e["line"] <= len(lines) + text.count("\n") + 1
+                   for e in tried)
         state = out["state"]

@@ -99,7 +99,7 @@ def test_I_a_refused_build_changes_nothing_and_says_why():
     start = fresh()
     out = play("France: BUILD 2 AT Portsmouth\nFrance: BUILD 99 AT London\nFrance: BUILD 1 AT Brest", start)
     msg = texts(out, "France")
-    assert "Portsmouth is a England yard" in msg and "London is a England yard" in msg
+    assert "Portsmouth is a yard of England" in msg and "London is a yard of England" in msg
     assert ledger(out, "France")["money"] == start["nations"]["France"]["money"] - 10
 
 
@@ -119,6 +119,26 @@ def test_I_C_the_player_may_give_the_figure_within_5():
     assert out["state"]["announced"]["Brest"] == 8 and not out["rolls"]
     out = play("France: BUILD 3 AT Brest\nFrance: ANNOUNCE Brest 9")
     assert "not within 5" in texts(out, "France") and out["state"]["announced"]["Brest"] != 9
+
+
+def test_I_C_II_nothing_public_gives_away_the_true_number_on_the_stocks():
+    """I.C: "all that the French player has to announce is the fact that vessels are being
+    constructed and the number plus or minus five"; II: the deliberations "may remain secret". The
+    judge's draw of the figure used a die of (n+5)-max(0,n-5)+1 faces shifted by max(0,n-5)-1: its
+    published faces and modifier told everyone n. That roll is sealed (its dice to the builder and
+    the master only), and the naval stores roll and notices name the yard, not the ships."""
+    from judge.eia.dice import public
+
+    for n in (2, 6):
+        out = until(f"France: BUILD {n} AT Brest", lambda o: roll_of(o, "naval stores")["result"] >= 4, setup=WAR)
+        shown = [public(r) for r in out["rolls"]]
+        figure = roll_of(out, "announced number at Brest")
+        assert figure["sealed"] == ["France", "Master"]
+        sealed = [r for r in shown if r["purpose"] == "announced number at Brest"][0]
+        assert set(sealed) == {"seq", "month", "purpose", "sealed"}
+        public_text = " ".join([*(r["purpose"] for r in shown), texts(out, "all"), texts(out, "England")])
+        assert f"({n})" not in public_text and f"{n} ships" not in public_text and f"{n * 10}" not in public_text
+        assert "naval stores shipped by France to Brest" in public_text
 
 
 # -- II foreign naval sales ---------------------------------------------------------------------
@@ -288,16 +308,20 @@ def _at_sea(setup: str = BREAK) -> str:
 
 
 def test_IX_A_orders_are_written_before_the_sail_roll_and_stay_sealed():
-    out = until("France: BREAKOUT F1 WEST INDIES VIA Biscay", lambda o: roll_of(o, "F1 breaks")["result"] == 1,
+    out = until("France: BREAKOUT F1 WEST INDIES VIA Biscay", lambda o: roll_of(o, "F1 leaves")["result"] == 1,
                 setup=BREAK)
     kinds = [(e["kind"], e["to"]) for e in out["events"]]
     assert kinds.index(("breakout", ["France"])) < kinds.index(("sailing", ["all"]))
     assert "West Indies" not in "\n".join(out["announcements"])
     assert ledger(out, "France")["units"]["F1"]["in_port"] and not out["state"]["breakouts"]
+    # a failed breakout looks like any failed sail: its public roll and notice say nothing of it
+    sailed = until("France: SAIL F1", lambda o: roll_of(o, "F1 leaves")["result"] == 1, setup=BREAK)
+    public = lambda o: ([r["purpose"] for r in o["rolls"]], o["announcements"])  # noqa: E731
+    assert public(out) == public(sailed)
 
 
 def test_IX_D_without_pursuit_the_escape_succeeds_and_the_west_indies_take_two_months():
-    out = until("France: BREAKOUT F1 WEST INDIES VIA Biscay", lambda o: roll_of(o, "F1 breaks")["result"] >= 2,
+    out = until("France: BREAKOUT F1 WEST INDIES VIA Biscay", lambda o: roll_of(o, "F1 leaves")["result"] >= 2,
                 setup=BREAK)
     assert "escape is successful" in texts(out)
     unit = ledger(out, "France")["units"]["F1"]
@@ -312,7 +336,7 @@ def test_IX_D_without_pursuit_the_escape_succeeds_and_the_west_indies_take_two_m
 
 def test_IX_B_C_pursuit_interception_on_1_and_trail_reveals_the_orders_to_the_trailer_only():
     def want(o):
-        return (roll_of(o, "F1 breaks")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
+        return (roll_of(o, "F1 leaves")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
                 and roll_of(o, "intercepts France F1")["result"] == 1)
     out = until("England: SAIL E1\nFrance: BREAKOUT F1 RETURN VIA Biscay\n"
                 "England: PURSUE E1 WATCH Brest RETURN\nEngland: TRAIL E1", want, setup=BREAK)
@@ -321,14 +345,14 @@ def test_IX_B_C_pursuit_interception_on_1_and_trail_reveals_the_orders_to_the_tr
     assert secret_line and secret_line[0]["to"] == ["England"] and "returning next month" in secret_line[0]["text"]
     missed = until("England: SAIL E1\nFrance: BREAKOUT F1 RETURN VIA Biscay\n"
                    "England: PURSUE E1 WATCH Brest RETURN\nEngland: TRAIL E1",
-                   lambda o: roll_of(o, "F1 breaks")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
+                   lambda o: roll_of(o, "F1 leaves")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
                    and roll_of(o, "intercepts France F1")["result"] > 1, setup=BREAK)
     assert not [e for e in missed["events"] if e["kind"] == "trail"]
 
 
 def test_IX_C3_the_trailed_fleet_may_intercept_back_on_5_or_less():
     def want(o):
-        return (roll_of(o, "F1 breaks")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
+        return (roll_of(o, "F1 leaves")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
                 and roll_of(o, "intercepts France F1")["result"] == 1)
     out = until("England: SAIL E1\nFrance: BREAKOUT F1 RETURN VIA Biscay ENGAGE\n"
                 "England: PURSUE E1 WATCH Brest RETURN\nEngland: TRAIL E1", want, setup=BREAK)
@@ -338,7 +362,7 @@ def test_IX_C3_the_trailed_fleet_may_intercept_back_on_5_or_less():
 
 def test_IX_B1_a_pursuer_to_the_west_indies_cannot_return_for_four_months():
     def want(o):
-        return roll_of(o, "F1 breaks")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
+        return roll_of(o, "F1 leaves")["result"] >= 2 and roll_of(o, "E1 leaves")["result"] >= 2
     out = until("England: SAIL E1\nFrance: BREAKOUT F1 RETURN VIA Biscay\nEngland: PURSUE E1 WATCH Brest WEST INDIES",
                 want, setup=BREAK)
     e1 = ledger(out, "England")["units"]["E1"]
@@ -464,6 +488,13 @@ def test_a_month_is_deterministic_given_the_secret_and_refuses_another_secret():
     assert play(cmds) == play(cmds)
     with pytest.raises(StepError, match="commitment"):
         step(fresh(), cmds, "77" * 32)
+
+
+def test_a_keyword_given_twice_is_refused_not_read_as_the_last_one():
+    """"BUILD 2 AT Brest and 3 AT Toulon" once built 2 at Toulon: the second AT replaced the first."""
+    out = play("France: BUILD 2 AT Brest and 3 AT Toulon\nFrance: BUILD 1 AT Brest")
+    assert "AT appears twice: write one command a line" in texts(out, "France")
+    assert [(w["yard"], w["ships"]) for w in ledger(out, "France")["works"]] == [("Brest", 1)]
 
 
 def test_bad_lines_are_reported_and_the_good_ones_beside_them_run():

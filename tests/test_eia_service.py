@@ -76,7 +76,11 @@ def test_commands_gazette_ledgers_and_team_press(table: Table) -> None:
     assert gazette and {a for m in gazette for a in m.to} >= {addr(n) for n in NATIONS} | {MASTER}
     text = gazette[0].body
     assert "France and England are at war." in text
-    assert "naval stores for France" in text                           # the roll is published with its purpose
+    assert "naval stores shipped by France to Toulon" in text          # the roll is published with its purpose
+    # I.C: the figure's die would tell the true number: the gazette holds it sealed, the builder sees it
+    assert "announced number at Cadiz: sealed until the secret is revealed" in text
+    spain = [m for m in out if "Spain ledger" in m.subject][0].body
+    assert "Your sealed dice" in spain and re.search(r"announced number at Cadiz: \d+ \(d\d+\)", spain)
     ledgers = [m for m in out if "France ledger" in m.subject]
     assert sorted(a for m in ledgers for a in m.to) == [addr("France"), addr("France", 2)]
     assert "Treasury" in ledgers[0].body
@@ -190,6 +194,10 @@ def test_a_reminder_goes_to_the_teams_without_commands_only(table: Table) -> Non
     assert reminded == {addr(n) for n in NATIONS if n != "France"}
     assert "No commands from the England team yet for January 1805" in " ".join(
         [m for m in out if addr("England") in m.to][0].body.split())
+    # the late notice: the gazette names the teams that sent nothing by the deadline
+    out = table.advance(hours=table.judge.cfg.reminder_hours)
+    gazette = " ".join([m for m in out if "1805-01 Results" in m.subject][0].body.split())
+    assert "No commands this month from: England, Spain, Prussia, Austria, Russia, Turkey." in gazette
 
 
 def test_commands_typed_in_a_hurry_on_a_phone(table: Table) -> None:
@@ -222,3 +230,168 @@ def test_the_master_sets_the_deadline(table: Table) -> None:
     assert [m for m in out if "1805-01 Results" in m.subject]
     out = table.send(addr("Spain"), "SIGNON Seg pwSpain1\nSET DEADLINE +1h")
     assert "only the game master" in table.reply_to(addr("Spain"), out).body
+
+
+def test_rolls_by_mail_withhold_a_sealed_die_until_its_secret_is_out(table: Table) -> None:
+    """I.C: only "the number plus or minus five" is public. Before the reveal ROLLS lists the yard
+    figure's roll by number and purpose only; after the master's REVEAL it gives its dice, and
+    every roll of the month verifies with no number missing."""
+    setup_game(table)
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 4 AT Toulon")
+    table.advance(hours=48, minutes=1)
+    out = table.send("watcher@example.test", "OBSERVE eg watchpw\nROLLS")
+    body = table.reply_to("watcher@example.test", out).body
+    rolls = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
+    sealed = [r for r in rolls if r["purpose"] == "announced number at Toulon"]
+    assert sealed and "dice" not in sealed[0] and "modifier" not in sealed[0] and "sides" not in sealed[0]
+    out = table.send(MASTER, "SIGNON Meg masterpw\nROLLS")
+    body = table.reply_to(MASTER, out).body
+    seen = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
+    assert [r["dice"] for r in seen if r["purpose"] == "announced number at Toulon"]   # the master sees it
+    out = table.send(MASTER, "SIGNON Meg masterpw\nREVEAL")
+    secret = re.search(r"now revealed:\s+([0-9a-f]{64})", table.reply_to(MASTER, out).body).group(1)
+    out = table.send("watcher@example.test", "SIGNON Oeg watchpw\nROLLS")
+    body = table.reply_to("watcher@example.test", out).body
+    rolls = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
+    figure = [r for r in rolls if r["purpose"] == "announced number at Toulon"][0]
+    assert figure["dice"] and dice.verify("eg", secret, rolls) == []
+
+
+def test_a_bad_command_is_refused_at_once_and_never_drops_the_good_ones_beside_it(table: Table) -> None:
+    """GUIDE: "Bad input gets a clear, specific error message and changes nothing else: a bad order
+    never drops the good orders beside it." A line wrong in its own words is refused on arrival,
+    under its echo, and not stored; one the state refuses now (a unit still in port, another's
+    minor yard) is stored with a warning, since the master or the month's dice may change that; a
+    line for another nation says whose it is."""
+    setup_game(table, team=2)
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD two AT Brest\nBUILD 2 AT Brest\n"
+                     "England: BUILD 1 AT London\nBUILD 1 AT Portsmouth\nBUILD 3 AT Brest please\nSAIL\n"
+                     "STORES 1 AT Copenhagen\nFORM S1 SQUADRON 3 AT Toulon")
+    body = " ".join(table.reply_to(addr("France"), out).body.split())
+    assert "> BUILD two AT Brest *** Error: BUILD: how many ships: expected a number, got 'two'" in body
+    assert "> BUILD 2 AT Brest accepted for this month: France: BUILD 2 AT Brest" in body
+    assert "England's commands come from the England team" in body
+    assert "> BUILD 1 AT Portsmouth *** Error: Portsmouth is a yard of England; France does not control" in body
+    assert "'Brest please' is not a shipyard of the table (I)" in body
+    assert "SAIL: name the fleets/squadrons that are to leave port" in body
+    assert ("accepted for this month: France: STORES 1 AT Copenhagen but as things stand now it would be refused: "
+            "Copenhagen is a yard of Denmark; France does not control Denmark") in body
+    assert "FORM S1 SQUADRON 3 AT Toulon but as things stand" not in body
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\nFra: BUILD 1 AT Brest\nBUILD 2 AT Brest and 3 AT Toulon")
+    body = " ".join(table.reply_to(addr("France"), out).body.split())
+    assert "'Fra' names no nation: start the line with your nation's name or letter" in body
+    assert "AT appears twice: write one command a line" in body
+    stored = [r["raw"] for r in table.rows("SELECT raw FROM orders WHERE state = 'active' ORDER BY id")]
+    assert stored == ["France: BUILD 2 AT Brest", "France: STORES 1 AT Copenhagen",
+                      "France: FORM S1 SQUADRON 3 AT Toulon"]
+    # the second member's lines join the team's; a SAIL after the team's FORM is good
+    out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nSAIL S1")
+    body = " ".join(table.reply_to(addr("France", 2), out).body.split())
+    assert "accepted for this month: France: SAIL S1" in body and "would be refused" not in body
+    # the master's CONTROL makes the stored STORES good at the deadline
+    table.send(MASTER, "SIGNON Meg masterpw\nCONTROL Denmark BY France")
+    table.advance(hours=48, minutes=1)
+    state = json.loads(table.rows("SELECT position FROM phases WHERE state = 'open'")[0]["position"])
+    assert state["nations"]["France"]["stores"] == {"Copenhagen": 1}
+
+
+def test_the_master_pauses_and_resumes_an_eia_game(table: Table) -> None:
+    """A games master running a real game stops the clock (a holiday, a dispute) and starts it again:
+    no reminder or deadline while paused, commands still taken, a fresh deadline on RESUME."""
+    setup_game(table)
+    out = table.send(addr("Spain"), "SIGNON Seg pwSpain1\nPAUSE")
+    assert "only the game master" in table.reply_to(addr("Spain"), out).body
+    out = table.send(MASTER, "SIGNON Meg masterpw\nPAUSE")
+    assert "paused" in table.reply_to(MASTER, out).body
+    assert [m for m in out if "Paused" in m.subject and addr("Turkey") in m.to]
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 1 AT Brest")
+    assert "accepted for this month" in table.reply_to(addr("France"), out).body
+    out = table.advance(hours=100)
+    assert not [m for m in out if "Results" in m.subject or "Reminder" in m.subject]
+    out = table.send(MASTER, "SIGNON Meg masterpw\nRESUME")
+    assert "resumed; deadline" in table.reply_to(MASTER, out).body
+    assert [m for m in out if "Resumed" in m.subject and addr("England") in m.to]
+    out = table.advance(hours=48, minutes=1)                # month=48h: a full month from the resume
+    assert [m for m in out if "1805-01 Results" in m.subject]
+    state = json.loads(table.rows("SELECT position FROM phases WHERE state = 'open'")[0]["position"])
+    assert [w["yard"] for w in state["nations"]["France"]["works"]] == ["Brest"]
+
+
+def test_roles_strict_lets_each_role_send_only_its_commands(table: Table) -> None:
+    """TEAM PLAY: "one person to be the Head of State/Economics Minister, one the Diplomat, and one the
+    General/Field Commander". With roles=strict (off by default: "any internal division labor that
+    the team members decide on is acceptable") the general sails, the head of state builds, the
+    diplomat deals; a member cannot change his own role, the master can."""
+    out = table.send(MASTER, "CREATE ?eg masterpw eia_afa month=48h team=3 roles=strict")
+    assert "created" in table.reply_to(MASTER, out).body
+    for n in NATIONS:
+        for i, role in enumerate(["head of state", "diplomat", "general"], 1):
+            table.send(addr(n, i), f"SIGNON ?eg pw{n}{i} {n} {role}")
+    out = table.send(addr("France", 3), "SIGNON Feg pwFrance3\nFORM S1 SQUADRON 3 AT Brest\nBUILD 1 AT Brest\n"
+                     "SET ROLE head of state")
+    body = " ".join(table.reply_to(addr("France", 3), out).body.split())
+    assert "accepted for this month: France: FORM S1 SQUADRON 3 AT Brest" in body
+    assert "BUILD is for the head of state of your team (roles=strict); you are the general" in body
+    assert "roles are fixed in this game" in body
+    out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nSAIL S1\nLOAN 5 TO Spain")
+    body = " ".join(table.reply_to(addr("France", 2), out).body.split())
+    assert "SAIL is for the head of state or the general" in body and "France: LOAN 5 TO Spain" in body
+    out = table.send(addr("France", 1), "SIGNON Feg pwFrance1\nSAIL S1\nBUILD 1 AT Brest")
+    body = " ".join(table.reply_to(addr("France", 1), out).body.split())
+    assert "France: SAIL S1" in body and "France: BUILD 1 AT Brest" in body and "Error" not in body
+    out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nCLEAR")    # the diplomat clears his LOAN only
+    assert "1 command(s) of France cleared" in table.reply_to(addr("France", 2), out).body
+    left = [r["raw"] for r in table.rows("SELECT raw FROM orders WHERE state = 'active' ORDER BY id")]
+    assert left == ["France: FORM S1 SQUADRON 3 AT Brest", "France: SAIL S1", "France: BUILD 1 AT Brest"]
+    out = table.send(MASTER, f"SIGNON Meg masterpw\nSET ROLE {addr('France', 3)} diplomat")
+    assert "is now diplomat of the France team" in table.reply_to(MASTER, out).body
+    out = table.send(addr("France", 3), "SIGNON Feg pwFrance3\nMOVE S1 TO Channel ZONES 2")
+    assert "MOVE is for the head of state or the general" in " ".join(table.reply_to(addr("France", 3), out).body.split())
+    # off by default: any member sends any command
+    from judge.service import eia_games
+    from judge.service.game import get_game
+
+    out = table.send(MASTER, "CREATE ?free masterpw eia_afa team=2")
+    free = get_game(table.judge.store, "free")
+    assert free is not None and free.options["roles"] == "free"
+    assert eia_games.role_allows(free, "general", "BUILD") is None
+
+
+def test_the_master_ejects_a_team_member_and_a_new_one_takes_the_place(table: Table) -> None:
+    """A member who stops playing is removed by the master; his password no longer works, his team and
+    the master are told, and a new member joins in his place (team=2 stays the limit)."""
+    setup_game(table, team=2)
+    out = table.send(addr("Austria", 2), "SIGNON Aeg pwAustria2\nEJECT austria1@example.test")
+    assert "only the game master" in table.reply_to(addr("Austria", 2), out).body
+    out = table.send(MASTER, "SIGNON Meg masterpw\nEJECT Austria1@example.test")
+    assert "removed from the Austria team" in table.reply_to(MASTER, out).body
+    assert [m for m in out if "Ejected" in m.subject and m.to == [addr("Austria")]]
+    told = [m for m in out if "Ejected from Austria" in m.subject]
+    assert sorted(a for m in told for a in m.to) == sorted([addr("Austria", 2), MASTER])
+    out = table.send(addr("Austria"), "SIGNON Aeg pwAustria1\nBUILD 1 AT Trieste")
+    assert "Invalid password" in table.reply_to(addr("Austria"), out).body
+    table.send("new@example.test", "SIGNON ?eg pwNew Austria general")
+    out = table.send("new@example.test", "SIGNON Aeg pwNew\nBUILD 1 AT Trieste")
+    assert "accepted for this month: Austria: BUILD 1 AT Trieste" in table.reply_to("new@example.test", out).body
+    out = table.send("third@example.test", "SIGNON ?eg pwThird Austria")
+    assert "team is full" in table.reply_to("third@example.test", out).body
+    out = table.send(MASTER, "SIGNON Meg masterpw\nEJECT nobody@example.test")
+    assert "is not in a team" in table.reply_to(MASTER, out).body
+
+
+def test_judge_publish_archives_an_eia_game_with_public_matter_only(table: Table, tmp_path) -> None:
+    """judge publish: an EiA game gets its pages like any game — the gazettes month by month and
+    the teams by role — and nothing private: no ledger, no address, no sealed die, no command text."""
+    from judge.service.publish import write_archive
+
+    setup_game(table, team=2)
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 3 AT Toulon")
+    table.advance(hours=48, minutes=1)
+    counts = write_archive(table.judge.store, tmp_path / "site", "TEST")
+    assert counts["games"] == 1 and counts["phases"] == 1
+    game = (tmp_path / "site" / "eg" / "index.html").read_text()
+    assert "Empires in Arms" in game and "France (head of state)" in game and "france1" in game
+    assert "@" not in game and "February 1805" in game
+    month = (tmp_path / "site" / "eg" / "001-1805-01.html").read_text()
+    assert "EG GAZETTE" in month and "announced number at Toulon: sealed until the secret is revealed" in month
+    assert "BUILD 3 AT Toulon" not in month and "Treasury" not in month and "@example" not in month

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from judge.eia.context import (MASTER, PUBLIC, STAGE_POLITICS, STAGE_SETUP, STAGE_TREASURY, Command, Ctx, Rejected,
-                               command, number, split_at)
+from judge.eia.context import (MASTER, PUBLIC, STAGE_POLITICS, STAGE_SETUP, STAGE_TREASURY, Command, Ctx,
+                               Malformed, Rejected, command, number, split_at)
 
 
 @command("INVASION", STAGE_SETUP, "INVASION START | INVASION END", master=True)
@@ -30,7 +30,7 @@ def invasion(ctx: Ctx, cmd: Command) -> None:
         ctx.say(f"No enemy is left in the British Isles: the {extra} invasion militia factors go away (AFA 2.B).",
                 PUBLIC, "militia")
     else:
-        raise Rejected("INVASION START | INVASION END")
+        raise Malformed("INVASION START | INVASION END")
 
 
 @command("LOAN", STAGE_TREASURY, "LOAN <n> TO <nation>")
@@ -40,7 +40,7 @@ def loan(ctx: Ctx, cmd: Command) -> None:
     n = number((parts[""] or [""])[0], "LOAN: money", 1)
     to = ctx.ledger(" ".join(parts.get("TO", ["?"]))).nation
     if to == cmd.nation:
-        raise Rejected("a nation cannot lend to itself")
+        raise Malformed("a nation cannot lend to itself")
     ctx.afford(cmd.nation, n, 0, f"a loan of {n}")
     ctx.change(cmd.nation, "money", -n, f"loan to {to}")
     ctx.change(to, "money", n, f"loan from {cmd.nation}")
@@ -54,7 +54,7 @@ def cede(ctx: Ctx, cmd: Command) -> None:
     province = " ".join(parts[""])
     to = ctx.ledger(" ".join(parts.get("TO", ["?"]))).nation
     if not province or to == cmd.nation:
-        raise Rejected("CEDE <province> TO <another nation>")
+        raise Malformed("CEDE <province> TO <another nation>")
     if ctx.state.at_war(cmd.nation, to):
         raise Rejected(f"{cmd.nation} and {to} are at war; provinces are ceded while at peace (AFA 3)")
     ctx.state.nations[cmd.nation].provinces_ceded.append(f"{province} to {to}")
@@ -66,7 +66,7 @@ def casus(ctx: Ctx, cmd: Command) -> None:
     """5: a reason to break an enforced peace, "used only with the approval of the instructor"."""
     if cmd.nation == MASTER:
         if len(cmd.words) != 3 or cmd.words[2].upper() not in ("GRANT", "REFUSE"):
-            raise Rejected("CASUS <nation> <against> GRANT|REFUSE")
+            raise Malformed("CASUS <nation> <against> GRANT|REFUSE")
         by, against = ctx.nation_name(cmd.words[0]), ctx.nation_name(cmd.words[1])
         match = [q for q in ctx.state.casus if q["by"] == by and q["against"] == against]
         if not match:
@@ -82,10 +82,10 @@ def casus(ctx: Ctx, cmd: Command) -> None:
     parts = split_at(cmd.words, "AGAINST")
     words = parts.get("AGAINST", [])
     if not words:
-        raise Rejected("CASUS AGAINST <nation> <reason>")
+        raise Malformed("CASUS AGAINST <nation> <reason>")
     against = ctx.nation_name(words[0])
     reason = " ".join(words[1:])
     if not reason:
-        raise Rejected("CASUS: give the reason for the master to rule on")
+        raise Malformed("CASUS: give the reason for the master to rule on")
     ctx.state.casus.append({"by": cmd.nation, "against": against, "reason": reason, "month": ctx.state.month})
     ctx.say(f"Your casus belli against {against} is put to the master.", [cmd.nation], "casus")

@@ -8,8 +8,8 @@ port it watches (docs/variants/eia.md §IX). The judge then plays them out in th
 from __future__ import annotations
 
 from judge.eia import calendar
-from judge.eia.context import (MASTER, PUBLIC, STAGE_MOVE, STAGE_PURSUIT, STAGE_SAIL, Command, Ctx, Rejected,
-                               command, split_at)
+from judge.eia.context import (MASTER, PUBLIC, STAGE_MOVE, STAGE_PURSUIT, STAGE_SAIL, Command, Ctx, Malformed,
+                               Rejected, command, split_at)
 from judge.eia.sailing import attempt
 from judge.eia.state import Breakout, Unit
 
@@ -23,7 +23,7 @@ def _orders(words: list[str]) -> tuple[str, list[str]]:
         if key in text:
             rest = text.replace(key, " ").split()
             return ORDERS[key], rest
-    raise Rejected("say WEST INDIES (A.1/B.1) or RETURN (off the map and back next month, A.2/B.2)")
+    raise Malformed("say WEST INDIES (A.1/B.1) or RETURN (off the map and back next month, A.2/B.2)")
 
 
 def describe(orders: str) -> str:
@@ -35,20 +35,22 @@ def breakout(ctx: Ctx, cmd: Command) -> None:
     """A: the orders are written down before the attempt to leave port; they stay sealed."""
     parts = split_at(cmd.words, "VIA")
     if not parts[""]:
-        raise Rejected("BREAKOUT <id> WEST INDIES|RETURN VIA <zone>")
+        raise Malformed("BREAKOUT <id> WEST INDIES|RETURN VIA <zone>")
     unit = ctx.unit(cmd.nation, parts[""][0])
     orders, rest = _orders(parts[""][1:])
     engage = "ENGAGE" in rest or any(w.upper() == "ENGAGE" for w in parts.get("VIA", []))
     via = " ".join(w for w in parts.get("VIA", []) if w.upper() != "ENGAGE")
     if not via:
-        raise Rejected("BREAKOUT: say by which sea zone the unit leaves the map (VIA <zone>)")
+        raise Malformed("BREAKOUT: say by which sea zone the unit leaves the map (VIA <zone>)")
     if not unit.in_port or unit.away:
         raise Rejected(f"{unit.id} is not in port; a breakout starts with leaving port (IX.A)")
     port = unit.at
     sealed = Breakout(cmd.nation, unit.id, orders, via, ctx.state.month, port, engage)
     ctx.say(f"Sealed orders of {unit.id}: {describe(orders)}, via {via}"
             + (", engaging if trailed" if engage else "") + ".", [cmd.nation], "breakout")
-    if not attempt(ctx, cmd.nation, unit, f"{cmd.nation} {unit.id} breaks out of {port}"):
+    # the same public roll as a SAIL: a failed breakout must not tell the enemy one was tried (IX.A:
+    # the orders are written down before the attempt, and only a unit that gets out announces it)
+    if not attempt(ctx, cmd.nation, unit, f"{cmd.nation} {unit.id} leaves {port}"):
         return
     unit.away, unit.at, unit.exit_zone = "off_map", "off map", via
     ctx.state.breakouts.append(sealed)
@@ -60,7 +62,7 @@ def breakout(ctx: Ctx, cmd: Command) -> None:
 def pursue(ctx: Ctx, cmd: Command) -> None:
     parts = split_at(cmd.words, "WATCH")
     if not parts[""] or not parts.get("WATCH"):
-        raise Rejected("PURSUE <id> WATCH <port> WEST INDIES|RETURN")
+        raise Malformed("PURSUE <id> WATCH <port> WEST INDIES|RETURN")
     unit = ctx.unit(cmd.nation, parts[""][0])
     orders, rest = _orders(parts[""][1:] + parts["WATCH"])
     watch_words = [w for w in parts["WATCH"] if w.upper() not in ("WEST", "INDIES", "RETURN")]
@@ -73,7 +75,7 @@ def pursue(ctx: Ctx, cmd: Command) -> None:
 def intercept(ctx: Ctx, cmd: Command) -> None:
     parts = split_at(cmd.words, "TARGET")
     if not parts[""]:
-        raise Rejected("INTERCEPT <id>")
+        raise Malformed("INTERCEPT <id>")
     unit = ctx.unit(cmd.nation, parts[""][0])
     mode = "trail" if any(w.upper() == "TRAIL" for w in parts[""][1:]) else "combat"
     if parts.get("TARGET"):
@@ -92,7 +94,7 @@ def trail(ctx: Ctx, cmd: Command) -> None:
 def west_indies(ctx: Ctx, cmd: Command, unit: Unit, target: list[str], mode: str) -> None:
     """E: "If both fleets are IN the West Indies, an interception takes place on a die roll of 1-3." """
     if len(target) < 2:
-        raise Rejected("TARGET <nation> <id>")
+        raise Malformed("TARGET <nation> <id>")
     enemy_nation = ctx.nation_name(" ".join(target[:-1]))
     enemy = ctx.unit(enemy_nation, target[-1])
     if unit.away != "west_indies" or enemy.away != "west_indies":
@@ -197,7 +199,7 @@ def return_(ctx: Ctx, cmd: Command) -> None:
     unit = ctx.unit(cmd.nation, " ".join(parts[""]))
     zone = " ".join(parts.get("TO", []))
     if not zone:
-        raise Rejected("RETURN <id> TO <zone>")
+        raise Malformed("RETURN <id> TO <zone>")
     if unit.away not in ("off_map", "west_indies"):
         raise Rejected(f"{unit.id} is not off the map" + (" (still on its way to the West Indies: it MUST move "
                        "there and cannot return until it reaches the Indies)" if unit.away else ""))

@@ -71,7 +71,7 @@ def dice() -> None:
 @click.option("--commitment", default=None, help="SHA-256 published at game start (checked if given).")
 def verify(game: str, secret_hex: str, rolls_file: str, commitment: str | None) -> None:
     """Re-derive every published roll from the revealed secret; exit 1 if any differs."""
-    from judge.eia.dice import DiceError, verify as check
+    from judge.eia.dice import DiceError, is_withheld, verify as check
 
     try:
         with click.open_file(rolls_file, encoding="utf-8") as fh:
@@ -83,6 +83,10 @@ def verify(game: str, secret_hex: str, rolls_file: str, commitment: str | None) 
         sys.exit(2)
     for p in problems:
         click.echo(p)
+    withheld = sum(1 for r in rolls if isinstance(r, dict) and is_withheld(r))
+    if withheld:
+        click.echo(f"{withheld} sealed roll(s) published without their dice: numbered but not compared "
+                   f"(ask ROLLS again once the secret is revealed)")
     click.echo(f"{len(rolls)} rolls checked: " + ("all match" if not problems else f"{len(problems)} problem(s)"))
     sys.exit(1 if problems else 0)
 

@@ -19,6 +19,12 @@ class Rejected(Exception):
     """A command refused: the message says why; nothing of the command was applied."""
 
 
+class Malformed(Rejected):
+    """Refused for its own words (a missing part, a word where a number goes, a yard or nation
+    that does not exist): no state or dice could make it good, so the judge refuses it when it
+    arrives by mail instead of storing it for the deadline."""
+
+
 @dataclass
 class Command:
     nation: str                  # a nation's name, or MASTER
@@ -51,7 +57,7 @@ class Ctx:
     def nation_name(self, text: str) -> str:
         nation = self.tables.nation(text)
         if not nation:
-            raise Rejected(f"no nation called {text!r}")
+            raise Malformed(f"no nation called {text!r}")
         return nation.name
 
     def ledger(self, name: str) -> Ledger:
@@ -132,10 +138,10 @@ def command(name: str, stage: int, usage: str, master: bool = False) -> Callable
 
 def number(word: str, what: str, low: int = 0) -> int:
     if not re.fullmatch(r"[+-]?\d+", word or ""):
-        raise Rejected(f"{what}: expected a number, got {word!r}")
+        raise Malformed(f"{what}: expected a number, got {word!r}")
     value = int(word)
     if value < low:
-        raise Rejected(f"{what} must be at least {low}, got {value}")
+        raise Malformed(f"{what} must be at least {low}, got {value}")
     return value
 
 
@@ -148,6 +154,8 @@ def split_at(words: list[str], *keywords: str) -> dict[str, list[str]]:
     for w in words:
         if w.upper() in keys:
             current = w.upper()
+            if current in out:      # "BUILD 2 AT Brest and 3 AT Toulon" must not quietly build at Toulon
+                raise Malformed(f"{current} appears twice: write one command a line")
             out[current] = []
         else:
             out[current].append(w)

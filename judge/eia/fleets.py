@@ -6,7 +6,7 @@ port (VI.A); units count as one combined fleet only if they START the month stac
 
 from __future__ import annotations
 
-from judge.eia.context import STAGE_MOVE, STAGE_SETUP, Command, Ctx, Rejected, command, number, split_at
+from judge.eia.context import Malformed, STAGE_MOVE, STAGE_SETUP, Command, Ctx, Rejected, command, number, split_at
 from judge.eia.state import Unit
 
 
@@ -20,7 +20,7 @@ def form(ctx: Ctx, cmd: Command) -> None:
     parts = split_at(cmd.words, "AT")
     words = parts[""]
     if len(words) != 3 or words[1].upper() not in ("FLEET", "SQUADRON", "FLOTILLA"):
-        raise Rejected("FORM <id> FLEET|SQUADRON <n> AT <port>")
+        raise Malformed("FORM <id> FLEET|SQUADRON <n> AT <port>")
     ident, kind = words[0], "fleet" if words[1].upper() == "FLEET" else "squadron"
     n = number(words[2], "FORM: ships", 1)
     led = ctx.ledger(cmd.nation)
@@ -30,7 +30,7 @@ def form(ctx: Ctx, cmd: Command) -> None:
     port = yard.name if yard else " ".join(parts.get("AT", []))
     low, high = squadron_limits(ctx)
     if kind == "squadron" and not low <= n <= high:
-        raise Rejected(f"a squadron/flotilla may consist of between {low} to {high} ships (VI.A), not {n}")
+        raise Malformed(f"a squadron/flotilla may consist of between {low} to {high} ships (VI.A), not {n}")
     if led.docked.get(port, 0) < n:
         raise Rejected(f"{led.nation} has {led.docked.get(port, 0)} ships laid up at {port}")
     led.docked[port] -= n
@@ -66,13 +66,13 @@ def move(ctx: Ctx, cmd: Command) -> None:
         raise Rejected(f"{unit.id} is in port at {unit.at}: it must SAIL first (VIII)")
     dest = " ".join(parts.get("TO", []))
     if not dest:
-        raise Rejected("MOVE: say where to (TO <place>)")
+        raise Malformed("MOVE: say where to (TO <place>)")
     into_port = "PORT" in parts or bool(ctx.tables.yard(dest))
     zones = number(parts["ZONES"][0], "MOVE: sea zones", 0) if parts.get("ZONES") else None
     if unit.kind == "squadron":
         limit = ctx.tables["squadrons"]["move_zones"]
         if zones is None:
-            raise Rejected("a squadron's move must say how many sea zones it covers (ZONES <n>)")
+            raise Malformed("a squadron's move must say how many sea zones it covers (ZONES <n>)")
         if unit.zones + zones > limit:
             raise Rejected(f"a squadron moves {limit} sea zones (VI.A.1); {unit.id} has moved {unit.zones}")
         began_in_port = ctx.tables.yard(unit.start_at) is not None or unit.start_at in ctx.state.nations[cmd.nation].docked

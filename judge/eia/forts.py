@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from judge.eia.context import PUBLIC, STAGE_COMBAT, Command, Ctx, Rejected, command, number, split_at
+from judge.eia.context import Malformed, PUBLIC, STAGE_COMBAT, Command, Ctx, command, number, split_at
 from judge.eia.state import Unit
 
 
@@ -53,13 +53,13 @@ def fort(ctx: Ctx, cmd: Command) -> None:
     parts = split_at(cmd.words, "VALUE", "GARRISON", "ATTACKER")
     port = " ".join(parts[""])
     if not port or not parts.get("VALUE") or not parts.get("ATTACKER"):
-        raise Rejected("FORT <port> VALUE <v> GARRISON FULL|MILITIA|NONE ATTACKER <nation> <id>")
+        raise Malformed("FORT <port> VALUE <v> GARRISON FULL|MILITIA|NONE ATTACKER <nation> <id>")
     value = number(parts["VALUE"][0], "fort VALUE", 0)
     garrison = (parts.get("GARRISON") or ["FULL"])[0].upper()
     forts = ctx.tables["forts"]
     modifier = {"FULL": 0, "MILITIA": forts["militia_only_modifier"], "NONE": forts["no_garrison_modifier"]}.get(garrison)
     if modifier is None:
-        raise Rejected("GARRISON is FULL, MILITIA (militia only: +1) or NONE (+6)")
+        raise Malformed("GARRISON is FULL, MILITIA (militia only: +1) or NONE (+6)")
     nation = ctx.ledger(parts["ATTACKER"][0]).nation
     unit = ctx.unit(nation, " ".join(parts["ATTACKER"][1:]))
     led = ctx.state.nations[nation]

@@ -6,7 +6,8 @@ Every change goes into the nation's ledger with its reason."""
 from __future__ import annotations
 
 from judge.eia import calendar
-from judge.eia.context import MASTER, PUBLIC, STAGE_POLITICS, Command, Ctx, Rejected, command, number, split_at
+from judge.eia.context import (MASTER, PUBLIC, STAGE_POLITICS, Command, Ctx, Malformed, Rejected, command,
+                               number, split_at)
 
 
 def _pol(ctx: Ctx) -> dict:
@@ -16,7 +17,7 @@ def _pol(ctx: Ctx) -> dict:
 @command("POINTS", STAGE_POLITICS, "POINTS <nation> <+n|-n> [VP] <reason>", master=True)
 def points(ctx: Ctx, cmd: Command) -> None:
     if len(cmd.words) < 2:
-        raise Rejected("POINTS <nation> <+n|-n> [VP] <reason>")
+        raise Malformed("POINTS <nation> <+n|-n> [VP] <reason>")
     nation = ctx.ledger(cmd.words[0]).nation
     delta = number(cmd.words[1], "POINTS", low=-1000)
     rest = cmd.words[2:]
@@ -36,7 +37,7 @@ def surrender(ctx: Ctx, cmd: Command) -> None:
     winner = ctx.nation_name(" ".join(parts.get("TO", ["?"])))
     words = parts.get("KEEPS", [])
     if not words:
-        raise Rejected("SURRENDER: say how many home nation provinces the loser KEEPS")
+        raise Malformed("SURRENDER: say how many home nation provinces the loser KEEPS")
     keeps = number(words[0], "KEEPS", 0)
     capital = not any(w.upper() == "NOCAPITAL" for w in words)
     floor = _pol(ctx)["surrender_min_home_provinces"]
@@ -53,7 +54,7 @@ def surrender(ctx: Ctx, cmd: Command) -> None:
 @command("POLAND", STAGE_POLITICS, "POLAND CREATE <nation> | POLAND PARTITION <nation> [<nation>...]", master=True)
 def poland(ctx: Ctx, cmd: Command) -> None:
     if len(cmd.words) < 2 or cmd.words[0].upper() not in ("CREATE", "PARTITION"):
-        raise Rejected("POLAND CREATE <nation> | POLAND PARTITION <nation> [<nation>...]")
+        raise Malformed("POLAND CREATE <nation> | POLAND PARTITION <nation> [<nation>...]")
     pol = _pol(ctx)
     if cmd.words[0].upper() == "CREATE":
         if ctx.state.poland:
@@ -91,12 +92,12 @@ def continental(ctx: Ctx, cmd: Command) -> None:
     """XV.A: each major power put under the Continental System: France +1, England -2;
     XV.B: a collection of minor nations: England -1."""
     if not cmd.words:
-        raise Rejected("CONTINENTAL <nation> | CONTINENTAL MINOR <combination>")
+        raise Malformed("CONTINENTAL <nation> | CONTINENTAL MINOR <combination>")
     pol = _pol(ctx)
     if cmd.words[0].upper() == "MINOR":
         name = " ".join(cmd.words[1:])
         if not name:
-            raise Rejected("CONTINENTAL MINOR <name of the combination>")
+            raise Malformed("CONTINENTAL MINOR <name of the combination>")
         gains, kind = pol["continental_minor"], "minor"
     else:
         name = ctx.ledger(" ".join(cmd.words)).nation
@@ -119,9 +120,9 @@ def trade(ctx: Ctx, cmd: Command) -> None:
     fact to all players." The judge makes the announcement."""
     words = [w.upper() for w in cmd.words]
     if words[:1] != ["STORES"] or "ENGLAND" not in words:
-        raise Rejected("TRADE STORES WITH England")
+        raise Malformed("TRADE STORES WITH England")
     if cmd.nation == "England":
-        raise Rejected("England trades with itself")
+        raise Malformed("England trades with itself")
     under = " (under the Continental System, XV.A.3)" if cmd.nation in ctx.state.continental else ""
     ctx.say(f"{cmd.nation} trades in naval stores with England{under}.", PUBLIC, "politics")
 
@@ -183,7 +184,7 @@ def tsar(ctx: Ctx, cmd: Command) -> None:
         ctx.say("The Tsar was present at a defeat: he no longer need accompany the army into the field, "
                 "although he may do so (XVII.A, C).", PUBLIC, "politics")
     else:
-        raise Rejected("TSAR VICTORY | TSAR DEFEAT")
+        raise Malformed("TSAR VICTORY | TSAR DEFEAT")
 
 
 def economic_step(ctx: Ctx) -> None:

@@ -7,7 +7,7 @@ back whole or not at all); a battle where a side fought with squadrons only give
 
 from __future__ import annotations
 
-from judge.eia.context import PUBLIC, STAGE_COMBAT, Command, Ctx, Rejected, command, number, split_at
+from judge.eia.context import Malformed, PUBLIC, STAGE_COMBAT, Command, Ctx, Rejected, command, number, split_at
 from judge.eia.state import Prizes
 
 
@@ -18,11 +18,11 @@ def battle(ctx: Ctx, cmd: Command) -> None:
     parts = split_at(cmd.words, "AT", "WINNER", "LOSSES", "TO", "ZONES", "VP")
     zone = " ".join(parts.get("AT", [])) or "sea"
     if not parts.get("WINNER"):
-        raise Rejected("BATTLE: name the WINNER")
+        raise Malformed("BATTLE: name the WINNER")
     winner = ctx.ledger(" ".join(parts["WINNER"])).nation
     words = parts.get("LOSSES", [])
     if len(words) % 3:
-        raise Rejected("LOSSES: give <nation> <unit> <ships lost> for each unit")
+        raise Malformed("LOSSES: give <nation> <unit> <ships lost> for each unit")
     losses: list[tuple[str, str, int]] = []
     for i in range(0, len(words), 3):
         nation = ctx.ledger(words[i]).nation
@@ -98,11 +98,11 @@ def combat(ctx: Ctx, cmd: Command) -> None:
 
     parts = split_at(cmd.words, "AT", "VS")
     if "VS" not in parts or not parts.get("AT"):
-        raise Rejected("COMBAT AT <zone> <nation> <ids> VS <nation> <ids>")
+        raise Malformed("COMBAT AT <zone> <nation> <ids> VS <nation> <ids>")
     zone, *first = parts["AT"]
     for label, words in (("first", first), ("second", parts["VS"])):
         if len(words) < 2:
-            raise Rejected(f"COMBAT: the {label} side needs a nation and its units")
+            raise Malformed(f"COMBAT: the {label} side needs a nation and its units")
         nation = ctx.ledger(words[0]).nation
         venetian = any(w.upper() == "VENETIAN" for w in words)
         units = [ctx.unit(nation, w.strip(",")) for w in words[1:] if w.upper() != "VENETIAN" and w.strip(",")]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judge.eia.context import STAGE_SAIL, Command, Ctx, Rejected, command
+from judge.eia.context import Malformed, STAGE_SAIL, Command, Ctx, Rejected, command
 from judge.eia.state import Unit
 
 
@@ -41,7 +41,7 @@ def sail(ctx: Ctx, cmd: Command) -> None:
     """A: designate every unit that is to sail; B: each rolls, in the order given."""
     names = [w.strip(",") for w in cmd.words if w.strip(",") and w.upper() not in ("AND", ",")]
     if not names:
-        raise Rejected("SAIL: name the fleets/squadrons that are to leave port")
+        raise Malformed("SAIL: name the fleets/squadrons that are to leave port")
     units = [ctx.unit(cmd.nation, n) for n in names]
     for unit in units:
         if not unit.in_port or unit.away:

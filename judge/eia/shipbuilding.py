@@ -9,7 +9,7 @@ buyer pays the agreed price on signing.
 from __future__ import annotations
 
 from judge.eia import calendar
-from judge.eia.context import STAGE_YARDS, Command, Ctx, Rejected, command, number, split_at
+from judge.eia.context import Malformed, MASTER, STAGE_YARDS, Command, Ctx, Rejected, command, number, split_at
 from judge.eia.data import Yard
 from judge.eia.state import Work
 from judge.eia.stores import count_at_yard, shipment, surcharged, yard_for
@@ -57,7 +57,7 @@ def _lay_down(ctx: Ctx, builder: str, owner: str, yard: Yard, n: int, kind: int)
     manpower = n * ctx.tables["shipbuilding"]["manpower_per_ship"]
     label = ("new ships" if kind == NEW else "repairs") + f" ({n}) at {yard.name}"
     ctx.afford(builder, money, manpower, label)
-    if not shipment(ctx, builder, yard.nation, money, label):
+    if not shipment(ctx, builder, yard.nation, money, label, yard.name):
         return None
     ctx.pay(builder, money, manpower, label)
     if from_stock:
@@ -116,16 +116,16 @@ def contract(ctx: Ctx, cmd: Command) -> None:
     n = number((parts[""] or [""])[0], "CONTRACT: how many ships", 1)
     yard = ctx.tables.yard(" ".join(parts.get("AT", [])))
     if not yard:
-        raise Rejected("CONTRACT: name the yard (AT <yard>)")
+        raise Malformed("CONTRACT: name the yard (AT <yard>)")
     price = number((parts.get("PRICE") or ["0"])[0], "CONTRACT: the price")
     if "FOR" in parts:
         builder, buyer = cmd.nation, ctx.nation_name(" ".join(parts["FOR"]))
     elif "FROM" in parts:
         builder, buyer = ctx.nation_name(" ".join(parts["FROM"])), cmd.nation
     else:
-        raise Rejected("CONTRACT: say FOR <buyer> (you build) or FROM <builder> (you buy)")
+        raise Malformed("CONTRACT: say FOR <buyer> (you build) or FROM <builder> (you buy)")
     if builder == buyer:
-        raise Rejected("CONTRACT: a nation builds for itself with BUILD")
+        raise Malformed("CONTRACT: a nation builds for itself with BUILD")
     key = (builder, buyer, yard.name, n, price)
     pending = ctx.scratch.setdefault("contracts", {})
     side = "builder" if cmd.nation == builder else "buyer"
@@ -152,7 +152,7 @@ def contract(ctx: Ctx, cmd: Command) -> None:
 def announce(ctx: Ctx, cmd: Command) -> None:
     """I.C: the builder may state the figure itself (within 5 of the truth, never negative)."""
     if len(cmd.words) < 2:
-        raise Rejected("ANNOUNCE: give the yard and the number, e.g. ANNOUNCE Brest 7")
+        raise Malformed("ANNOUNCE: give the yard and the number, e.g. ANNOUNCE Brest 7")
     n = number(cmd.words[-1], "ANNOUNCE: the number", 0)
     yard = yard_for(ctx, cmd, " ".join(cmd.words[:-1]))
     ctx.scratch.setdefault("announce", {})[yard.name] = (n, cmd.line)
@@ -177,7 +177,9 @@ def announcements(ctx: Ctx) -> None:
             if given:
                 ctx.say(f"{given[1]!r}: {given[0]} is not within {within} of the ships on the stocks; "
                         f"the judge draws the figure.", [ctx.controller(yard.nation)], "rejected")
-            figure = ctx.roller.pick(f"announced number at {name}", low, high)
+            # sealed: its die and range (max(0, n-5)..n+5) would give away the true number (I.C, II)
+            figure = ctx.roller.pick(f"announced number at {name}", low, high,
+                                     sealed=[ctx.controller(yard.nation), MASTER])
         ctx.state.announced[name] = figure
         ctx.say(f"Vessels are being constructed at {name} ({yard.nation}): about {figure}.", "all", "announcement")
     for name, (_, line) in wanted.items():

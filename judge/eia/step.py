@@ -15,7 +15,7 @@ from typing import Any
 
 from judge.eia import calendar, dice
 from judge.eia import rules  # noqa: F401  (fills the command registry)
-from judge.eia.context import MASTER, PUBLIC, VERBS, Command, Ctx, Rejected
+from judge.eia.context import MASTER, PUBLIC, VERBS, Command, Ctx, Malformed, Rejected
 from judge.eia.data import Tables, load_tables
 from judge.eia.rules import AFTER_STAGE, CLOSE_MONTH, OPEN_MONTH
 from judge.eia.state import from_json, to_json
@@ -29,17 +29,17 @@ _LINE = re.compile(r"^\s*([A-Za-z][A-Za-z .'-]*?)\s*:\s*(.*)$")
 MASTER_NAMES = {"master", "gm", "games master", "game master"}
 
 
-def parse_commands(text: str, tables: Tables) -> tuple[list[Command], list[str]]:
+def parse_commands(text: str, tables: Tables) -> tuple[list[Command], list[tuple[int, str]]]:
     """``Nation: VERB words`` lines (``Master:`` for the games master); ``#`` starts a comment."""
     out: list[Command] = []
-    errors: list[str] = []
+    errors: list[tuple[int, str]] = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         m = _LINE.match(line)
         if not m:
-            errors.append(f"line {number}: {line!r}: start with the nation (e.g. 'France: BUILD 2 AT Brest')")
+            errors.append((number, f"line {number}: {line!r}: start with the nation (e.g. 'France: BUILD 2 AT Brest')"))
             continue
         who, rest = m.group(1).strip(), m.group(2).split()
         if who.casefold() in MASTER_NAMES:
@@ -47,11 +47,11 @@ def parse_commands(text: str, tables: Tables) -> tuple[list[Command], list[str]]
         else:
             found = tables.nation(who)
             if not found:
-                errors.append(f"line {number}: {line!r}: no nation called {who!r}")
+                errors.append((number, f"line {number}: {line!r}: no nation called {who!r}"))
                 continue
             nation = found.name
         if not rest:
-            errors.append(f"line {number}: {line!r}: no command")
+            errors.append((number, f"line {number}: {line!r}: no command"))
             continue
         out.append(Command(nation, rest[0].upper(), rest[1:], line, number))
     return out, errors
@@ -70,14 +70,19 @@ def step(state_json: dict[str, Any], commands: str, secret_hex: str,
             raise StepError("the secret does not match this game's commitment")
     except dice.DiceError as exc:
         raise StepError(str(exc)) from None
+    return _month(state, tables, commands, dice.Roller(secret_hex, state.game, state.month))
+
+
+def _month(state: Any, tables: Tables, commands: str, roller: dice.Roller) -> dict[str, Any]:
     month = state.month
-    ctx = Ctx(state, tables, dice.Roller(secret_hex, state.game, month))
+    ctx = Ctx(state, tables, roller)
     for led in state.nations.values():
         for unit in led.units.values():
             unit.start_at, unit.zones = unit.at, 0
     cmds, errors = parse_commands(commands, tables)
-    for err in errors:
+    for number, err in errors:
         ctx.say(err, MASTER, "rejected")
+        ctx.events[-1].update(line=number, form=True)
     runnable = []
     for cmd in cmds:
         verb = VERBS.get(cmd.verb)
@@ -89,6 +94,8 @@ def step(state_json: dict[str, Any], commands: str, secret_hex: str,
             ctx.say(f"{cmd.line!r}: {cmd.nation} is played by its controller", [MASTER], "rejected")
         else:
             runnable.append((verb.stage, cmd, verb))
+            continue
+        ctx.events[-1].update(line=cmd.number, form=True)
     for stage in sorted({s for s, _, _ in runnable} | set(AFTER_STAGE)):
         for _, cmd, verb in [r for r in runnable if r[0] == stage]:
             run_one(ctx, cmd, verb.handler)
@@ -111,9 +118,21 @@ def step(state_json: dict[str, Any], commands: str, secret_hex: str,
     }
 
 
+def trial(state_json: dict[str, Any], commands: str, tables: Tables | None = None) -> list[dict[str, Any]]:
+    """The refusals a month of ``commands`` would meet if stepped now, with throwaway dice (never the
+    game's): what the judge tells a sender at once. Each is a rejected event with the ``line`` it
+    refuses and ``form`` (True: refused for its own words, whatever the state or the dice)."""
+    tables = tables or load_tables()
+    state = from_json(copy.deepcopy(state_json))
+    out = _month(state, tables, commands, dice.Roller(dice.new_secret(), state.game, state.month))
+    return [e for e in out["events"] if e["kind"] == "rejected" and "line" in e]
+
+
 def run_one(ctx: Ctx, cmd: Command, handler: Any) -> None:
-    """Run one command; if it is refused, undo everything it did (state, events, rolls)."""
-    # the roll sequence is not rewound: a number once drawn is never drawn again for another purpose
+    """Run one command; if it is refused, undo everything it did (state, events), and mark the
+    dice it rolled void: they stay published, so a month's roll numbers never have a gap that
+    could hide a roll left out (judge.eia.dice.verify), and a number once drawn is never drawn
+    again for another purpose."""
     # (pickle round trip: the same deep copy as copy.deepcopy, several times faster on dataclasses)
     saved = pickle.loads(pickle.dumps(ctx.state)), len(ctx.events), len(ctx.roller.rolls), \
         pickle.loads(pickle.dumps(ctx.scratch))
@@ -122,7 +141,9 @@ def run_one(ctx: Ctx, cmd: Command, handler: Any) -> None:
     except Rejected as exc:
         ctx.state.__dict__.update(saved[0].__dict__)
         del ctx.events[saved[1]:]
-        del ctx.roller.rolls[saved[2]:]
+        for rec in ctx.roller.rolls[saved[2]:]:
+            rec["void"] = "the command was refused"
         ctx.scratch = saved[3]
         to = [cmd.nation] if cmd.nation == MASTER else [cmd.nation, MASTER]
         ctx.say(f"{cmd.line!r}: {exc}", to, "rejected")
+        ctx.events[-1].update(line=cmd.number, form=isinstance(exc, Malformed))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from judge.eia.context import STAGE_SETUP, STAGE_YARDS, Command, Ctx, Rejected, command, number, split_at
+from judge.eia.context import Malformed, STAGE_SETUP, STAGE_YARDS, Command, Ctx, Rejected, command, number, split_at
 from judge.eia.data import Yard
 
 
@@ -50,32 +50,37 @@ def ships_stores(ctx: Ctx, nation: str) -> bool:
     return not (info and info.stores_source)
 
 
-def shipment(ctx: Ctx, payer: str, yard_nation: str, cost: int, what: str) -> bool:
+def shipment(ctx: Ctx, payer: str, yard_nation: str, cost: int, what: str, yard: str) -> bool:
     """III.B: roll for a shipment of a nation at war with England. True if the stores arrive.
 
     On 1-3 "1/2 the cost of construction (round up) is given to England and the remainder is
     returned to the treasury of the losing nation": the payer loses half, England gains it."""
     if cost <= 0 or not ctx.at_war_with_england(payer) or not ships_stores(ctx, yard_nation):
         return True
-    roll = ctx.roll(f"naval stores for {payer}: {what}")
+    # the public roll and notices name the yard, never the ships or the money: I.C lets the
+    # builder announce its number only to within 5, and II keeps a contract secret
+    roll = ctx.roll(f"naval stores shipped by {payer} to {yard}")
     if roll not in ctx.tables["stores"]["intercept_on"]:
-        ctx.say(f"{payer}'s naval stores for {what} slip past the Royal Navy (roll {roll}).", [payer, "England"])
+        ctx.say(f"Your naval stores for {what} slip past the Royal Navy (roll {roll}).", [payer], "stores")
         return True
     num, den = ctx.tables["stores"]["intercept_share"]
     lost = math.ceil(cost * num / den)
     ctx.pay(payer, lost, 0, f"naval stores for {what} intercepted by England")
-    ctx.change("England", "money", lost, f"{payer}'s naval stores intercepted")
+    ctx.change("England", "money", lost, f"{payer}'s naval stores for {yard} intercepted")
     ctx.say(f"England intercepts {payer}'s naval stores for {what} (roll {roll}): {lost} of {cost} "
-            f"money to England, {cost - lost} back to {payer}'s treasury.", "all", "interception")
+            f"money to England, {cost - lost} back to your treasury.", [payer], "interception")
+    ctx.say(f"England intercepts {payer}'s naval stores bound for {yard} (roll {roll}).", "all", "interception")
     return False
 
 
 def yard_for(ctx: Ctx, cmd: Command, text: str) -> Yard:
     yard = ctx.tables.yard(text)
     if not yard:
-        raise Rejected(f"{text!r} is not a shipyard of the table (I)")
+        raise Malformed(f"{text!r} is not a shipyard of the table (I)")
     if ctx.controller(yard.nation) != cmd.nation and cmd.nation != "Master":
-        raise Rejected(f"{yard.name} is a {yard.nation} yard; {cmd.nation} does not control {yard.nation}")
+        # a major power's yard is never another's; a minor's changes hands with CONTROL
+        error = Malformed if yard.nation in ctx.state.nations else Rejected
+        raise error(f"{yard.name} is a yard of {yard.nation}; {cmd.nation} does not control {yard.nation}")
     return yard
 
 
@@ -100,7 +105,7 @@ def stores(ctx: Ctx, cmd: Command) -> None:
     cost = each * n
     what = f"naval stores for {n} ships at {yard.name}"
     ctx.afford(builder, cost, 0, what)
-    if not shipment(ctx, builder, yard.nation, cost, f"{n} ships at {yard.name}"):
+    if not shipment(ctx, builder, yard.nation, cost, f"{n} ships at {yard.name}", yard.name):
         return
     ctx.pay(builder, cost, 0, what)
     led.stores[yard.name] = have + n

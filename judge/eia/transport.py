@@ -6,7 +6,7 @@ example ("one fleet counter could not transport more than 8 infantry and 1 caval
 
 from __future__ import annotations
 
-from judge.eia.context import MASTER, STAGE_MOVE, Command, Ctx, Rejected, command, number, split_at
+from judge.eia.context import Malformed, MASTER, STAGE_MOVE, Command, Ctx, Rejected, command, number, split_at
 from judge.eia.state import Corps
 
 
@@ -19,12 +19,12 @@ def load(ctx: Ctx, infantry: int, cavalry: int) -> int:
 def transport(ctx: Ctx, cmd: Command) -> None:
     parts = split_at(cmd.words, "INF", "CAV", "ON")
     if len(parts[""]) != 1 or not parts.get("ON"):
-        raise Rejected("TRANSPORT <corps> INF <n> CAV <n> ON <fleet> [<fleet>...]")
+        raise Malformed("TRANSPORT <corps> INF <n> CAV <n> ON <fleet> [<fleet>...]")
     ident = parts[""][0]
     inf = number((parts.get("INF") or ["0"])[0], "INF", 0)
     cav = number((parts.get("CAV") or ["0"])[0], "CAV", 0)
     if inf + cav == 0:
-        raise Rejected("a corps has at least one factor")
+        raise Malformed("a corps has at least one factor")
     led = ctx.ledger(cmd.nation)
     if ident in led.corps:
         raise Rejected(f"corps {ident} is already at sea")

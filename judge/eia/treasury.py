@@ -4,13 +4,13 @@ peace, fleet admirals. The base game's own rules decide these; the clerk records
 from __future__ import annotations
 
 from judge.eia import calendar
-from judge.eia.context import STAGE_SETUP, Command, Ctx, Rejected, command, number, split_at
+from judge.eia.context import Malformed, STAGE_SETUP, Command, Ctx, Rejected, command, number, split_at
 from judge.eia.state import Entry
 
 
 def _amount(ctx: Ctx, cmd: Command, kind: str) -> None:
     if len(cmd.words) < 2:
-        raise Rejected(f"{cmd.verb} <nation> <+n|-n> <reason>")
+        raise Malformed(f"{cmd.verb} <nation> <+n|-n> <reason>")
     nation = ctx.ledger(cmd.words[0]).nation
     delta = number(cmd.words[1], f"{cmd.verb}: the change", low=-10**6)
     reason = " ".join(cmd.words[2:]) or "the master's entry"
@@ -33,7 +33,7 @@ def manpower(ctx: Ctx, cmd: Command) -> None:
 def ships(ctx: Ctx, cmd: Command) -> None:
     """Ships laid up in port, as the base game's set-up or events leave them."""
     if len(cmd.words) < 3:
-        raise Rejected("SHIPS <nation> <port> <+n|-n>")
+        raise Malformed("SHIPS <nation> <port> <+n|-n>")
     led = ctx.ledger(cmd.words[0])
     delta = number(cmd.words[-1], "SHIPS: the change", low=-10**6)
     yard = ctx.tables.yard(" ".join(cmd.words[1:-1]))
@@ -64,10 +64,10 @@ def _pair(ctx: Ctx, cmd: Command) -> tuple[str, str]:
     nums = [i for i, w in enumerate(words) if w.upper() == "MONTHS"]
     words = words[:nums[0]] if nums else words
     if len(words) != 2:
-        raise Rejected(f"{cmd.verb} <nation> <nation>")
+        raise Malformed(f"{cmd.verb} <nation> <nation>")
     a, b = (ctx.nation_name(w) for w in words)
     if a == b:
-        raise Rejected("name two different nations")
+        raise Malformed("name two different nations")
     return a, b
 
 
@@ -121,6 +121,6 @@ def admiral(ctx: Ctx, cmd: Command) -> None:
         led.admirals.remove(match[0])
         ctx.say(f"The {led.nation} fleet admiral leaves {port}.", [led.nation], "admiral")
     else:
-        raise Rejected("ADMIRAL <nation> AT <port> or ADMIRAL <nation> LEAVES <port>")
+        raise Malformed("ADMIRAL <nation> AT <port> or ADMIRAL <nation> LEAVES <port>")
 
 

@@ -19,7 +19,7 @@ from judge.eia import calendar, dice
 from judge.eia.context import MASTER, PUBLIC, VERBS
 from judge.eia.data import load_tables
 from judge.eia.state import from_json, new_game, to_json
-from judge.eia.step import MASTER_NAMES, step
+from judge.eia.step import MASTER_NAMES, step, trial
 from judge.service import deadlines
 from judge.service.game import (Ctx, Game, GameError, audience, master_address, new_game_name, player_id,
                                 seat_addresses, seats, tell_all)
@@ -34,6 +34,30 @@ LETTERS = {"E": "England", "F": "France", "S": "Spain", "P": "Prussia", "A": "Au
 ROLES = {"HEAD": "head of state", "HOS": "head of state", "HEAD OF STATE": "head of state",
          "ECONOMICS": "head of state", "ECONOMICS MINISTER": "head of state", "DIPLOMAT": "diplomat",
          "GENERAL": "general", "FIELD COMMANDER": "general", "COMMANDER": "general"}
+
+
+#: roles=strict: the commands each of the supplement's three roles may send for its team. The head of
+#: state is also the economics minister ("Head of State/Economics Minister") and may send any of them.
+ROLE_VERBS = {
+    "head of state": None,
+    "diplomat": {"CONTRACT", "LOAN", "CEDE", "CASUS", "TRADE", "DENY", "ALLOW"},
+    "general": {"FORM", "DOCK", "SAIL", "BREAKOUT", "PURSUE", "INTERCEPT", "TRAIL", "MOVE", "RETURN", "TRANSPORT",
+                "LAND"},
+}
+
+
+def role_allows(game: Game, member_role: str, verb: str) -> str | None:
+    """None if a member of ``member_role`` may send ``verb``; else why not (roles=strict only)."""
+    if game.options.get("roles") != "strict":
+        return None
+    if member_role not in ROLE_VERBS:
+        return (f"in this game only the head of state, the diplomat and the general send commands (roles=strict); "
+                f"you are {member_role}: ask the master to SET ROLE for you")
+    allowed = ROLE_VERBS[member_role]
+    if allowed is None or verb in allowed:
+        return None
+    owners = [r for r, verbs in ROLE_VERBS.items() if verbs is None or verb in verbs]
+    return f"{verb} is for the {' or the '.join(owners)} of your team (roles=strict); you are the {member_role}"
 
 
 def is_eia(game: Game | None) -> bool:
@@ -69,7 +93,8 @@ def create(ctx: Ctx, name: str, password: str, options: list[str], master: str) 
         check_new_password(password)
     except PasswordError as exc:
         raise GameError(str(exc)) from None
-    settings: dict[str, Any] = {"month_hours": 72.0, "grace_hours": 0.0, "press": "white", "team": 1, "months": 0}
+    settings: dict[str, Any] = {"month_hours": 72.0, "grace_hours": 0.0, "press": "white", "team": 1, "months": 0,
+                                "roles": "free"}
     for opt in options:
         key, sep, value = opt.partition("=")
         key = key.strip().lower()
@@ -88,8 +113,12 @@ def create(ctx: Ctx, name: str, password: str, options: list[str], master: str) 
                 if value.lower() not in ("white", "none"):
                     raise GameError("press is white or none in EiA games")
                 settings["press"] = value.lower()
+            elif key == "roles":
+                if value.lower() not in ("free", "strict"):
+                    raise GameError("roles is free (any member sends any command) or strict (ROLE_VERBS)")
+                settings["roles"] = value.lower()
             else:
-                raise GameError(f"unknown option {key!r} for an EiA game (month=, team=, months=, press=)")
+                raise GameError(f"unknown option {key!r} for an EiA game (month=, team=, months=, press=, roles=)")
         except deadlines.TimeError as exc:
             raise GameError(str(exc)) from None
     secret = dice.new_secret()
@@ -139,6 +168,32 @@ def join(ctx: Ctx, game: Game, address: str, password: str, nation: str, member_
                                        for n in LETTERS.values()):
         start(ctx, game)
     return seat
+
+
+def eject(ctx: Ctx, game: Game, address: str) -> str:
+    """The master's EJECT <address>: a team member (or observer) leaves the game; the team's place is
+    open to a new member (SIGNON ?game <password> <nation> [role]). A team left empty is the
+    master's to play, as a nation without a team."""
+    pid = ctx.store.scalar("SELECT id FROM players WHERE address = ?", (address.strip().lower(),))
+    seat = None if pid is None else ctx.store.one(
+        "SELECT * FROM seats WHERE game_id = ? AND player_id = ? AND status = 'active'", (game.id, pid))
+    if seat is None:
+        raise GameError(f"{address} is not in a team of '{game.name}' (EJECT <member's address>)")
+    gone = seat_addresses(ctx.store, seat)
+    ctx.store.update("seats", seat["id"], status="vacant", player_id=None, password_hash=None)
+    opts(game)["roles"].pop(str(seat["id"]), None)
+    save(ctx, game)
+    label = f"the {seat['power']} team" if seat["power"] else "the observers"
+    notice(ctx, game, "Ejected", f"The master has removed you from {label} of '{game.name}'.", to=[gone])
+    if seat["power"]:
+        team = members(ctx, game, seat["power"])
+        left = (f"The master has removed {', '.join(gone)} from the {seat['power']} team of '{game.name}'. "
+                f"A new member joins with SIGNON ?{game.name} <password> {seat['power']} [role]"
+                + ("." if team else "; until then the master plays the nation."))
+        notice(ctx, game, f"Ejected from {seat['power']}", left,
+               to=[seat_addresses(ctx.store, s) for s in team] + ([[m]] if (m := master_address(ctx.store, game))
+                                                                  else []))
+    return f"{', '.join(gone)} removed from {label}."
 
 
 def roster(ctx: Ctx, game: Game) -> list[str]:
@@ -201,11 +256,16 @@ def start(ctx: Ctx, game: Game) -> None:
     tell_all(ctx, game, subject, text, kind="start")
 
 
-def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: str) -> str:
-    """Store one command line for the month; returns what the judge understood. Only the form is
-    checked now: what the command does is decided (with its dice) at the deadline."""
+def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: str) -> tuple[str, list[str]]:
+    """Store one command line for the month; returns what the judge understood and any warnings.
+
+    The line is tried at once with the team's other commands of the month against the month's
+    opening state, with throwaway dice (never the game's, so the reply reveals no roll). Refused
+    for its own words (judge.eia.context.Malformed) it is not stored; refused for the state as it
+    stands (money, a unit still in port ...) it is stored with a warning, since the master's entries
+    or the month's dice may yet change that. What it does is decided at the deadline."""
     ph = current(ctx, game)
-    if ph is None or game.state != "active":
+    if ph is None or game.state not in ("active", "paused"):
         raise GameError(f"game '{game.name}' is {game.state}: no month is open")
     text = line.strip()
     who = nation
@@ -216,22 +276,42 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
             who, text = (acting or MASTER), rest.strip()
     else:
         head, sep, rest = text.partition(":")
-        if sep and nation_of(head) == nation:  # "France: BUILD 2 AT Brest" from the French team
+        named = nation_of(head) if sep else None
+        if named == nation:  # "France: BUILD 2 AT Brest" from the French team
             text = rest.strip()
+        elif named:
+            raise GameError(f"you are on the {nation} team: {named}'s commands come from the {named} team "
+                            f"(or the master, for a nation without one)")
     words = text.split()
     if not words:
         raise GameError("an empty command")
     verb = VERBS.get(words[0].upper())
+    if verb is None and words[0].endswith(":"):
+        raise GameError(f"{words[0][:-1]!r} names no nation: start the line with your nation's name or letter, "
+                        f"or with the command itself")
     if verb is None:
         raise GameError(f"unknown command {words[0]!r}: send HELP for the EiA commands")
     if verb.master and who != MASTER:
         raise GameError(f"only the games master gives {verb.name}")
+    if seat is not None and nation != MASTER:
+        refused = role_allows(game, role(game, seat), verb.name)
+        if refused:
+            raise GameError(refused)
     stored = f"{who}: {verb.name} {' '.join(words[1:])}".strip()
+    earlier = month_commands(ctx, ph["id"], who)
+    warnings = []
+    for e in trial(loads(ph["position"]), "\n".join([*earlier, stored])):
+        if e["line"] != len(earlier) + 1:
+            continue
+        reason = e["text"].removeprefix(f"{stored!r}: ")
+        if e["form"]:
+            raise GameError(reason)
+        warnings.append(reason)
     ctx.store.insert("orders", phase_id=ph["id"], power=who, raw=stored,
                      orders=dumps({"by": seat["id"] if seat is not None else None,
                                    "role": role(game, seat) if seat is not None else "master"}),
                      message_id=message_id, created=iso(ctx.now), state="active")
-    return stored
+    return stored, warnings
 
 
 def month_commands(ctx: Ctx, ph_id: int, nation: str | None = None) -> list[str]:
@@ -239,12 +319,20 @@ def month_commands(ctx: Ctx, ph_id: int, nation: str | None = None) -> list[str]
     return [r["raw"] for r in rows if nation is None or r["power"] == nation]
 
 
-def clear(ctx: Ctx, game: Game, nation: str) -> int:
+def clear(ctx: Ctx, game: Game, nation: str, seat: Any = None) -> int:
+    """CLEAR: the team's commands of the month; under roles=strict only those the member's role may
+    give (a diplomat's CLEAR leaves the general's SAIL alone)."""
     ph = current(ctx, game)
     if ph is None:
         return 0
-    return ctx.store.conn.execute("UPDATE orders SET state = 'cleared' WHERE phase_id = ? AND power = ? AND "
-                                  "state = 'active'", (ph["id"], nation)).rowcount
+    rows = ctx.store.all("SELECT id, raw FROM orders WHERE phase_id = ? AND power = ? AND state = 'active'",
+                         (ph["id"], nation))
+    member_role = role(game, seat) if seat is not None and nation != MASTER else None
+    ids = [r["id"] for r in rows if member_role is None
+           or role_allows(game, member_role, r["raw"].partition(":")[2].split()[0]) is None]
+    for i in ids:
+        ctx.store.update("orders", i, state="cleared")
+    return len(ids)
 
 
 def process(ctx: Ctx, game: Game, reason: str) -> dict[str, Any]:
@@ -260,7 +348,10 @@ def process(ctx: Ctx, game: Game, reason: str) -> dict[str, Any]:
     ctx.processed.append(f"{game.name} {ph['short']}")
     limit = int(game.options.get("months") or 0)
     done = bool(limit) and int(ph["seq"]) >= limit
-    subject, zine = gazette(ctx, game, out, finish(ctx, game, "the last month of the game") if done else None)
+    # the late notice: teams (with members) that sent nothing this month, named in the gazette
+    silent = [n for n in LETTERS.values() if members(ctx, game, n) and not month_commands(ctx, ph["id"], n)]
+    subject, zine = gazette(ctx, game, out, finish(ctx, game, "the last month of the game") if done else None,
+                            silent)
     ctx.store.update("phases", ph["id"], report=str(zine))
     tell_all(ctx, game, subject, zine, kind="results")
     for nation in LETTERS.values():
@@ -283,6 +374,35 @@ def finish(ctx: Ctx, game: Game, why: str) -> str:
     ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
     deadlines.cancel_events(ctx.store, game.id, ctx.now)
     return reveal_text(game, opts(game)["secret"], final=True)
+
+
+def pause(ctx: Ctx, game: Game) -> None:
+    """The master's PAUSE: no reminder or deadline runs; teams may still send commands."""
+    if game.state != "active":
+        raise GameError(f"game '{game.name}' is {game.state}, not running")
+    game.state = "paused"
+    ctx.store.update("games", game.id, state="paused")
+    deadlines.cancel_events(ctx.store, game.id, ctx.now)
+    notice(ctx, game, "Paused", f"The master has paused '{game.name}'. No deadline runs until it resumes; "
+           f"commands sent meanwhile count for the month.")
+
+
+def resume(ctx: Ctx, game: Game) -> Any:
+    """RESUME: the month's deadline is the old one or a full month from now, whichever is later (as
+    for a Diplomacy game), with its reminder."""
+    if game.state != "paused":
+        raise GameError(f"game '{game.name}' is not paused")
+    game.state = "active"
+    ctx.store.update("games", game.id, state="active")
+    ph = current(ctx, game)
+    if ph is None:
+        raise GameError(f"game '{game.name}' has no open month")
+    when = max(from_iso(ph["deadline"]), ctx.now + timedelta(hours=float(game.options["month_hours"])))
+    ctx.store.update("phases", ph["id"], deadline=iso(when), grace_end=iso(when))
+    schedule(ctx, game, ph["id"], when)
+    notice(ctx, game, "Resumed", f"The master has resumed '{game.name}'. The deadline for {ph['name']} is "
+           f"{ctx.when(when)}.", short=ph["short"])
+    return when
 
 
 def reveal_text(game: Game, secret: str, final: bool) -> str:
@@ -376,20 +496,30 @@ def console_show(ctx: Ctx, game: Game) -> dict[str, Any]:
 def roll_lines(rolls: list[dict[str, Any]]) -> list[str]:
     out = []
     for r in rolls:
+        void = f" (void: {r['void']})" if r.get("void") else ""
+        if dice.is_withheld(r):
+            out.append(f"#{r['seq']:>3} {r['purpose']}: sealed until the secret is revealed{void}")
+            continue
         mod = f" {r['modifier']:+d}" if r.get("modifier") else ""
         sides = f" (d{r['sides']})" if r.get("sides") else ""
-        out.append(f"#{r['seq']:>3} {r['purpose']}: {'+'.join(map(str, r['dice']))}{sides}{mod} = {r['result']}")
+        out.append(f"#{r['seq']:>3} {r['purpose']}: {'+'.join(map(str, r['dice']))}{sides}{mod} = {r['result']}{void}")
     return out
 
 
-def gazette(ctx: Ctx, game: Game, out: dict[str, Any], reveal: str | None) -> tuple[str, str]:
-    """The public report: announcements, the yards' figures, points, every roll."""
+def public_rolls(rolls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [dice.public(r) for r in rolls]
+
+
+def gazette(ctx: Ctx, game: Game, out: dict[str, Any], reveal: str | None,
+            silent: list[str] | None = None) -> tuple[str, str]:
+    """The public report: announcements, the yards' figures, points, every roll, and the teams that
+    sent no commands this month."""
     return render("eia_gazette.txt", code=ctx.cfg.code, game=game.name, short=out["month"],
                   title=calendar.title(out["month"]), announcements=out["announcements"],
                   yards=sorted((out["state"].get("announced") or {}).items()),
                   points=[(n, led["pp"], led["vp"]) for n, led in out["state"]["nations"].items()],
-                  commitment=out["state"]["commitment"], rolls=roll_lines(out["rolls"]),
-                  next_title=calendar.title(out["next_month"]), reveal=reveal)
+                  commitment=out["state"]["commitment"], rolls=roll_lines(public_rolls(out["rolls"])),
+                  next_title=calendar.title(out["next_month"]), reveal=reveal, silent=silent or [])
 
 
 def ledger(ctx: Ctx, game: Game, out: dict[str, Any], nation: str) -> tuple[str, str]:
@@ -400,6 +530,7 @@ def ledger(ctx: Ctx, game: Game, out: dict[str, Any], nation: str) -> tuple[str,
                   title=calendar.title(out["month"]), led=led, works=works,
                   ships=from_json(out["state"]).nations[nation].ships(),
                   events=[e["text"] for e in out["events"] if nation in e["to"]],
+                  sealed=roll_lines([r for r in out["rolls"] if nation in r.get("sealed", ())]),
                   entries=[h for h in led["history"] if h["month"] == out["month"]])
 
 
@@ -408,6 +539,21 @@ def record(ctx: Ctx, game: Game, out: dict[str, Any]) -> tuple[str, str]:
     events = [("everyone" if e["to"] == [PUBLIC] else ", ".join(e["to"]), e["text"]) for e in out["events"]]
     return render("eia_record.txt", code=ctx.cfg.code, game=game.name, short=out["month"],
                   title=calendar.title(out["month"]), events=events, rolls=roll_lines(out["rolls"]))
+
+
+def archive_listing(store: Any, game: Game) -> tuple[str, list[dict[str, Any]], str]:
+    """``judge publish`` of an EiA game: its title, one line per team member (the name shown in
+    public reports, never an address; no colour: there is no map), and the open month's name.
+    Its pages are the gazettes, the public text kept in ``phases.report``."""
+    from judge.service.zine import player_label
+
+    players = [{"power": f"{s['power']} ({opts(game)['roles'].get(str(s['id']), 'member')})",
+                "player": player_label(store, s), "colour": "transparent"}
+               for nation in LETTERS.values()
+               for s in seats(store, game.id) if s["power"] == nation and s["status"] == "active"]
+    ph = store.one("SELECT name FROM phases WHERE game_id = ? AND state = 'open' ORDER BY seq DESC LIMIT 1",
+                   (game.id,))
+    return "Empires in Arms (AFA naval supplement)", players, ph["name"] if ph else ""
 
 
 def describe(ctx: Ctx, game: Game) -> str:

@@ -39,6 +39,7 @@ def take(h: Any, cmd: Any) -> bool:
         _run(h, lambda: _outside(h, cmd, game))
         return True
     if cmd.name == "ORDER":
+        h.say(f"> {cmd.line}")          # the line first, so an error below it says which line it is
         _run(h, lambda: _line(h, es, cmd))
         return True
     h.echo(cmd)
@@ -67,7 +68,9 @@ def _target(h: Any, cmd: Any) -> Game | None:
         return None
     name = None
     if cmd.name == "SIGNON" and cmd.args:
-        name = cmd.args[1] if len(cmd.args) == 3 else cmd.args[0][1:]
+        # "SIGNON ?game pw France" (joining, no role) has three words like "SIGNON F game pw": the ?
+        # says which it is
+        name = cmd.args[0][1:] if cmd.args[0].startswith("?") or len(cmd.args) != 3 else cmd.args[1]
     elif cmd.name in ("OBSERVE", *GAME_WORDS) and cmd.args:
         name = cmd.args[0]
     if not name:
@@ -137,6 +140,9 @@ def _signon(h: Any, cmd: Any, game: Game) -> None:
         seat = eia.join(ctx, game, h.mail.sender, password, nation, eia.role_of(words[1:]))
         h.say(f"You have joined the {nation} team of '{game.name}' as {eia.role(game, seat)}.\n"
               f"Sign on from now on with:  SIGNON {nation[0]}{game.name} <your password>")
+        refused = eia.role_allows(game, eia.role(game, seat), "")
+        if refused and eia.role(game, seat) not in eia.ROLE_VERBS:
+            h.say(f"Note: {refused}.")
         _enter(h, game, seat, quiet=True)
         return
     if letter == "M":
@@ -195,7 +201,7 @@ def _line(h: Any, es: EiaSession, cmd: Any) -> None:
 
     head = cmd.line.split()[0].upper().rstrip(".")
     if head == "ROLLS":
-        h.say(rolls_text(h, _fresh(h, es)))
+        h.say(rolls_text(h, _fresh(h, es), es.nation == MASTER))
         return
     if es.nation is None:
         raise CommandError("observers send no commands")
@@ -207,8 +213,9 @@ def _line(h: Any, es: EiaSession, cmd: Any) -> None:
             raise CommandError(f"game '{game.name}' is {game.state}")
         h.say(eia.reveal(h.ctx, game))
         return
-    stored = eia.submit(h.ctx, _fresh(h, es), es.nation, cmd.line, es.seat, h.mail.message_id)
-    h.say(f"> {cmd.line}\n  accepted for this month: {stored}")
+    stored, warnings = eia.submit(h.ctx, _fresh(h, es), es.nation, cmd.line, es.seat, h.mail.message_id)
+    h.say(f"  accepted for this month: {stored}"
+          + "".join(f"\n  but as things stand now it would be refused: {w}" for w in warnings))
 
 
 def _fresh(h: Any, es: EiaSession) -> Game:
@@ -225,7 +232,7 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
     game = _fresh(h, es)
     name = cmd.name
     master = es.nation == MASTER
-    if name in ("START", "PROCESS", "ROLLBACK", "TERMINATE") and not master:
+    if name in ("START", "PROCESS", "ROLLBACK", "TERMINATE", "PAUSE", "RESUME", "EJECT") and not master:
         raise CommandError("only the game master may do that")
     if name == "SIGNOFF":
         raise Stop
@@ -248,7 +255,7 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
     elif name == "CLEAR":
         if es.nation is None:
             raise CommandError("observers have no commands to clear")
-        n = eia.clear(ctx, game, es.nation)
+        n = eia.clear(ctx, game, es.nation, es.seat)
         h.say(f"{n} command(s) of {es.nation if es.nation != MASTER else 'the master'} cleared for this month.")
     elif name == "START":
         if game.state != "forming":
@@ -266,6 +273,16 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
                    f"The master has reopened {ph['name']} of '{game.name}'; send that month's commands again. "
                    f"Its dice are those of the first time: the secret fixes them.")
         h.say(f"'{game.name}' rolled back to {ph['name']}.")
+    elif name == "EJECT":
+        if len(cmd.args) != 1:
+            raise CommandError("EJECT <member's address>")
+        h.say(eia.eject(ctx, game, cmd.args[0]))
+    elif name == "PAUSE":
+        eia.pause(ctx, game)
+        h.say(f"Game '{game.name}' paused.")
+    elif name == "RESUME":
+        when = eia.resume(ctx, game)
+        h.say(f"Game '{game.name}' resumed; deadline {ctx.when(when)}.")
     elif name == "TERMINATE":
         if game.state in ("finished", "terminated"):
             raise CommandError(f"game '{game.name}' is already over")
@@ -278,13 +295,35 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
         when = eia.set_deadline(ctx, game, " ".join(cmd.args[1:]))
         h.say(f"Deadline for this month set to {ctx.when(when)}.")
     elif name == "SET" and cmd.args and cmd.args[0].upper() == "ROLE":
-        if es.seat is None or es.nation in (None, MASTER):
+        if master:
+            _set_role_by_master(h, game, cmd.args[1:])
+            return
+        if es.seat is None or es.nation is None:
             raise CommandError("only a team member has a role")
+        if game.options.get("roles") == "strict":
+            raise CommandError("roles are fixed in this game (roles=strict): the master sets them "
+                               "(SET ROLE <address> <role>)")
         eia.opts(game)["roles"][str(es.seat["id"])] = eia.role_of(cmd.args[1:])
         eia.save(ctx, game)
         h.say(f"Your role in the {es.nation} team is now {eia.role(game, es.seat)}.")
     else:
         raise CommandError(f"{name} is not used in Empires in Arms games; send HELP")
+
+
+def _set_role_by_master(h: Any, game: Game, words: list[str]) -> None:
+    """The master's SET ROLE <address> <role>: the only way to change a role under roles=strict."""
+    from judge.service.handler import CommandError
+
+    if len(words) < 2:
+        raise CommandError("SET ROLE <member's address> <role>")
+    address = words[0].lower()
+    found = [s for s in eia.members(h.ctx, game) if (h.ctx.store.scalar(
+        "SELECT address FROM players WHERE id = ?", (s["player_id"],)) or "").lower() == address]
+    if not found:
+        raise CommandError(f"{words[0]} is not a member of a team in '{game.name}'")
+    eia.opts(game)["roles"][str(found[0]["id"])] = eia.role_of(words[1:])
+    eia.save(h.ctx, game)
+    h.say(f"{words[0]} is now {eia.role(game, found[0])} of the {found[0]['power']} team.")
 
 
 def _press(h: Any, es: EiaSession, game: Game, cmd: Any, broadcast: bool) -> None:
@@ -343,13 +382,20 @@ def _press(h: Any, es: EiaSession, game: Game, cmd: Any, broadcast: bool) -> Non
           + ":\n\n" + "\n".join("  " + line for line in cmd.body.split("\n")))
 
 
-def rolls_text(h: Any, game: Game) -> str:
+def rolls_text(h: Any, game: Game, master: bool = False) -> str:
     """ROLLS: every roll published so far, as JSON for ``judge dice verify --rolls``."""
     import json
 
-    rows = h.ctx.store.all("SELECT results FROM phases WHERE game_id = ? AND state = 'processed' ORDER BY seq",
-                           (game.id,))
-    rolls = [r for row in rows for r in json.loads(row["results"])["rolls"]]
+    from judge.eia.dice import public
+
+    rows = h.ctx.store.all("SELECT results, position FROM phases WHERE game_id = ? AND state = 'processed' "
+                           "ORDER BY seq", (game.id,))
+    current = eia.opts(game)["commitment"]
+    rolls = []
+    for row in rows:
+        # a sealed roll shows its dice once its month's secret is out (or to the master)
+        out = game.state == "finished" or master or json.loads(row["position"])["commitment"] != current
+        rolls += [r if out else public(r) for r in json.loads(row["results"])["rolls"]]
     revealed = eia.opts(game).get("revealed") or []
     note = (f"Secrets revealed so far: {', '.join(revealed)}." if revealed else
             "The secret is revealed at the end of the game (or on the master's REVEAL).")

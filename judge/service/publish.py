@@ -60,9 +60,6 @@ def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int
     listing = []
     for row in store.all("SELECT * FROM games ORDER BY name"):
         g = games._game(row)
-        if g.variant_name == "eia_afa":  # no map to draw: its gazettes are mailed and kept in HISTORY
-            continue
-        v = g.variant
         folder = out / g.name
         folder.mkdir(exist_ok=True)
         written: set[str] = set()
@@ -96,16 +93,24 @@ def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int
             (folder / ph["href"]).write_text(html, encoding="utf-8")
             written.update(x for x in (ph["href"], picture, svg, txt) if x)
             counts["phases"] += 1
-        current = games.current_phase(store, g)
-        players = [{"power": s["power"], "player": player_label(store, s), "colour": v.powers[s["power"]].colour}
-                   for s in games.seats(store, g.id) if s["power"] in v.powers]
-        players.sort(key=lambda p: list(v.powers).index(p["power"]))
-        info = {"name": g.name, "variant": v.title, "state": g.state, "outcome": _outcome(g.outcome),
-                "current": current.name if current is not None and g.state in ("active", "paused") else "",
+        if g.variant_name == "eia_afa":    # no map: the gazettes (the public text) and the teams
+            from judge.service import eia_games
+
+            title, players, current_name = eia_games.archive_listing(store, g)
+        else:
+            v = g.variant
+            current = games.current_phase(store, g)
+            current_name = current.name if current is not None else ""
+            title = v.title
+            players = [{"power": s["power"], "player": player_label(store, s), "colour": v.powers[s["power"]].colour}
+                       for s in games.seats(store, g.id) if s["power"] in v.powers]
+            players.sort(key=lambda p: list(v.powers).index(p["power"]))
+        info = {"name": g.name, "variant": title, "state": g.state, "outcome": _outcome(g.outcome),
+                "current": current_name if g.state in ("active", "paused") else "",
                 "players": players, "phases": [{k: p[k] for k in ("href", "name", "short")} for p in phases],
                 "href": f"{g.name}/index.html"}
         (folder / "index.html").write_text(
-            render_page("archive/game.html", page_title=f"Game {g.name} ({v.title})", code=code, g=info),
+            render_page("archive/game.html", page_title=f"Game {g.name} ({title})", code=code, g=info),
             encoding="utf-8")
         for f in folder.iterdir():  # phases undone by a rollback since the last run
             if f.is_file() and PAGE_FILE.match(f.name) and f.name not in written:
