@@ -182,7 +182,13 @@ def test_unknown_set_option_is_unknown_not_master_only(table: Table) -> None:
     out = table.send(eng, table.signon("England") + "\nSET COLOUR blue")
     body = flat(table.reply_to(eng, out).body)
     assert "unknown SET option COLOUR" in body and "only the game master" not in body
-    assert "WAIT" in body and "DEADLINE" in body and "PASSWORD" in body
+    assert "WAIT" in body and "DEADLINE" in body and "PASSWORD" in body and "MAP" in body
+    # every master word of the other commands is known (SET MAP came with the results map, SET
+    # CALENDAR with 1885's calendar switch): a player is told they are the master's, not unknown
+    for word in ("MAP PNG", "CALENDAR build_months", "CONVOY_PARADOX 1971"):
+        out = table.send(eng, table.signon("England") + f"\nSET {word}")
+        body = flat(table.reply_to(eng, out).body)
+        assert "only the game master" in body and "unknown SET option" not in body, word
     # master-only options are still the master's
     out = table.send(eng, table.signon("England") + "\nSET DEADLINE +2d")
     assert "only the game master" in table.reply_to(eng, out).body

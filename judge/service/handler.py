@@ -33,10 +33,10 @@ MAX_ECHO_CHARS = 30_000
 MAX_SEAT_ADDRESSES = 3
 
 
-#: SET words, for "unknown SET option" (the first nine master words are the ones listed in it)
+#: SET words, for "unknown SET option" (the first ten master words are the ones listed in it)
 PLAYER_SET_KEYS = ("WAIT", "NOWAIT", "DRAW", "NODRAW", "PASSWORD", "ADDRESS", "NAME", "ALLY", "NOALLY",
                    "CONCEDE", "NOCONCEDE")
-MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "CENTRES", "LIST", "NOLIST",
+MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "CENTRES", "LIST", "NOLIST", "MAP",
                    *(w.upper() for w in games.PHASE_KIND_WORDS), "CENTERS", "CENTRE", "CENTER")
 
 #: SET words that stand for a command of their own (njudge: SET CONCEDE p)
@@ -821,7 +821,7 @@ class Handler:
         # the master's settings: an unknown word is said to be unknown, whoever sends it
         if key not in MASTER_SET_KEYS and key.lower().replace("-", "_") not in RULE_SWITCHES:
             raise CommandError(f"unknown SET option {key}. Players: " + ", ".join(PLAYER_SET_KEYS)
-                               + ". The master also: " + ", ".join(MASTER_SET_KEYS[:9])
+                               + ". The master also: " + ", ".join(MASTER_SET_KEYS[:10])
                                + ", and the rule switches " + ", ".join(sorted(RULE_SWITCHES)))
         g = self.need_master()
         if key in ("LIST", "NOLIST"):
