@@ -84,6 +84,20 @@ class Map:
         # any unit kind, used for civil-disorder distances and right-hand retreats
         self.any_adj = {p: self.army_adj.get(p, frozenset()) | self.fleet_reach_prov.get(p, frozenset())
                         for p in provinces}
+        # (kind, location, destination) of every move that is legal as written on any board, by
+        # land or by sea without a convoy: the resolver takes these without working out why
+        plain: set[tuple[str, str, str]] = set()
+        for src, adj in army.items():
+            plain.update(("A", src, d) for d in adj if d != src and self.terrain.get(d) in ("land", "coast"))
+        for loc, ts in fleet.items():
+            src = province_of(loc)
+            for dest in ts:
+                dp = province_of(dest)
+                if dp == src or self.terrain.get(dp) not in ("sea", "coast"):
+                    continue
+                if ("/" in dest) == bool(provinces[dp].coasts):
+                    plain.add(("F", loc, dest))
+        self.plain_moves = frozenset(plain)
         self._looked_up: dict[str, str | None] = {}  # lookup() memo: name as written -> id
         self._shown: dict[str, str] = {}  # display() memo: location -> printed key
         self.units_read: dict[str, tuple[str, str]] = {}  # position.parse_unit memo: "F StP/sc" -> (kind, loc)

@@ -53,6 +53,8 @@ class MovementResolver:
         self.rules = rules if rules is not None else position.variant.rules
         self.paradox_rule = self.rules.get("convoy_paradox", "szykman")
         self.input_orders = list(orders)
+        # moves legal on any board, taken as written (a module with its own check_move checks all)
+        self._plain = self.m.plain_moves if type(self).check_move is MovementResolver.check_move else frozenset()
 
     # ------------------------------------------------------------------ legality (4.E.1)
     def check(self, order: Order, unit: Unit | None) -> Order:
@@ -71,6 +73,8 @@ class MovementResolver:
         if t is Hold:
             return order if same_unit else Hold(order.power, unit.kind, unit.loc)
         if t is Move:
+            if same_unit and not order.via_convoy and (unit.kind, unit.loc, order.dest) in self._plain:
+                return order
             dest = self.check_move(unit, order.dest, order.via_convoy)
             via = order.via_convoy and unit.kind == "A"
             if same_unit and dest == order.dest and via == order.via_convoy:
