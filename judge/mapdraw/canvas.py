@@ -164,6 +164,11 @@ class CairoCanvas:
         self.ctx.scale(scale, scale)
         self.ctx.set_line_join(cairo.LINE_JOIN_ROUND)
         self._colours: dict[str, tuple[float, float, float]] = {}
+        # the stroke settings last given to cairo: each is set only when it changes (every call
+        # into cairo costs a few microseconds, and most strokes of a picture share them)
+        self._width: float | None = None
+        self._dash: Dash | None = None
+        self._cap: str | None = None
 
     def _source(self, colour: str, opacity: float = 1.0) -> None:
         rgb = self._colours.get(colour)
@@ -186,9 +191,16 @@ class CairoCanvas:
                 ctx.fill()
         if stroke:
             self._source(stroke, opacity)
-            ctx.set_line_width(width)
-            ctx.set_dash(list(dash) if dash else [])
-            ctx.set_line_cap(self.cairo.LINE_CAP_ROUND if cap == "round" else self.cairo.LINE_CAP_BUTT)
+            if width != self._width:
+                ctx.set_line_width(width)
+                self._width = width
+            dash = tuple(dash) if dash else ()
+            if dash != self._dash:
+                ctx.set_dash(list(dash))
+                self._dash = dash
+            if cap != self._cap:
+                ctx.set_line_cap(self.cairo.LINE_CAP_ROUND if cap == "round" else self.cairo.LINE_CAP_BUTT)
+                self._cap = cap
             ctx.stroke()
 
     def polygon(self, pts: list[Point], fill: str | None, stroke: str | None = None, width: float = 1.0,
