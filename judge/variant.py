@@ -206,9 +206,21 @@ class Calendar:
         self._abbrev: dict[str, str] = {}
         for s, _ in seasons:
             self._abbrev.setdefault(s[:3].lower(), s)
+        self._parsed: dict[str, Phase] = {}  # parse() memo: every position names its phase
+        self._next: dict[Phase, Phase] = {}  # following() memo
 
     def parse(self, text: str) -> Phase:
         """Parse ``"Spring 1901 Movement"`` (also ``"spring 1901 moves"``, ``"S1901M"``)."""
+        try:
+            return self._parsed[text]
+        except (KeyError, TypeError):
+            pass
+        phase = self._parse(text)
+        if isinstance(text, str) and len(self._parsed) < 4096:
+            self._parsed[text] = phase
+        return phase
+
+    def _parse(self, text: str) -> Phase:
         t = text.strip()
         m = re.fullmatch(r"([A-Za-z]+)\s*(\d{3,4})\s*([A-Za-z]+)", t)
         if not m:
@@ -252,6 +264,14 @@ class Calendar:
 
     def following(self, phase: Phase) -> Phase:
         """The phase after ``phase`` in the calendar (nothing skipped)."""
+        nxt = self._next.get(phase)
+        if nxt is None:
+            nxt = self._following(phase)
+            if len(self._next) < 4096:
+                self._next[phase] = nxt
+        return nxt
+
+    def _following(self, phase: Phase) -> Phase:
         si = self._season_index[phase.season.lower()]
         kinds = self.seasons[si][1]
         ki = kinds.index(phase.kind)
