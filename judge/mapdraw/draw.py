@@ -57,7 +57,7 @@ def draw_png(variant: Variant, position: Position, results: list[OrderResult] | 
     return canvas.result(budget, colours, tuple(keep), palette)
 
 
-#: map -> (scale, colours, kept colours) -> the palette its PNG pictures take
+#: map -> (variant, scale, colours, kept colours) -> the palette its PNG pictures take
 _PALETTES: "weakref.WeakKeyDictionary[Map, dict[tuple, object]]" = weakref.WeakKeyDictionary()
 
 
@@ -68,7 +68,7 @@ def _palette(variant: Variant, m: Map, lay: Layout, scale: float, colours: int, 
     and a palette Pillow has mapped to before keeps its colour look-ups. Depends only on the map
     and the variant, never on which game was drawn first."""
     per_map = _PALETTES.setdefault(m, {})
-    key = (scale, colours, keep)
+    key = (variant.name, scale, colours, keep)  # (a map shared by two variants: each its own)
     if key not in per_map:
         start = Position.from_json(variant.start_position(), variant)
         canvas = CairoCanvas(lay.width, lay.height + LEGEND_H, scale)
