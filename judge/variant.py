@@ -84,6 +84,20 @@ class Map:
         # any unit kind, used for civil-disorder distances and right-hand retreats
         self.any_adj = {p: self.army_adj.get(p, frozenset()) | self.fleet_reach_prov.get(p, frozenset())
                         for p in provinces}
+        # (kind, location, destination) of every move that is legal as written on any board, by
+        # land or by sea without a convoy: the resolver takes these without working out why
+        plain: set[tuple[str, str, str]] = set()
+        for src, adj in army.items():
+            plain.update(("A", src, d) for d in adj if d != src and self.terrain.get(d) in ("land", "coast"))
+        for loc, ts in fleet.items():
+            src = province_of(loc)
+            for dest in ts:
+                dp = province_of(dest)
+                if dp == src or self.terrain.get(dp) not in ("sea", "coast"):
+                    continue
+                if ("/" in dest) == bool(provinces[dp].coasts):
+                    plain.add(("F", loc, dest))
+        self.plain_moves = frozenset(plain)
         self._looked_up: dict[str, str | None] = {}  # lookup() memo: name as written -> id
         self._shown: dict[str, str] = {}  # display() memo: location -> printed key
         self.units_read: dict[str, tuple[str, str]] = {}  # position.parse_unit memo: "F StP/sc" -> (kind, loc)
@@ -192,9 +206,21 @@ class Calendar:
         self._abbrev: dict[str, str] = {}
         for s, _ in seasons:
             self._abbrev.setdefault(s[:3].lower(), s)
+        self._parsed: dict[str, Phase] = {}  # parse() memo: every position names its phase
+        self._next: dict[Phase, Phase] = {}  # following() memo
 
     def parse(self, text: str) -> Phase:
         """Parse ``"Spring 1901 Movement"`` (also ``"spring 1901 moves"``, ``"S1901M"``)."""
+        try:
+            return self._parsed[text]
+        except (KeyError, TypeError):
+            pass
+        phase = self._parse(text)
+        if isinstance(text, str) and len(self._parsed) < 4096:
+            self._parsed[text] = phase
+        return phase
+
+    def _parse(self, text: str) -> Phase:
         t = text.strip()
         m = re.fullmatch(r"([A-Za-z]+)\s*(\d{3,4})\s*([A-Za-z]+)", t)
         if not m:
@@ -238,6 +264,14 @@ class Calendar:
 
     def following(self, phase: Phase) -> Phase:
         """The phase after ``phase`` in the calendar (nothing skipped)."""
+        nxt = self._next.get(phase)
+        if nxt is None:
+            nxt = self._following(phase)
+            if len(self._next) < 4096:
+                self._next[phase] = nxt
+        return nxt
+
+    def _following(self, phase: Phase) -> Phase:
         si = self._season_index[phase.season.lower()]
         kinds = self.seasons[si][1]
         ki = kinds.index(phase.kind)

@@ -129,3 +129,29 @@ def test_fast_enough() -> None:
         draw_svg(t.before.variant, t.result.next, t.result.results)
     per = (time.perf_counter() - t0) / n
     assert per < 0.2, f"{per * 1000:.1f} ms per SVG"  # generous: CI machines vary
+
+
+def test_a_png_does_not_depend_on_the_pictures_drawn_before() -> None:
+    """The palette is chosen once per map from the opening position: a picture comes out the same
+    whichever pictures of that map were drawn first (a fresh process, or a burst of other games),
+    and the order marks' red is exact in it."""
+    import io
+
+    from PIL import Image
+
+    from judge.mapdraw import draw as draw_module
+    from judge.mapdraw.canvas import _rgb
+
+    turns = standard_1901()
+    spring, fall = turns[0], turns[1]  # the fall has bounce stars, a ring and a cross in red
+
+    def fall_png() -> bytes:
+        return draw_png(fall.before.variant, fall.result.next, fall.result.results, scale=0.75, budget=33_000)
+
+    draw_module._PALETTES.clear()
+    alone = fall_png()
+    draw_module._PALETTES.clear()
+    draw_png(spring.before.variant, spring.result.next, spring.result.results, scale=0.75, budget=33_000)
+    assert fall_png() == alone
+    colours = {c for _, c in Image.open(io.BytesIO(alone)).convert("RGB").getcolors(256)}
+    assert _rgb(draw_module.FAIL_RED) in colours

@@ -53,6 +53,8 @@ class MovementResolver:
         self.rules = rules if rules is not None else position.variant.rules
         self.paradox_rule = self.rules.get("convoy_paradox", "szykman")
         self.input_orders = list(orders)
+        # moves legal on any board, taken as written (a module with its own check_move checks all)
+        self._plain = self.m.plain_moves if type(self).check_move is MovementResolver.check_move else frozenset()
 
     # ------------------------------------------------------------------ legality (4.E.1)
     def check(self, order: Order, unit: Unit | None) -> Order:
@@ -71,6 +73,8 @@ class MovementResolver:
         if t is Hold:
             return order if same_unit else Hold(order.power, unit.kind, unit.loc)
         if t is Move:
+            if same_unit and not order.via_convoy and (unit.kind, unit.loc, order.dest) in self._plain:
+                return order
             dest = self.check_move(unit, order.dest, order.via_convoy)
             via = order.via_convoy and unit.kind == "A"
             if same_unit and dest == order.dest and via == order.via_convoy:
@@ -254,20 +258,28 @@ class MovementResolver:
         self.result_slot: dict[str, int] = {}  # province -> index of its result
         results: list[OrderResult | None] = []
         prov_of = PROV
+        check, take = self.check, self.take
+        plain = self._plain if type(self).check is MovementResolver.check else frozenset()
         for order in self.input_orders:
             unit = units.get(prov_of[order.loc])
-            try:
-                executed = self.check(order, unit)
-            except Illegal as exc:
-                results.append(OrderResult(order, order.power, order.text(m), "invalid", str(exc)))
-                continue
-            self.take(executed, len(results), results)
-            results.append(OrderResult(executed, order.power, None, "", map=m))
+            if (type(order) is Move and unit is not None and order.power == unit.power and order.kind == unit.kind
+                    and order.loc == unit.loc and not order.via_convoy
+                    and (unit.kind, unit.loc, order.dest) in plain):
+                executed: Order = order  # what check() would give, without the call
+            else:
+                try:
+                    executed = check(order, unit)
+                except Illegal as exc:
+                    results.append(OrderResult(order, order.power, order.text(m), "invalid", str(exc)))
+                    continue
+            take(executed, len(results), results)
+            results.append(OrderResult(executed, order.power, None, "", "", False, m))
+        order_of, result_slot = self.order_of, self.result_slot
         for prov, unit in units.items():
-            if prov not in self.order_of:
-                self.order_of[prov] = Hold(unit.power, unit.kind, unit.loc)
-                self.result_slot[prov] = len(results)
-                results.append(OrderResult(self.order_of[prov], unit.power, None, "", "no order", default=True, map=m))
+            if prov not in order_of:
+                hold = order_of[prov] = Hold(unit.power, unit.kind, unit.loc)
+                result_slot[prov] = len(results)
+                results.append(OrderResult(hold, unit.power, None, "", "no order", True, m))
         return results
 
     def take(self, executed: Order, slot: int, results: list[OrderResult | None]) -> None:

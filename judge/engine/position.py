@@ -24,32 +24,25 @@ class PositionError(ValueError):
 
 
 class Unit:
-    """A unit on the board. ``prov`` (the province without coast) is kept beside ``loc``."""
+    """A unit on the board. ``prov`` (the province without coast) is kept beside ``loc`` (set
+    ``loc`` only to another coast of the same province)."""
 
-    __slots__ = ("power", "kind", "_loc", "prov")
+    __slots__ = ("power", "kind", "loc", "prov")
 
     def __init__(self, power: str, kind: str, loc: str):
         self.power = power
         self.kind = kind  # "A", "F" or "A/F"
-        self.loc = loc  # internal location id ("stp/nc")
-
-    @property
-    def loc(self) -> str:
-        return self._loc
-
-    @loc.setter
-    def loc(self, value: str) -> None:
-        self._loc = value
-        self.prov = PROV[value]
+        self.loc = loc  # internal location id ("stp/nc"); a unit changing coast keeps its province
+        self.prov = PROV[loc]
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Unit) and (self.power, self.kind, self._loc) == (other.power, other.kind, other._loc)
+        return isinstance(other, Unit) and (self.power, self.kind, self.loc) == (other.power, other.kind, other.loc)
 
     def __hash__(self) -> int:
-        return hash((self.power, self.kind, self._loc))
+        return hash((self.power, self.kind, self.loc))
 
     def __repr__(self) -> str:
-        return f"Unit({self.power!r}, {self.kind!r}, {self._loc!r})"
+        return f"Unit({self.power!r}, {self.kind!r}, {self.loc!r})"
 
     def text(self, m: Map) -> str:
         return f"{self.kind} {m.display(self.loc)}"
@@ -166,7 +159,7 @@ class Position:
         shown = m.display
         units: dict[str, list[str]] = {p: [] for p in self.variant.powers}
         for u in sorted(self.units.values(), key=_loc_of):
-            units.setdefault(u.power, []).append(f"{u.kind} {shown(u._loc)}")
+            units.setdefault(u.power, []).append(f"{u.kind} {shown(u.loc)}")
         centres: dict[str, list[str]] = {p: [] for p in self.variant.powers}
         for c, p in sorted(self.centres.items()):
             centres.setdefault(p, []).append(shown(c))
@@ -185,7 +178,7 @@ class Position:
 
 
 def _loc_of(u: Unit) -> str:
-    return u._loc
+    return u.loc
 
 
 def _power(variant: Variant, name: str, entry: str) -> str:

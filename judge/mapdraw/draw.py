@@ -11,6 +11,7 @@ The same painting goes to an SVG canvas or a cairo one (:mod:`judge.mapdraw.canv
 from __future__ import annotations
 
 import math
+import weakref
 
 from judge.engine import Position
 from judge.engine.orders import Build, Convoy, Disband, Hold, Order, OrderResult, Remove, Support, Waive
@@ -51,7 +52,29 @@ def draw_png(variant: Variant, position: Position, results: list[OrderResult] | 
     extra = max(0, len(keep) - 7)
     if extra:
         keep += [_tint(c) for c in keep]
-    return canvas.result(budget, PNG_COLOURS + 4 * extra, tuple(keep))
+    colours = PNG_COLOURS + 4 * extra
+    palette = _palette(variant, m, lay, scale, colours, tuple(keep)) if m is variant.map else None
+    return canvas.result(budget, colours, tuple(keep), palette)
+
+
+#: map -> (variant, scale, colours, kept colours) -> the palette its PNG pictures take
+_PALETTES: "weakref.WeakKeyDictionary[Map, dict[tuple, object]]" = weakref.WeakKeyDictionary()
+
+
+def _palette(variant: Variant, m: Map, lay: Layout, scale: float, colours: int, keep: tuple[str, ...]) -> object:
+    """One palette for every PNG of this map, chosen once from the variant's opening position
+    (the map's areas, names, centres, units and legend) with the order marks' red kept too:
+    choosing a palette and mapping each picture to a fresh one was a third of a picture's cost,
+    and a palette Pillow has mapped to before keeps its colour look-ups. Depends only on the map
+    and the variant, never on which game was drawn first."""
+    per_map = _PALETTES.setdefault(m, {})
+    key = (variant.name, scale, colours, keep)  # (a map shared by two variants: each its own)
+    if key not in per_map:
+        start = Position.from_json(variant.start_position(), variant)
+        canvas = CairoCanvas(lay.width, lay.height + LEGEND_H, scale)
+        paint(canvas, variant, m, lay, start, None, f"{variant.title}: {start.phase}")
+        per_map[key] = canvas.palette(colours, (*keep, FAIL_RED))
+    return per_map[key]
 
 
 def _tint(colour: str) -> str:
