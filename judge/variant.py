@@ -15,9 +15,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
+from judge.resources import seeds_dir
 from judge.rules import RuleError, merge_rules
 
-SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"
+SEEDS_DIR = seeds_dir()
 TERRAINS = ("land", "coast", "sea", "impassable")
 PHASE_KINDS = ("movement", "retreat", "adjustment")
 #: the name of a variant's own calendar when ``[calendar]`` gives none (rule switch ``calendar``)

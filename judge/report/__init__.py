@@ -22,11 +22,12 @@ import jinja2
 from judge.engine import PhaseResult, Position
 from judge.mapdraw import draw_png, draw_svg
 from judge.report.view import NBSP, GameInfo, ReportView, build_view
+from judge.resources import templates_dir
 from judge.variant import Variant
 
 log = logging.getLogger(__name__)
 
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent.parent / "templates" / "report"
+TEMPLATES_DIR = templates_dir() / "report"
 WIDTH = 72
 
 

@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any, Iterable
 import jinja2
 from markupsafe import Markup, escape
 
+from judge.resources import templates_dir
+
 if TYPE_CHECKING:
     from judge.report import Attachment, Report
 
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent.parent / "templates"
+TEMPLATES_DIR = templates_dir()
 WIDTH = 72
 
 #: inline styles shared by the generic layout and the ``*.html`` templates (mail clients drop <style>)
