@@ -24,7 +24,7 @@ from judge.service import deadlines
 from judge.service.game import (Ctx, Game, GameError, audience, master_address, new_game_name, player_id,
                                 seat_addresses, seats, tell_all)
 from judge.service.passwords import PasswordError, check_new_password, hash_password
-from judge.service.render import render
+from judge.render.templates import render
 from judge.service.store import dumps, from_iso, iso, loads
 
 KIND = "eia_afa"

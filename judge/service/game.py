@@ -20,10 +20,11 @@ from typing import Any
 from judge.engine import adjudicate
 from judge.engine.position import Position, Unit
 from judge.rules import RuleError, check_rule, merge_rules
-from judge.service import deadlines, orderbook, outbox, report, zine
+from judge.render import describe
+from judge.service import deadlines, orderbook, outbox, zine
 from judge.service.config import JudgeConfig
 from judge.service.passwords import hash_password, verify_password
-from judge.service.render import render
+from judge.render.templates import render
 from judge.service.store import Store, dumps, from_iso, iso, loads
 from judge.variant import Phase, Variant, VariantError, available_variants, load_variant
 
@@ -140,7 +141,7 @@ MAP_NOTES = {"png": "the map as a small PNG picture in the mail",
 
 def set_map(game: Game, value: str, archive_url: str | None) -> str:
     """``SET MAP PNG|SVG|BOTH|LINK|OFF``: how results mails carry the map (any time, by the master)."""
-    from judge.report import MAP_MODES
+    from judge.render.zine import MAP_MODES
 
     mode = value.strip().lower()
     if mode not in MAP_MODES:
@@ -438,7 +439,7 @@ def start(ctx: Ctx, game: Game) -> None:
     pos = Position.from_json(v.start_position(), v)
     ph = open_phase(ctx, game, pos)
     letters = {p.name: p.letter for p in v.powers.values()}
-    units = [f"{u.power}: {report.KIND_WORD[u.kind]} {pos.map.name(u.loc)}"
+    units = [f"{u.power}: {describe.KIND_WORD[u.kind]} {pos.map.name(u.loc)}"
              for u in sorted(pos.units.values(), key=lambda u: (powers.index(u.power), u.loc))]
     units += start_notes(pos, game.rules, powers)
     for s in seats(ctx.store, game.id):
@@ -468,7 +469,7 @@ def start_notes(pos: Position, rules: dict[str, Any], powers: list[str]) -> list
     out = [f"{pw}: Army or Fleet {pos.map.name(p)} (its kind is chosen with the first orders, and shown "
            f"by the first results)" for p, pw in sorted(hidden.items(), key=lambda kv: (powers.index(kv[1]), kv[0]))]
     if pos.phase.kind == "adjustment":
-        out += [n for p in powers if (n := report.adjustment_note(pos, p, rules))]
+        out += [n for p in powers if (n := describe.adjustment_note(pos, p, rules))]
     return out
 
 
@@ -529,7 +530,7 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
     victory = result.victory if result.victory and result.victory.get("final") else None
     if victory is None and game.options.get("centres"):
         victory = _centre_victory(nxt, int(game.options["centres"]), pos)
-    rctx = report.results_context(game.name, ph.seq, pos, result.results, nxt, result.events)
+    events = list(result.events)
     ctx.store.update("phases", ph.id, state="processed", processed_at=iso(ctx.now),
                      results=dumps([r.as_json() for r in result.results]))
     deadlines.cancel_events(ctx.store, game.id, ctx.now)
@@ -546,13 +547,13 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
             game.outcome["powers"] = list(victory["survivors"])
         ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
         if not winners:
-            rctx["events"].append(end_without_winner(victory))
-        subject, text = zine.results_mail(ctx, game, ph, pos, result, victory=victory, events=rctx["events"], cd=cd,
+            events.append(end_without_winner(victory))
+        subject, text = zine.results_mail(ctx, game, ph, pos, result, victory=victory, events=events, cd=cd,
                                           new=None)
         tell_all(ctx, game, subject, text, kind="results")
         return
     new = open_phase(ctx, game, nxt)
-    subject, text = zine.results_mail(ctx, game, ph, pos, result, victory=None, events=rctx["events"], cd=cd, new=new)
+    subject, text = zine.results_mail(ctx, game, ph, pos, result, victory=None, events=events, cd=cd, new=new)
     tell_all(ctx, game, subject, text, kind="results")
     apply_future_orders(ctx, game, new)
 
@@ -568,7 +569,7 @@ def end_without_winner(victory: dict[str, Any]) -> str:
 def _centre_victory(nxt: Position, need: int, before: Position) -> dict[str, Any] | None:
     if nxt.phase.kind != "adjustment" and nxt.phase.year == before.phase.year:
         return None
-    counts = sorted(report.centre_counts(nxt).items(), key=lambda kv: -kv[1])
+    counts = sorted(describe.centre_counts(nxt).items(), key=lambda kv: -kv[1])
     if counts and counts[0][1] >= need and (len(counts) == 1 or counts[1][1] < counts[0][1]):
         return {"winner": [counts[0][0]], "kind": "solo", "centres": counts[0][1], "final": True}
     return None
@@ -599,7 +600,7 @@ def apply_future_orders(ctx: Ctx, game: Game, ph: PhaseRow) -> None:
         lines = orderbook.current_orders(ctx.store, ph.id, row["power"])
         subject, text = render("future_applied.txt", code=ctx.cfg.code, game=game.name, short=ph.short,
                                phase=ph.name, power=row["power"], lines=sub.lines, errors=sub.errors,
-                               orders=report.order_list(pos, row["power"], lines, game.rules))
+                               orders=describe.order_list(pos, row["power"], lines, game.rules))
         ctx.mail(seat_addresses(ctx.store, seat), subject, text, game_id=game.id, kind="orders")
 
 
@@ -752,11 +753,11 @@ def run_event(ctx: Ctx, ev: Any) -> None:
     if ev["kind"] == "reminder":
         for p in late_powers(ctx.store, game, ph, pos):
             s = seat_of_power(ctx.store, game.id, p)
-            orders = report.order_list(pos, p, orderbook.current_orders(ctx.store, ph.id, p), game.rules)
+            orders = describe.order_list(pos, p, orderbook.current_orders(ctx.store, ph.id, p), game.rules)
             subject, text = render("reminder.txt", code=ctx.cfg.code, game=game.name, variant=game.variant.title,
                                    short=ph.short, power=p, deadline=ctx.when(ph.deadline), orders=orders,
                                    left=deadlines.format_left(ph.deadline - ctx.now) if ph.deadline else "",
-                                   note=report.adjustment_note(pos, p, game.rules))
+                                   note=describe.adjustment_note(pos, p, game.rules))
             ctx.mail(seat_addresses(ctx.store, s), subject, text, game_id=game.id, kind="reminder")
         return
     late = late_powers(ctx.store, game, ph, pos)

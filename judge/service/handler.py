@@ -1,7 +1,7 @@
 """One incoming message: run its commands in order and queue the answers (inside the caller's transaction).
 
 mail in (:mod:`mailparse`) → commands (:mod:`commands`) → this module → game (:mod:`game`) →
-adjudicator → report (:mod:`report`) → mail out (:mod:`outbox`).
+adjudicator → report (:mod:`judge.render`) → mail out (:mod:`outbox`).
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from judge.service import abuse, deadlines, eia_mail, game as games, orderbook, report
+from judge.render import describe
+from judge.service import abuse, deadlines, eia_mail, game as games, orderbook
 from judge.service.commands import Command, parse_commands
 from judge.service.game import Ctx, Game, GameError, PhaseRow
 from judge.service.mailparse import IncomingMail, clean_subject, plausible_address
 from judge.service.passwords import PasswordError, check_new_password, hash_password, verify_password
-from judge.service.render import render, render_part
+from judge.render.templates import render, render_part
 from judge.service.store import dumps, iso, loads
 from judge.rules import RULE_SWITCHES
 from judge.variant import Variant, available_variants
@@ -297,7 +298,7 @@ class Handler:
             if pos.phase.year in seen:
                 continue
             seen.add(pos.phase.year)
-            years.append({"year": pos.phase.year, "counts": report.centre_counts(pos)})
+            years.append({"year": pos.phase.year, "counts": describe.centre_counts(pos)})
         players = []
         for s in games.seats(st, g.id):
             players.append({"power": s["power"] or "?", "address": games.address_of(st, s["player_id"]) or "(vacant)",
@@ -1141,10 +1142,10 @@ class Handler:
             (g.id, s.power))]
         self.say("")
         self.status_section = render_part(
-                             "orders_status.txt", game=g.name, power=s.power, kind=report.PHASE_WORD[pos.phase.kind],
-                             title=report.phase_title(pos.phase), seq=f"{ph.seq:03d}",
-                             orders=report.order_list(pos, s.power, cur, g.rules), need=need, missing=miss,
-                             wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=report.adjustment_note(pos, s.power, g.rules),
+                             "orders_status.txt", game=g.name, power=s.power, kind=describe.PHASE_WORD[pos.phase.kind],
+                             title=describe.phase_title(pos.phase), seq=f"{ph.seq:03d}",
+                             orders=describe.order_list(pos, s.power, cur, g.rules), need=need, missing=miss,
+                             wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=describe.adjustment_note(pos, s.power, g.rules),
                              deadline=self.ctx.when(ph.deadline), grace_end=self.ctx.when(ph.grace_end),
                              left=deadlines.format_left(ph.deadline - self.ctx.now) if ph.deadline else "",
                              paused=g.state == "paused", pending=sorted(set(pending)),

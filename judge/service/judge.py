@@ -21,7 +21,7 @@ from judge.service.game import Ctx, GameError
 from judge.service.handler import Handler
 from judge.service.mailparse import IncomingMail, _synthetic_id, clean_subject, parse_message
 from judge.service.outbox import OutboxItem
-from judge.service.render import render
+from judge.render.templates import render
 from judge.service.store import Store, from_iso, iso
 
 log = logging.getLogger(__name__)

@@ -16,6 +16,7 @@ from typing import Any
 from judge.engine import adjudicate
 from judge.engine.adjustment import adjustments_due, build_sites
 from judge.engine.modules import read_orders
+from judge.engine.modules.davis1885 import hidden_units
 from judge.engine.orders import ORDER_KINDS, Build, Order, Remove, Waive
 from judge.engine.position import Position
 from judge.orders import parse_orders
@@ -37,16 +38,6 @@ def parse_order_text(text: str, pos: Position, power: str, rules: dict[str, Any]
         return parse_orders(t, p, power=power, check=True, rules=rules)
 
     return read_orders(text, pos, rules, parse)
-
-
-def hidden_units(pos: Position, rules: dict[str, Any] | None = None) -> dict[str, str]:
-    """Province -> power of units that are ordered but not yet on the board (1885 II's start units)."""
-    rules = rules if rules is not None else pos.variant.rules
-    if "davis1885" not in rules.get("modules", ()):
-        return {}
-    from judge.engine.modules.davis1885 import pending_choices
-
-    return pending_choices(pos)
 
 
 # -- stored form -----------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 
 from judge.service.config import JudgeConfig
 from judge.service.mailparse import CONTROL, thread_ids
-from judge.service.render import mail_html
+from judge.render.templates import mail_html
 from judge.service.store import Store, dumps, iso, loads
 
 CRLF = "\r\n"
@@ -43,14 +43,14 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
     """Build one message; returns (bytes, Message-ID).
 
     Every message has a plain-text and an HTML part (``multipart/alternative``): the HTML that
-    :mod:`render` made with the text (a :class:`~judge.service.render.MailText`), or the text laid
+    :mod:`render` made with the text (a :class:`~judge.render.templates.MailText`), or the text laid
     out. Pictures with a Content-ID go with the HTML part (``multipart/related``, inline, with a
     file name so text-only readers can save them); the others are attachments.
 
     The header fields and the body are written out directly: going through the stdlib's
     ``EmailMessage`` re-parses every header with the header registry, which cost more than all
     the rest of an order mail's reply, and a report's body (the same for every recipient) is
-    built once and kept on its :class:`~judge.service.render.MailText`.
+    built once and kept on its :class:`~judge.render.templates.MailText`.
     """
     domain = cfg.address.rpartition("@")[2] or "localhost"
     mid = make_msgid(idstring="judge", domain=domain)
@@ -232,7 +232,7 @@ def mark_failed(store: Store, cfg: JudgeConfig, item_id: int, error: str, perman
             tell.append(cfg.keeper)
         tell = [a for a in tell if a not in recipients]
         if tell:
-            from judge.service.render import render
+            from judge.render.templates import render
 
             subject, text = render("delivery_failure.txt", code=cfg.code, game=game_name, recipients=recipients,
                                    error=error, attempts=attempts, permanent=permanent)

@@ -19,7 +19,7 @@ from typing import Any
 import click
 from markupsafe import Markup
 
-from judge.service.render import render_page
+from judge.render.templates import render_page
 from judge.service.store import Store
 
 PAGE_FILE = re.compile(r"^\d{3,}-[A-Za-z0-9_-]+\.(?:html|png|svg|txt)$")  # what we write in a game's folder

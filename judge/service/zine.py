@@ -1,8 +1,8 @@
-"""The results mail of a processed phase: the zine report of :mod:`judge.report` with the game's facts.
+"""The results mail of a processed phase: the zine report of :mod:`judge.render.zine` with the game's facts.
 
 :func:`results_mail` gathers what the report says beyond the board (players, orders the master
 gave for a power, the next deadline in the game's time zone, the public press of the phase),
-renders it through :func:`judge.service.render.results_mail`, and keeps the report (text, HTML
+renders it through :func:`judge.render.templates.results_mail`, and keeps the report (text, HTML
 and map pictures) in the ``reports`` table for HISTORY and ``judge publish``.
 
 Only public matter goes in: results exist after processing, and press only when it was
@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from judge.engine import PhaseResult
 from judge.engine.position import Position
-from judge.report import GameInfo, render_results
+from judge.render.zine import GameInfo, render_results
 from judge.service.publish import map_url
-from judge.service.render import MailText, results_mail as render_results_mail
+from judge.render.templates import MailText, results_mail as render_results_mail
 from judge.service.store import Store, iso, loads
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""The one place mail is made: Jinja2 templates in ``templates/``.
+"""The one place mail is made, and the one Jinja2 setup: templates in ``templates/``.
 
 ``render(template_name, **context) -> (subject, body)`` renders a whole mail: the template's first
 line is ``Subject: …``, then a blank line, then the body. ``render_part(template_name, **context)``
@@ -9,7 +9,8 @@ HTML part riding along, so the service passes it around as a string and :mod:`ou
 ``multipart/alternative`` mail of it. The HTML part comes from the sibling template
 ``templates/X.html`` when there is one (Jinja2 with autoescape), else from the text laid out
 block by block (:func:`text_to_html`). Results mails carry the zine report of
-:func:`judge.report.render_results` and its map pictures (:func:`results_mail`).
+:func:`judge.render.zine.render_results` and its map pictures (:func:`results_mail`), whose
+templates (``templates/report/``) render through :func:`render_report`.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ import jinja2
 from markupsafe import Markup, escape
 
 if TYPE_CHECKING:
-    from judge.report import Attachment, Report
+    from judge.render.zine import Attachment, Report
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent.parent / "templates"
 WIDTH = 72
+#: joins the words of one province name so that wrapping never splits "North Sea"
+NBSP = "\xa0"
 
 #: inline styles shared by the generic layout and the ``*.html`` templates (mail clients drop <style>)
 CSS = {
@@ -54,7 +57,7 @@ CSS = {
 
 
 class MailText(str):
-    """A mail body: the plain text, with its HTML part and attachments (``judge.report.Attachment``)."""
+    """A mail body: the plain text, with its HTML part and attachments (``judge.render.zine.Attachment``)."""
 
     html: str | None
     attachments: tuple["Attachment", ...]
@@ -99,6 +102,22 @@ def _html_env(directory: str) -> jinja2.Environment:
     return env
 
 
+@lru_cache(maxsize=4)
+def _report_env(directory: str) -> jinja2.Environment:
+    """The zine report's templates: one ``.txt`` and one ``.html`` (autoescaped) for each report."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(directory),
+        autoescape=jinja2.select_autoescape(["html"], default_for_string=False, default=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["wrap"] = wrap
+    env.filters["wrap_lines"] = wrap_lines
+    return env
+
+
 def _plural(n: int, word: str, many: str | None = None) -> str:
     return word if n == 1 else (many or word + "s")
 
@@ -111,7 +130,7 @@ def _html_template(template_name: str) -> str | None:
 # -- rendering -----------------------------------------------------------------------------------
 def render_part(template_name: str, /, **context: Any) -> MailText:
     """Render ``templates/<template_name>`` to text (no subject line), with its HTML sibling if any."""
-    text = _tidy(_env(str(TEMPLATES_DIR)).get_template(template_name).render(**context))
+    text = tidy(_env(str(TEMPLATES_DIR)).get_template(template_name).render(**context))
     sibling = _html_template(template_name)
     html = _html_env(str(TEMPLATES_DIR)).get_template(sibling).render(**context) if sibling else None
     return MailText(text, html)
@@ -124,7 +143,7 @@ def render(template_name: str, /, **context: Any) -> tuple[str, MailText]:
     if not first.startswith("Subject:"):
         raise ValueError(f"template {template_name} must start with a 'Subject:' line")
     subject = " ".join(first[len("Subject:"):].split())
-    body = _tidy(body.lstrip("\n"))
+    body = tidy(body.lstrip("\n"))
     sibling = _html_template(template_name)
     if sibling:
         html = _html_env(str(TEMPLATES_DIR)).get_template(sibling).render(page_title=subject, **context)
@@ -150,7 +169,12 @@ def results_mail(report: "Report", **context: Any) -> tuple[str, MailText]:
     return subject, MailText(text, report.html, report.attachments)
 
 
-def _tidy(text: str) -> str:
+def render_report(template_name: str, /, **context: Any) -> str:
+    """Render ``templates/report/<template_name>`` (a part of the zine report)."""
+    return _report_env(str(TEMPLATES_DIR / "report")).get_template(template_name).render(**context)
+
+
+def tidy(text: str) -> str:
     """No trailing spaces, at most one blank line in a row, one final newline."""
     out: list[str] = []
     for line in text.splitlines():
@@ -180,6 +204,25 @@ def wrap_line(line: str, width: int = WIDTH) -> list[str]:
         more = " " * columns[-1]
     return textwrap.wrap(line, width, initial_indent="", subsequent_indent=more, break_long_words=False,
                          break_on_hyphens=False, drop_whitespace=True) or [line]
+
+
+def wrap(text: str, indent: int = 4) -> str:
+    """One paragraph, wrapped at 72 columns with a hanging indent; names stay whole."""
+    flat = re.sub(r"[ \t\r\n]+", " ", text).strip()
+    out = textwrap.fill(flat, WIDTH, subsequent_indent=" " * indent, break_long_words=False,
+                        break_on_hyphens=False)
+    return out.replace(NBSP, " ")
+
+
+def wrap_lines(text: str, indent: int = 2) -> str:
+    """Free text (press): each line kept, long lines wrapped, every line indented."""
+    pad = " " * indent
+    lines = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        line = line.rstrip()
+        lines.append(textwrap.fill(line, WIDTH, initial_indent=pad, subsequent_indent=pad,
+                                   break_long_words=True, break_on_hyphens=False) if line else "")
+    return "\n".join(lines).strip("\n")
 
 
 def wrap_text(text: str, width: int = WIDTH) -> str:

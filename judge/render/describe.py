@@ -1,7 +1,10 @@
-"""Report: turn adjudicator results and positions into njudge-like lines for the templates.
+"""The one order describer: orders and units in words, for every mail that shows them.
 
-Pure functions, no I/O: ``results_context`` and friends return plain data that
-``templates/*.txt`` lay out (see :mod:`judge.service.render`).
+Two notations, one place. :class:`Describer` writes the zine report's results
+(``F North Sea - Norway``, full province names joined by no-break spaces so wrapping never
+splits them, foreign units with their adjective). :func:`describe` writes njudge's words for
+the order lists a player gets back (``Fleet London -> North Sea``; :func:`order_list`,
+:func:`adjustment_note`). Pure functions of the board: no I/O, no game store.
 """
 
 from __future__ import annotations
@@ -11,11 +14,81 @@ from typing import Any
 from judge.engine.adjustment import adjustments_due
 from judge.engine.orders import Build, Convoy, Disband, Hold, Move, Order, OrderResult, Remove, Retreat, Support, Waive
 from judge.engine.position import Position
-from judge.variant import Phase, Variant, province_of
+from judge.render.templates import NBSP
+from judge.variant import Map, Phase, Variant, province_of
 
 KIND_WORD = {"A": "Army", "F": "Fleet", "A/F": "Army/Fleet"}
 PHASE_WORD = {"movement": "Movement", "retreat": "Retreat", "adjustment": "Adjustment"}
-NEXT_WORD = {"movement": "Movement", "retreat": "Retreats", "adjustment": "Adjustments"}
+
+
+
+def nb(name: str) -> str:
+    return name.replace(" ", NBSP)
+
+
+class Describer:
+    """Order and unit texts with full province names, foreign units with their adjective."""
+
+    def __init__(self, variant: Variant, m: Map, before: Position):
+        self.variant, self.m, self.before = variant, m, before
+
+    def loc(self, loc: str) -> str:
+        return nb(self.m.name(loc)) if province_of(loc) in self.m.provinces else loc
+
+    def unit(self, kind: str | None, loc: str, power: str | None = None) -> str:
+        """``A London``; ``French A Burgundy`` when the unit is not ``power``'s own."""
+        u = self.before.units.get(province_of(loc))
+        d = self.before.dislodged.get(province_of(loc))
+        if kind is None:
+            kind = u.kind if u else d.unit.kind if d else ""
+        owner = u.power if u else None
+        text = f"{kind}{NBSP}{self.loc(loc)}" if kind else self.loc(loc)
+        if power and owner and owner != power and owner in self.variant.powers:
+            text = f"{self.variant.powers[owner].adjective}{NBSP}{text}"
+        return text
+
+    def order(self, r: OrderResult) -> str:
+        o: Order | None = r.order
+        if o is None:
+            return r.text
+        me = self.unit(o.kind, o.loc) if o.loc else ""
+        if isinstance(o, Hold):
+            return f"{me} H"
+        if isinstance(o, Move):
+            return f"{me} - {self.loc(o.dest)}" + (" via convoy" if o.via_convoy else "")
+        if isinstance(o, Support):
+            target = self.unit(o.target_kind, o.target, r.power)
+            return f"{me} S {target}" + (f" - {self.loc(o.dest)}" if o.dest else "")
+        if isinstance(o, Convoy):
+            return f"{me} C {self.unit(o.target_kind or 'A', o.target, r.power)} - {self.loc(o.dest)}"
+        if isinstance(o, Retreat):
+            return f"{me} - {self.loc(o.dest)}"
+        if isinstance(o, Disband):
+            return f"{me} disbands"
+        if isinstance(o, Build):
+            return f"Builds {o.kind or 'A'} {self.loc(o.loc)}"
+        if isinstance(o, Remove):
+            return f"Removes {me}"
+        if isinstance(o, Waive):
+            n = r.text.split()[-1]
+            return f"Waives {n} builds" if n.isdigit() else "Waives a build"
+        return self.module_order(o, me, r)
+
+    def module_order(self, o: Order, me: str, r: OrderResult) -> str:
+        """Order kinds from variant modules, read by their fields; else their own notation."""
+        other = getattr(o, "fleet", "") or getattr(o, "army", "")
+        dest = getattr(o, "dest", "")
+        letter = {"protect": "P", "fast_ferry": "FF", "embark": "E", "disembark": "D"}.get(o.keyword)
+        if letter and other and dest:
+            return f"{me} {letter} {self.unit(None, other, r.power)} - {self.loc(dest)}"
+        if letter and other:
+            return f"{me} {letter} {self.unit(None, other, r.power)}"
+        if letter and dest:
+            return f"{me} {letter} {self.loc(dest)}"
+        if o.keyword == "transform":
+            coast = getattr(o, "coast", "")
+            return f"{me} T {getattr(o, 'new_kind', '')}" + (f" ({self.m.coast_names.get(coast, coast)})" if coast else "")
+        return r.text
 
 
 def phase_title(phase: Phase) -> str:
@@ -74,97 +147,12 @@ def describe(order: Order, pos: Position) -> str:
         return type(order).__name__
 
 
-def tag(r: OrderResult) -> str:
-    """njudge's failure tag: ``(*bounce*)``, ``(*cut*)``, ``(*dislodged*)`` …"""
-    if r.result == "invalid":
-        return f"(*invalid: {r.reason}*)" if r.reason else "(*invalid*)"
-    reason = r.reason or ""
-    parts = []
-    for bit in [b.strip() for b in reason.split(",") if b.strip()]:
-        if bit.startswith("no order"):
-            continue
-        if bit == "bounced":
-            bit = "bounce"
-        elif bit == "disbanded" and r.result == "fails":
-            bit = "destroyed"
-        elif bit.startswith("void"):
-            bit = "void"
-        parts.append(bit)
-    if r.result == "fails" and not parts:
-        parts.append("fails")
-    return f"(*{', '.join(parts)}*)" if parts else ""
-
-
-def result_line(r: OrderResult, pos: Position) -> str:
-    if r.order is None:
-        body = r.text
-    elif r.default and isinstance(r.order, Hold):
-        body = f"{_unit(pos, r.order.kind, r.order.loc)}, No Order Processed"
-    elif r.default and isinstance(r.order, Disband):
-        body = f"{_unit(pos, r.order.kind, r.order.loc)}, No Order Processed (DISBAND)"
-    elif r.default and isinstance(r.order, Remove) and "civil disorder" in (r.reason or ""):
-        body = "Defaults, r" + describe(r.order, pos)[1:]
-    elif r.default and isinstance(r.order, Waive):
-        body = "Build waived" if r.text == "Waive" else f"{r.text.replace('Waive', 'Builds waived:')}"
-    else:
-        body = describe(r.order, pos)
-    t = tag(r) if not (r.default and r.result == "succeeds") else ""
-    return f"{body}.{' ' + t if t else ''}"
-
-
-def results_context(game: str, seq: int, pos: Position, results: list[OrderResult], nxt: Position,
-                    events: list[str]) -> dict[str, Any]:
-    """What ``results.txt`` needs about one processed phase."""
-    v = pos.variant
-    by_power: dict[str, list[str]] = {p: [] for p in v.powers}
-    for r in results:
-        by_power.setdefault(r.power, []).append(result_line(r, pos))
-    groups = [{"power": p, "lines": lines} for p, lines in by_power.items() if lines]
-    dislodged = []
-    if nxt.phase.kind == "retreat":
-        nm = nxt.map
-        for d in sorted(nxt.dislodged.values(), key=lambda d: (d.unit.power, d.unit.loc)):
-            who = f"The {v.powers[d.unit.power].adjective} {KIND_WORD.get(d.unit.kind, 'unit')} in {nm.name(d.unit.loc)}"
-            if d.retreats:
-                opts = [nm.name(r) for r in d.retreats]
-                where = opts[0] if len(opts) == 1 else ", ".join(opts[:-1]) + " or " + opts[-1]
-                dislodged.append(f"{who} can retreat to {where}.")
-            else:
-                dislodged.append(f"{who} has no retreat and will be disbanded.")
-    year_end = pos.phase.kind != "adjustment" and (nxt.phase.kind == "adjustment" or nxt.phase.year != pos.phase.year)
-    return {
-        "game": game, "seq": f"{seq:03d}", "kind": PHASE_WORD[pos.phase.kind], "title": phase_title(pos.phase),
-        "phase": str(pos.phase), "short": pos.phase.short, "groups": groups, "dislodged": dislodged,
-        "events": list(events), "ownership": ownership(nxt) if year_end else None,
-        "adjustment": pos.phase.kind == "adjustment",
-    }
-
-
-def ownership(pos: Position) -> dict[str, Any]:
-    """Supply-centre owners and the unit balance, for the end-of-year block."""
-    v = pos.variant
-    m = pos.map
-    due = adjustments_due(pos)
-    rows = []
-    for p in v.powers:
-        cs = sorted(m.name(c) for c, o in pos.centres.items() if o == p)
-        units = sum(1 for u in pos.units.values() if u.power == p)
-        if not cs and not units:
-            continue
-        d = due.get(p, 0)
-        rows.append({"power": p, "centres": cs, "n": len(cs), "units": units,
-                     "change": (f"Builds {d:>2} unit{'s' if d != 1 else ''}" if d > 0 else
-                                f"Removes {-d:>2} unit{'s' if d != -1 else ''}" if d < 0 else "")})
-    unowned = sorted(m.name(c) for c in m.centres if c not in pos.centres)
-    return {"rows": rows, "unowned": unowned}
-
-
 def order_list(pos: Position, power: str, orders: dict[str, Order], rules: dict[str, Any] | None = None) -> list[str]:
     """A power's current orders, one line a unit (or build), unordered units shown as such."""
     kind = pos.phase.kind
     out: list[str] = []
     if kind == "movement":
-        from judge.service.orderbook import hidden_units
+        from judge.engine.modules.davis1885 import hidden_units
 
         hidden = {p for p, pw in hidden_units(pos, rules).items() if pw == power}
         provs = [p for p, u in pos.units.items() if u.power == power] + sorted(hidden)
@@ -231,7 +219,3 @@ def centre_counts(pos: Position) -> dict[str, int]:
     for _, o in pos.centres.items():
         out[o] = out.get(o, 0) + 1
     return out
-
-
-def variant_powers(v: Variant) -> list[str]:
-    return list(v.powers)

@@ -3,31 +3,22 @@
 ``render_results(variant, before, result, game)`` returns a :class:`Report`: subject, the text
 part (wrapped at 72 columns), the HTML part (same content; the map inline as ``cid:map``) and
 the attachments (by default the map as a small palette PNG; ``map_mode`` for SVG, both, a link
-to the archive, or none). Templates: ``templates/report/``. Everything a
+to the archive, or none). Templates: ``templates/report/``, through :mod:`judge.render.templates`. Everything a
 player wrote (names, press) is escaped in the HTML part by Jinja2's autoescape.
 """
 
 from __future__ import annotations
 
 import logging
-import re
-import textwrap
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
-from pathlib import Path
-from typing import Any
-
-import jinja2
 
 from judge.engine import PhaseResult, Position
 from judge.mapdraw import draw_png, draw_svg
-from judge.report.view import NBSP, GameInfo, ReportView, build_view
+from judge.render.templates import render_report, tidy, wrap, wrap_lines
+from judge.render.view import GameInfo, ReportView, build_view
 from judge.variant import Variant
 
 log = logging.getLogger(__name__)
-
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent.parent / "templates" / "report"
-WIDTH = 72
 
 
 @dataclass
@@ -54,58 +45,6 @@ MAP_MODES = ("png", "svg", "both", "link", "off")
 #: 60 kB even on a crowded board (``tests/test_results_map.py``)
 MAIL_SCALE = 0.75
 MAIL_PNG_BUDGET = 33_000  # bytes: a busier map is compressed harder, to keep the mail under 60 kB
-
-
-def wrap(text: str, indent: int = 4) -> str:
-    """One paragraph, wrapped at 72 columns with a hanging indent; names stay whole."""
-    flat = re.sub(r"[ \t\r\n]+", " ", text).strip()
-    out = textwrap.fill(flat, WIDTH, subsequent_indent=" " * indent, break_long_words=False,
-                        break_on_hyphens=False)
-    return out.replace(NBSP, " ")
-
-
-def wrap_lines(text: str, indent: int = 2) -> str:
-    """Free text (press): each line kept, long lines wrapped, every line indented."""
-    pad = " " * indent
-    lines = []
-    for line in text.replace("\r\n", "\n").split("\n"):
-        line = line.rstrip()
-        lines.append(textwrap.fill(line, WIDTH, initial_indent=pad, subsequent_indent=pad,
-                                   break_long_words=True, break_on_hyphens=False) if line else "")
-    return "\n".join(lines).strip("\n")
-
-
-@lru_cache(maxsize=4)
-def _env(directory: str) -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(directory),
-        autoescape=jinja2.select_autoescape(["html"], default_for_string=False, default=False),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    env.filters["wrap"] = wrap
-    env.filters["wrap_lines"] = wrap_lines
-    return env
-
-
-def _tidy(text: str) -> str:
-    """No trailing spaces, at most one blank line in a row, one final newline."""
-    out: list[str] = []
-    for line in text.splitlines():
-        line = line if line == "-- " else line.rstrip()  # keep the signature separator
-        if not line and (not out or not out[-1]):
-            continue
-        out.append(line)
-    while out and not out[-1]:
-        out.pop()
-    return "\n".join(out) + "\n"
-
-
-def render(name: str, **context: Any) -> str:
-    """Render ``templates/report/<name>``."""
-    return _env(str(TEMPLATES_DIR)).get_template(name).render(**context)
 
 
 def render_results(variant: Variant, before: Position, result: PhaseResult, game: GameInfo,
@@ -145,8 +84,8 @@ def render_results(variant: Variant, before: Position, result: PhaseResult, game
     inline = any(a.cid == "map" for a in attachments)
     context = {"r": view, "subject": subject, "pictures": inline,
                "files": [a.filename for a in attachments], "map_url": map_url if map_mode == "link" else None}
-    text = _tidy(render("results.txt", **context))
-    html = render("results.html", **context)
+    text = tidy(render_report("results.txt", **context))
+    html = render_report("results.html", **context)
     return Report(subject, text, html, attachments, drawn)
 
 

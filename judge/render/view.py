@@ -15,9 +15,10 @@ from judge.engine import PhaseResult, Position
 from judge.engine.adjustment import unit_count
 from judge.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, OrderResult, Remove, Retreat,
                                  Support, Waive)
+from judge.render.describe import Describer, nb
+from judge.render.templates import NBSP
 from judge.variant import Map, Variant, province_of
 
-NBSP = "\xa0"
 MISSED = {"movement": "NMR", "retreat": "NRR", "adjustment": "NRR"}  # no moves / no reply received
 
 
@@ -90,10 +91,6 @@ class ReportView:
     press: list[PressItem]
 
 
-def nb(name: str) -> str:
-    return name.replace(" ", NBSP)
-
-
 def names(items: list[str]) -> str:
     """``a, b or c`` style lists for retreat options."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
@@ -111,71 +108,6 @@ def format_deadline(when: datetime | None, tz_name: str) -> str:
         when = when.replace(tzinfo=timezone.utc)
     t = when.astimezone(tz)
     return f"{t:%a} {t.day} {t:%b %Y, %H:%M} {t.tzname()} ({tz_name})"
-
-
-class Describer:
-    """Order and unit texts with full province names, foreign units with their adjective."""
-
-    def __init__(self, variant: Variant, m: Map, before: Position):
-        self.variant, self.m, self.before = variant, m, before
-
-    def loc(self, loc: str) -> str:
-        return nb(self.m.name(loc)) if province_of(loc) in self.m.provinces else loc
-
-    def unit(self, kind: str | None, loc: str, power: str | None = None) -> str:
-        """``A London``; ``French A Burgundy`` when the unit is not ``power``'s own."""
-        u = self.before.units.get(province_of(loc))
-        d = self.before.dislodged.get(province_of(loc))
-        if kind is None:
-            kind = u.kind if u else d.unit.kind if d else ""
-        owner = u.power if u else None
-        text = f"{kind}{NBSP}{self.loc(loc)}" if kind else self.loc(loc)
-        if power and owner and owner != power and owner in self.variant.powers:
-            text = f"{self.variant.powers[owner].adjective}{NBSP}{text}"
-        return text
-
-    def order(self, r: OrderResult) -> str:
-        o: Order | None = r.order
-        if o is None:
-            return r.text
-        me = self.unit(o.kind, o.loc) if o.loc else ""
-        if isinstance(o, Hold):
-            return f"{me} H"
-        if isinstance(o, Move):
-            return f"{me} - {self.loc(o.dest)}" + (" via convoy" if o.via_convoy else "")
-        if isinstance(o, Support):
-            target = self.unit(o.target_kind, o.target, r.power)
-            return f"{me} S {target}" + (f" - {self.loc(o.dest)}" if o.dest else "")
-        if isinstance(o, Convoy):
-            return f"{me} C {self.unit(o.target_kind or 'A', o.target, r.power)} - {self.loc(o.dest)}"
-        if isinstance(o, Retreat):
-            return f"{me} - {self.loc(o.dest)}"
-        if isinstance(o, Disband):
-            return f"{me} disbands"
-        if isinstance(o, Build):
-            return f"Builds {o.kind or 'A'} {self.loc(o.loc)}"
-        if isinstance(o, Remove):
-            return f"Removes {me}"
-        if isinstance(o, Waive):
-            n = r.text.split()[-1]
-            return f"Waives {n} builds" if n.isdigit() else "Waives a build"
-        return self.module_order(o, me, r)
-
-    def module_order(self, o: Order, me: str, r: OrderResult) -> str:
-        """Order kinds from variant modules, read by their fields; else their own notation."""
-        other = getattr(o, "fleet", "") or getattr(o, "army", "")
-        dest = getattr(o, "dest", "")
-        letter = {"protect": "P", "fast_ferry": "FF", "embark": "E", "disembark": "D"}.get(o.keyword)
-        if letter and other and dest:
-            return f"{me} {letter} {self.unit(None, other, r.power)} - {self.loc(dest)}"
-        if letter and other:
-            return f"{me} {letter} {self.unit(None, other, r.power)}"
-        if letter and dest:
-            return f"{me} {letter} {self.loc(dest)}"
-        if o.keyword == "transform":
-            coast = getattr(o, "coast", "")
-            return f"{me} T {getattr(o, 'new_kind', '')}" + (f" ({self.m.coast_names.get(coast, coast)})" if coast else "")
-        return r.text
 
 
 def tag(r: OrderResult) -> str:
