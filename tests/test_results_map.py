@@ -16,10 +16,10 @@ from judge.engine import adjudicate
 from judge.engine.position import Position
 from judge.orders import parse_orders
 from judge.render.zine import GameInfo, render_results
-from judge.service import game as games
-from judge.service.config import JudgeConfig
-from judge.service.outbox import compose
-from judge.service.robots import Robot
+from judge.game import lifecycle as games
+from judge.game.config import JudgeConfig
+from judge.game.outbox import compose
+from judge.demo.robots import Robot
 from judge.variant import load_variant
 
 from tests.test_service_helpers import MASTER, Table, hold_all

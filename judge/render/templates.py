@@ -5,7 +5,7 @@ line is ``Subject: …``, then a blank line, then the body. ``render_part(templa
 renders a piece (an order list, a LIST answer) that other mails include.
 
 Every body is a :class:`MailText`: the plain text (over-long lines wrapped at 72 columns) with the
-HTML part riding along, so the service passes it around as a string and :mod:`outbox` makes a
+HTML part riding along, so the service passes it around as a string and :mod:`judge.game.outbox` makes a
 ``multipart/alternative`` mail of it. The HTML part comes from the sibling template
 ``templates/X.html`` when there is one (Jinja2 with autoescape), else from the text laid out
 block by block (:func:`text_to_html`). Results mails carry the zine report of

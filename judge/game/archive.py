@@ -6,7 +6,7 @@ map as ``NNN-SHORT.png`` (and ``.svg``), the text part as ``.txt``. Links are re
 needs JavaScript, so the folder can be served by any web server or opened from disk.
 
 Only what observers could see is published: phases are shown once processed, and reports carry
-the broadcast press only (:mod:`judge.service.zine`). Player addresses are never shown.
+the broadcast press only (:mod:`judge.game.results`). Player addresses are never shown.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import click
 from markupsafe import Markup
 
 from judge.render.templates import render_page
-from judge.service.store import Store
+from judge.game.store import Store
 
 PAGE_FILE = re.compile(r"^\d{3,}-[A-Za-z0-9_-]+\.(?:html|png|svg|txt)$")  # what we write in a game's folder
 
@@ -52,8 +52,8 @@ def _report_body(html: str, picture: str) -> str:
 
 def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int]:
     """Write the archive of every game in ``store`` into ``out``; returns counts."""
-    from judge.service import game as games
-    from judge.service.zine import player_label
+    from judge.game import lifecycle as games
+    from judge.game.results import player_label
 
     out.mkdir(parents=True, exist_ok=True)
     counts = {"games": 0, "phases": 0, "pictures": 0}
@@ -94,7 +94,7 @@ def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int
             written.update(x for x in (ph["href"], picture, svg, txt) if x)
             counts["phases"] += 1
         if g.variant_name == "eia_afa":    # no map: the gazettes (the public text) and the teams
-            from judge.service import eia_games
+            from judge.game import eia as eia_games
 
             title, players, current_name = eia_games.archive_listing(store, g)
         else:

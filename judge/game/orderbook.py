@@ -20,7 +20,7 @@ from judge.engine.modules.davis1885 import hidden_units
 from judge.engine.orders import ORDER_KINDS, Build, Order, Remove, Waive
 from judge.engine.position import Position
 from judge.orders import parse_orders
-from judge.service.store import Store, dumps, iso, loads
+from judge.game.store import Store, dumps, iso, loads
 from judge.variant import province_of
 
 log = logging.getLogger(__name__)

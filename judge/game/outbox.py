@@ -8,6 +8,7 @@ never sent for something that did not happen. Transports take :class:`OutboxItem
 from __future__ import annotations
 
 import base64
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -16,10 +17,23 @@ from email.header import Header
 from email.utils import format_datetime, formataddr, make_msgid
 from typing import Any
 
-from judge.service.config import JudgeConfig
-from judge.service.mailparse import CONTROL, thread_ids
+from judge.game.config import JudgeConfig
+from judge.game.store import Store, dumps, iso, loads
 from judge.render.templates import mail_html
-from judge.service.store import Store, dumps, iso, loads
+
+#: a well-formed msg-id: the only part of a sender's thread headers we ever echo (incoming mail
+#: reads its own Message-ID with it too)
+MSG_ID = re.compile(r"<[!-;=?-~]{1,250}@[!-;=?-~]{1,250}>")
+MAX_REFERENCES = 20  # the newest ones only: a thread header must not grow without bound
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def thread_ids(value: str) -> str:
+    """The well-formed msg-ids in a References-like value, newest last, at most MAX_REFERENCES:
+    nothing else of a sender's header is ever echoed into our own headers."""
+    ids = list(dict.fromkeys(MSG_ID.findall(CONTROL.sub(" ", value))))
+    return " ".join(ids[-MAX_REFERENCES:])
+
 
 CRLF = "\r\n"
 
@@ -43,7 +57,7 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
     """Build one message; returns (bytes, Message-ID).
 
     Every message has a plain-text and an HTML part (``multipart/alternative``): the HTML that
-    :mod:`render` made with the text (a :class:`~judge.render.templates.MailText`), or the text laid
+    :mod:`judge.render.templates` made with the text (a :class:`~judge.render.templates.MailText`), or the text laid
     out. Pictures with a Content-ID go with the HTML part (``multipart/related``, inline, with a
     file name so text-only readers can save them); the others are attachments.
 

@@ -18,7 +18,8 @@ from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
-from judge.service.newtext import Ignored, header_block, new_text
+from judge.game.outbox import CONTROL, MSG_ID, thread_ids
+from judge.mail.newtext import Ignored, header_block, new_text
 
 #: local parts of addresses that are machines, never people (njudge's list, and a few more)
 MACHINE_SENDERS = frozenset({
@@ -28,9 +29,6 @@ MACHINE_SENDERS = frozenset({
 MAX_BODY_CHARS = 100_000  # anything longer is cut (and the sender told)
 
 #: a msg-id fit to echo in In-Reply-To/References: printable ASCII, no spaces or brackets inside
-_MSG_ID = re.compile(r"<[!-;=?-~]{1,250}@[!-;=?-~]{1,250}>")
-MAX_REFERENCES = 20  # the newest ones only: a thread header must not grow without bound
-CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 _SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|fw|aw|wg|sv|vs|antw|tr|rv|enc|odp|vl)\s*(?:\[\d+\])?\s*:"
                            r"|\[error flag\]|\[you are late!\])\s*",
@@ -88,7 +86,7 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
     msg: EmailMessage = BytesParser(policy=_READ_POLICY).parsebytes(raw)  # type: ignore[assignment]
     mid = clean_message_id(_header(msg, "Message-ID"))
     mail = IncomingMail(message_id=mid if mid else _synthetic_id(raw))
-    mail.reply_id = mid if _MSG_ID.fullmatch(mid) else None
+    mail.reply_id = mid if MSG_ID.fullmatch(mid) else None
     mail.references = thread_ids(_header(msg, "References") + " " + mid)
     from_addrs = _addresses(msg, "From")
     mail.sender = from_addrs[0] if from_addrs else ""
@@ -143,13 +141,6 @@ def _text(value: str) -> str:
 def clean_message_id(value: str) -> str:
     """A Message-ID as a key: whitespace and control characters (a decoded ``=0D=0A``) removed."""
     return "".join(CONTROL.sub("", value).split())[:500]
-
-
-def thread_ids(value: str) -> str:
-    """The well-formed msg-ids in a References-like value, newest last, at most MAX_REFERENCES:
-    nothing else of a sender's header is ever echoed into our own headers."""
-    ids = list(dict.fromkeys(_MSG_ID.findall(CONTROL.sub(" ", value))))
-    return " ".join(ids[-MAX_REFERENCES:])
 
 
 _ANGLE_ADDR = re.compile(r"<([^<>\s]+@[^<>\s]+)>")

@@ -1,7 +1,7 @@
 """One incoming message: run its commands in order and queue the answers (inside the caller's transaction).
 
-mail in (:mod:`mailparse`) → commands (:mod:`commands`) → this module → game (:mod:`game`) →
-adjudicator → report (:mod:`judge.render`) → mail out (:mod:`outbox`).
+mail in (:mod:`judge.mail.incoming`) → commands (:mod:`judge.mail.language`) → this module → game
+(:mod:`judge.game.lifecycle`) → adjudicator → report (:mod:`judge.render`) → mail out (:mod:`judge.game.outbox`).
 """
 
 from __future__ import annotations
@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from judge.render import describe
-from judge.service import abuse, deadlines, eia_mail, game as games, orderbook
-from judge.service.commands import Command, parse_commands
-from judge.service.game import Ctx, Game, GameError, PhaseRow
-from judge.service.mailparse import IncomingMail, clean_subject, plausible_address
-from judge.service.passwords import PasswordError, check_new_password, hash_password, verify_password
+from judge.game import deadlines, lifecycle as games, orderbook
+from judge.mail import abuse, eia as eia_mail
+from judge.mail.language import Command, parse_commands
+from judge.game.lifecycle import Ctx, Game, GameError, PhaseRow
+from judge.mail.incoming import IncomingMail, clean_subject, plausible_address
+from judge.game.passwords import PasswordError, check_new_password, hash_password, verify_password
 from judge.render.templates import render, render_part
-from judge.service.store import dumps, iso, loads
+from judge.game.store import dumps, iso, loads
 from judge.rules import RULE_SWITCHES
 from judge.variant import Variant, available_variants
 

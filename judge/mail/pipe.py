@@ -14,7 +14,7 @@ import shlex
 import subprocess
 from datetime import datetime
 
-from judge.service.judge import TRANSIENT, Judge
+from judge.mail.receive import TRANSIENT, Judge
 
 log = logging.getLogger(__name__)
 

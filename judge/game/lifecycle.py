@@ -21,11 +21,11 @@ from judge.engine import adjudicate
 from judge.engine.position import Position, Unit
 from judge.rules import RuleError, check_rule, merge_rules
 from judge.render import describe
-from judge.service import deadlines, orderbook, outbox, zine
-from judge.service.config import JudgeConfig
-from judge.service.passwords import hash_password, verify_password
+from judge.game import deadlines, orderbook, outbox, results as zine
+from judge.game.config import JudgeConfig
+from judge.game.passwords import hash_password, verify_password
 from judge.render.templates import render
-from judge.service.store import Store, dumps, from_iso, iso, loads
+from judge.game.store import Store, dumps, from_iso, iso, loads
 from judge.variant import Phase, Variant, VariantError, available_variants, load_variant
 
 log = logging.getLogger(__name__)
@@ -210,7 +210,7 @@ def create_game(ctx: Ctx, name: str, password: str, variant: str, options: list[
         v = load_variant(variant.lower())
     except VariantError:
         raise GameError(f"unknown variant {variant!r} (variants: {', '.join(available_variants())})") from None
-    from judge.service.passwords import PasswordError, check_new_password
+    from judge.game.passwords import PasswordError, check_new_password
     try:
         check_new_password(password)
     except PasswordError as exc:
@@ -742,7 +742,7 @@ def check_concession(ctx: Ctx, game: Game) -> bool:
 def run_event(ctx: Ctx, ev: Any) -> None:
     game = game_by_id(ctx.store, ev["game_id"])
     if game.variant_name == "eia_afa":  # Empires in Arms: months, not Diplomacy phases
-        from judge.service import eia_games
+        from judge.game import eia as eia_games
 
         eia_games.run_event(ctx, game, ev)
         return

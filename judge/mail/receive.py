@@ -15,14 +15,15 @@ import traceback
 from datetime import datetime
 from typing import Any
 
-from judge.service import abuse, deadlines, game as games, outbox
-from judge.service.config import JudgeConfig
-from judge.service.game import Ctx, GameError
-from judge.service.handler import Handler
-from judge.service.mailparse import IncomingMail, _synthetic_id, clean_subject, parse_message
-from judge.service.outbox import OutboxItem
+from judge.game import deadlines, lifecycle as games, outbox
+from judge.mail import abuse
+from judge.game.config import JudgeConfig
+from judge.game.lifecycle import Ctx, GameError
+from judge.mail.handler import Handler
+from judge.mail.incoming import IncomingMail, _synthetic_id, clean_subject, parse_message
+from judge.game.outbox import OutboxItem
 from judge.render.templates import render
-from judge.service.store import Store, from_iso, iso
+from judge.game.store import Store, from_iso, iso
 
 log = logging.getLogger(__name__)
 
@@ -283,7 +284,7 @@ class Console:
     def create(self, name: str, password: str, variant: str, options: list[str], master: str) -> games.Game:
         with self.judge.store.transaction():
             if variant.lower() == "eia_afa":
-                from judge.service import eia_games
+                from judge.game import eia as eia_games
 
                 return eia_games.create(self._ctx(), name, password, options, master)
             return games.create_game(self._ctx(), name, password, variant, options, master)
@@ -293,7 +294,7 @@ class Console:
             g = self._game(name)
             ctx = self._ctx()
             if g.variant_name == "eia_afa":  # Empires in Arms: a month, not a Diplomacy phase
-                from judge.service import eia_games
+                from judge.game import eia as eia_games
 
                 return eia_games.console_process(ctx, g)
             if g.state == "forming":
@@ -312,7 +313,7 @@ class Console:
             g = self._game(name)
             ctx = self._ctx()
             if g.variant_name == "eia_afa":
-                from judge.service import eia_games
+                from judge.game import eia as eia_games
 
                 return f"{g.name} rolled back to {eia_games.rollback(ctx, g, phase)['short']}"
             ph = games.rollback(ctx, g, phase)
@@ -326,7 +327,7 @@ class Console:
         for r in st.all("SELECT * FROM games ORDER BY name"):
             g = games._game(r)
             if g.variant_name == "eia_afa":
-                from judge.service import eia_games
+                from judge.game import eia as eia_games
 
                 month = eia_games.current(self._ctx(), g)
                 out.append({"name": g.name, "variant": g.variant_name, "state": g.state,
@@ -343,7 +344,7 @@ class Console:
         st = self.judge.store
         g = self._game(name)
         if g.variant_name == "eia_afa":
-            from judge.service import eia_games
+            from judge.game import eia as eia_games
 
             return eia_games.console_show(self._ctx(), g)
         ph = games.current_phase(st, g)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from judge.service.commands import match_keyword
+from judge.mail.language import match_keyword
 
 # -- what an ignored block is ---------------------------------------------------------------------
 

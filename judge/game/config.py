@@ -14,7 +14,7 @@ def utc_now() -> datetime:
 
 @dataclass
 class JudgeConfig:
-    """Everything a :class:`~judge.service.Judge` needs to know about itself.
+    """Everything a :class:`~judge.mail.Judge` needs to know about itself.
 
     ``clock`` is the only source of "now" for the service: tests and ``judge demo`` inject a
     fake clock so deadlines pass without sleeping.

@@ -18,11 +18,11 @@ from email import message_from_bytes, policy
 from pathlib import Path
 from typing import Callable
 
-from judge.service import game as games
-from judge.service.config import JudgeConfig
-from judge.service.judge import Judge
-from judge.service.maildir import Folders, run_once
-from judge.service.robots import Robot, free_form_available, make_mail
+from judge.game import lifecycle as games
+from judge.game.config import JudgeConfig
+from judge.mail.receive import Judge
+from judge.mail.maildir import Folders, run_once
+from judge.demo.robots import Robot, free_form_available, make_mail
 from judge.variant import load_variant
 
 JUDGE_ADDRESS = "judge@demo.invalid"

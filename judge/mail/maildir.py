@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from judge.service.judge import TRANSIENT, Judge
+from judge.mail.receive import TRANSIENT, Judge
 
 log = logging.getLogger(__name__)
 

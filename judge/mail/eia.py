@@ -1,4 +1,4 @@
-"""Mail commands for Empires in Arms games (judge.service.eia_games), hooked into the handler.
+"""Mail commands for Empires in Arms games (judge.game.eia), hooked into the handler.
 
 :func:`take` is asked first about every command of a message: it answers CREATE with the
 ``eia_afa`` kind, SIGNON/OBSERVE/LIST/WHOGAME/HISTORY naming an EiA game, and then every line of
@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from judge.eia.context import MASTER
-from judge.service import eia_games as eia
-from judge.service.game import Game, GameError, get_game, seats
-from judge.service.passwords import PasswordError, verify_password
-from judge.service.store import dumps, iso
+from judge.game import eia
+from judge.game.lifecycle import Game, GameError, get_game, seats
+from judge.game.passwords import PasswordError, verify_password
+from judge.game.store import dumps, iso
 
 GAME_WORDS = ("LIST", "WHOGAME", "HISTORY", "SUMMARY")
 
@@ -48,7 +48,7 @@ def take(h: Any, cmd: Any) -> bool:
 
 
 def _run(h: Any, fn: Any) -> None:
-    from judge.service.handler import CommandError, Stop
+    from judge.mail.handler import CommandError, Stop
 
     try:
         fn()
@@ -80,7 +80,7 @@ def _target(h: Any, cmd: Any) -> Game | None:
 
 
 def _outside(h: Any, cmd: Any, game: Game) -> None:
-    from judge.service.handler import CommandError, Session, Stop
+    from judge.mail.handler import CommandError, Session, Stop
 
     ctx = h.ctx
     if cmd.name == "CREATE":
@@ -110,7 +110,7 @@ def _outside(h: Any, cmd: Any, game: Game) -> None:
 
 
 def _signon(h: Any, cmd: Any, game: Game) -> None:
-    from judge.service.handler import BAD_SIGNON, CommandError, Stop
+    from judge.mail.handler import BAD_SIGNON, CommandError, Stop
 
     ctx, st = h.ctx, h.ctx.store
     if cmd.name == "OBSERVE":
@@ -165,9 +165,9 @@ def _signon(h: Any, cmd: Any, game: Game) -> None:
 
 
 def _observe(h: Any, game: Game, password: str) -> None:
-    from judge.service.handler import BAD_SIGNON, Stop
-    from judge.service.passwords import check_new_password, hash_password
-    from judge.service.game import player_id
+    from judge.mail.handler import BAD_SIGNON, Stop
+    from judge.game.passwords import check_new_password, hash_password
+    from judge.game.lifecycle import player_id
 
     st = h.ctx.store
     pid = player_id(h.ctx, h.mail.sender)
@@ -186,7 +186,7 @@ def _observe(h: Any, game: Game, password: str) -> None:
 
 
 def _enter(h: Any, game: Game, seat: Any, quiet: bool = False) -> None:
-    from judge.service.game import seat_addresses
+    from judge.game.lifecycle import seat_addresses
 
     h.eia = EiaSession(game, seat["power"], seat)
     # team play: the reply (the commands accepted, the press sent) goes to the whole team
@@ -197,7 +197,7 @@ def _enter(h: Any, game: Game, seat: Any, quiet: bool = False) -> None:
 
 
 def _line(h: Any, es: EiaSession, cmd: Any) -> None:
-    from judge.service.handler import CommandError
+    from judge.mail.handler import CommandError
 
     head = cmd.line.split()[0].upper().rstrip(".")
     if head == "ROLLS":
@@ -226,7 +226,7 @@ def _fresh(h: Any, es: EiaSession) -> Game:
 
 
 def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
-    from judge.service.handler import CommandError, Stop
+    from judge.mail.handler import CommandError, Stop
 
     ctx = h.ctx
     game = _fresh(h, es)
@@ -312,7 +312,7 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
 
 def _set_role_by_master(h: Any, game: Game, words: list[str]) -> None:
     """The master's SET ROLE <address> <role>: the only way to change a role under roles=strict."""
-    from judge.service.handler import CommandError
+    from judge.mail.handler import CommandError
 
     if len(words) < 2:
         raise CommandError("SET ROLE <member's address> <role>")
@@ -327,7 +327,7 @@ def _set_role_by_master(h: Any, game: Game, words: list[str]) -> None:
 
 
 def _press(h: Any, es: EiaSession, game: Game, cmd: Any, broadcast: bool) -> None:
-    from judge.service.handler import CommandError
+    from judge.mail.handler import CommandError
 
     ctx = h.ctx
     if es.nation is None:

@@ -20,12 +20,12 @@ from judge.eia.context import MASTER, PUBLIC, VERBS
 from judge.eia.data import load_tables
 from judge.eia.state import from_json, new_game, to_json
 from judge.eia.step import MASTER_NAMES, step, trial
-from judge.service import deadlines
-from judge.service.game import (Ctx, Game, GameError, audience, master_address, new_game_name, player_id,
+from judge.game import deadlines
+from judge.game.lifecycle import (Ctx, Game, GameError, audience, master_address, new_game_name, player_id,
                                 seat_addresses, seats, tell_all)
-from judge.service.passwords import PasswordError, check_new_password, hash_password
+from judge.game.passwords import PasswordError, check_new_password, hash_password
 from judge.render.templates import render
-from judge.service.store import dumps, from_iso, iso, loads
+from judge.game.store import dumps, from_iso, iso, loads
 
 KIND = "eia_afa"
 #: sign-on letters of the seven major powers (M is the master, O an observer)
@@ -545,7 +545,7 @@ def archive_listing(store: Any, game: Game) -> tuple[str, list[dict[str, Any]], 
     """``judge publish`` of an EiA game: its title, one line per team member (the name shown in
     public reports, never an address; no colour: there is no map), and the open month's name.
     Its pages are the gazettes, the public text kept in ``phases.report``."""
-    from judge.service.zine import player_label
+    from judge.game.results import player_label
 
     players = [{"power": f"{s['power']} ({opts(game)['roles'].get(str(s['id']), 'member')})",
                 "player": player_label(store, s), "colour": "transparent"}

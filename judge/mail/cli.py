@@ -31,7 +31,7 @@ class MissingStore(click.ClickException):
 def _config(db: str | None, address: str | None, name: str | None, code: str | None, tz: str | None,
             default_db: str = "judge.sqlite", config_path: str | None = None) -> Any:
     """The service's settings: the daemon config's [judge] table (if given), then these options."""
-    from judge.service import JudgeConfig
+    from judge.mail import JudgeConfig
 
     kw: dict[str, Any] = {"db_path": default_db}
     if config_path:
@@ -78,7 +78,7 @@ def _open(db: str | None, address: str | None, judge_name: str | None, code: str
           default_db: str = "judge.sqlite", config_path: str | None = None, create: bool = False) -> Any:
     """The service on its store; the store must exist unless ``create`` (``judge init``, the
     Maildir judge and the demo make their own)."""
-    from judge.service import Judge
+    from judge.mail import Judge
 
     cfg = _config(db, address, judge_name, code, tz, default_db, config_path)
     if not create and not Path(cfg.db_path).is_file():
@@ -90,7 +90,7 @@ def _open(db: str | None, address: str | None, judge_name: str | None, code: str
 @judge_options
 def init(**kw: Any) -> None:
     """Create the judge's database (mode 0600, owned like its folder), or check an existing one."""
-    from judge.service.store import Store
+    from judge.game.store import Store
 
     cfg = _config(kw["db"], kw["address"], kw["judge_name"], kw["code"], kw["tz"], config_path=kw["config_path"])
     existed = Path(cfg.db_path).is_file()
@@ -114,8 +114,8 @@ def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, se
           config_path: str | None = None, **kw: Any) -> None:
     """Run the judge on local Maildir folders (or just its deadlines, with --sendmail), or with
     --config alone as the IMAP/SMTP mail daemon."""
-    from judge.service import maildir as md
-    from judge.service.pipe import send_with
+    from judge.mail import maildir as md
+    from judge.mail.pipe import send_with
 
     if config_path:
         if maildir or sendmail or once:
@@ -165,8 +165,8 @@ def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, se
 @judge_options
 def deliver(outbox_maildir: str | None, sendmail: str | None, settle: float = 30.0, **kw: Any) -> None:
     """Pipe mode: handle the one message on standard input (exit 75 to make the MTA retry)."""
-    from judge.service import maildir as md
-    from judge.service.pipe import EX_TEMPFAIL, deliver as deliver_one, send_with
+    from judge.mail import maildir as md
+    from judge.mail.pipe import EX_TEMPFAIL, deliver as deliver_one, send_with
 
     raw = sys.stdin.buffer.read()
     try:
@@ -200,7 +200,7 @@ def deliver(outbox_maildir: str | None, sendmail: str | None, settle: float = 30
 
 def _single(path: str) -> Any:
     """A Folders whose outbox is ``path`` itself."""
-    from judge.service.maildir import Folders
+    from judge.mail.maildir import Folders
 
     class One(Folders):
         @property
@@ -241,7 +241,7 @@ def game() -> None:
 @judge_options
 def game_create(name: str, password: str, master: str, variant: str, options: tuple[str, ...], **kw: Any) -> None:
     """Create a game (players join by mail with SIGNON ?NAME password)."""
-    from judge.service.game import GameError
+    from judge.game.lifecycle import GameError
 
     with _open(**kw) as judge:
         try:
@@ -265,7 +265,7 @@ def game_list(**kw: Any) -> None:
 @judge_options
 def game_show(name: str, **kw: Any) -> None:
     """One game as JSON (who has ordered, never what)."""
-    from judge.service.game import GameError
+    from judge.game.lifecycle import GameError
 
     with _open(**kw) as judge:
         try:
@@ -279,7 +279,7 @@ def game_show(name: str, **kw: Any) -> None:
 @judge_options
 def game_process(name: str, **kw: Any) -> None:
     """Process the current phase now (late powers' units hold); starts a forming game."""
-    from judge.service.game import GameError
+    from judge.game.lifecycle import GameError
 
     with _open(**kw) as judge:
         try:
@@ -294,7 +294,7 @@ def game_process(name: str, **kw: Any) -> None:
 @judge_options
 def game_rollback(name: str, phase: str | None, **kw: Any) -> None:
     """Reopen a processed phase (default: the last one), e.g. judge game rollback tg S1901M."""
-    from judge.service.game import GameError
+    from judge.game.lifecycle import GameError
 
     with _open(**kw) as judge:
         try:
@@ -313,11 +313,11 @@ def game_rollback(name: str, phase: str | None, **kw: Any) -> None:
               help="The variant to play (a name from seeds/, e.g. 1885, deluge2, coast_running).")
 def demo(out: str, seed: int, max_years: int, quiet: bool, variant: str) -> None:
     """Play a short game offline, by mail, with robot players; reports go to --out."""
-    from judge.service.demo import run_demo
+    from judge.demo import run_demo
     from judge.variant import VariantError, load_variant
 
     if variant.lower() == "eia_afa":  # Empires in Arms: 24 months with robot teams
-        from judge.service.eia_demo import run_eia_demo
+        from judge.demo.eia import run_eia_demo
 
         click.echo(run_eia_demo(Path(out), seed=seed, echo=None if quiet else click.echo))
         return

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 from judge.engine import PhaseResult
 from judge.engine.position import Position
 from judge.render.zine import GameInfo, render_results
-from judge.service.publish import map_url
+from judge.game.archive import map_url
 from judge.render.templates import MailText, results_mail as render_results_mail
-from judge.service.store import Store, iso, loads
+from judge.game.store import Store, iso, loads
 
 if TYPE_CHECKING:
-    from judge.service.game import Ctx, Game, PhaseRow
+    from judge.game.lifecycle import Ctx, Game, PhaseRow
 
 GREY_SENDER = "Anonymous"
 
@@ -40,8 +40,8 @@ def player_label(store: Store, seat: Any) -> str | None:
 
 def master_orders(store: Store, game: "Game", ph: "PhaseRow") -> list[tuple[str, str]]:
     """Orders standing for a power that came from the master (BECOME), as ``(power, order)``."""
-    from judge.service import game as games
-    from judge.service.orderbook import from_dict, order_key
+    from judge.game import lifecycle as games
+    from judge.game.orderbook import from_dict, order_key
 
     master = games.master_address(store, game)
     if not master:
@@ -70,7 +70,7 @@ def public_press(store: Store, game: "Game", ph: "PhaseRow") -> list[tuple[str, 
 
 
 def game_info(ctx: "Ctx", game: "Game", ph: "PhaseRow", new: "PhaseRow | None") -> GameInfo:
-    from judge.service import game as games
+    from judge.game import lifecycle as games
 
     st = ctx.store
     players = {s["power"]: player_label(st, s) for s in games.seats(st, game.id) if s["power"]}

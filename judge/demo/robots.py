@@ -80,7 +80,7 @@ class Robot:
         lines: list[str] = []
         if kind == "movement":
             mine = sorted((u for u in pos.units.values() if u.power == self.power), key=lambda u: u.loc)
-            from judge.service.orderbook import hidden_units
+            from judge.game.orderbook import hidden_units
 
             for prov, pw in sorted(hidden_units(pos, rules).items()):  # 1885 II: choose the kind now
                 if pw == self.power:

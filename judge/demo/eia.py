@@ -20,9 +20,9 @@ from typing import Any, Callable
 
 from judge.eia import calendar, dice
 from judge.eia.data import load_tables
-from judge.service import eia_games
-from judge.service.demo import Demo, empty_out
-from judge.service.store import loads
+from judge.game import eia as eia_games
+from judge.demo import Demo, empty_out
+from judge.game.store import loads
 
 GAME = "eiademo"
 ZONES = ["Channel", "Bay of Biscay", "North Sea", "Western Approaches", "Western Mediterranean", "Baltic",
@@ -40,7 +40,7 @@ class EiaDemo(Demo):
         self.teams = {n: [f"{n.lower()}.{r.split()[0]}@demo.invalid" for r in ROLES] for n in eia_games.LETTERS.values()}
 
     def game(self) -> Any:
-        from judge.service.game import get_game
+        from judge.game.lifecycle import get_game
 
         g = get_game(self.judge.store, GAME)
         assert g is not None, "the EiA demo game was not created"
@@ -53,7 +53,7 @@ class EiaDemo(Demo):
         return loads(ph["position"]) if ph else {}
 
     def _ctx(self) -> Any:
-        from judge.service.game import Ctx
+        from judge.game.lifecycle import Ctx
 
         return Ctx(self.judge.store, self.cfg, self.clock)
 

@@ -23,7 +23,7 @@ import hashlib
 from datetime import datetime, timedelta
 from typing import Any
 
-from judge.service.store import Store, iso
+from judge.game.store import Store, iso
 
 WINDOW = timedelta(hours=1)
 REPLY_LIMIT = 30
