@@ -56,8 +56,6 @@ KNOWN_CYCLES: set[tuple[str, ...]] = {
     # the results mail needs the game's facts and the game sends it; the archive and EiA games read
     # both (one package now; untying the modules is left for a later step)
     ("judge.game.archive", "judge.game.eia", "judge.game.lifecycle", "judge.game.results"),
-    # the EiA commands call back into the handler (step 4: commands in modules of their own)
-    ("judge.mail.eia", "judge.mail.handler"),
 }
 
 BASE = {"judge", "judge.variant", "judge.rules"}

@@ -48,7 +48,7 @@ def take(h: Any, cmd: Any) -> bool:
 
 
 def _run(h: Any, fn: Any) -> None:
-    from judge.mail.handler import CommandError, Stop
+    from judge.mail.commands import CommandError, Stop
 
     try:
         fn()
@@ -80,7 +80,7 @@ def _target(h: Any, cmd: Any) -> Game | None:
 
 
 def _outside(h: Any, cmd: Any, game: Game) -> None:
-    from judge.mail.handler import CommandError, Session, Stop
+    from judge.mail.commands import CommandError, Session, Stop
 
     ctx = h.ctx
     if cmd.name == "CREATE":
@@ -110,7 +110,7 @@ def _outside(h: Any, cmd: Any, game: Game) -> None:
 
 
 def _signon(h: Any, cmd: Any, game: Game) -> None:
-    from judge.mail.handler import BAD_SIGNON, CommandError, Stop
+    from judge.mail.commands import BAD_SIGNON, CommandError, Stop
 
     ctx, st = h.ctx, h.ctx.store
     if cmd.name == "OBSERVE":
@@ -165,7 +165,7 @@ def _signon(h: Any, cmd: Any, game: Game) -> None:
 
 
 def _observe(h: Any, game: Game, password: str) -> None:
-    from judge.mail.handler import BAD_SIGNON, Stop
+    from judge.mail.commands import BAD_SIGNON, Stop
     from judge.game.passwords import check_new_password, hash_password
     from judge.game.lifecycle import player_id
 
@@ -197,7 +197,7 @@ def _enter(h: Any, game: Game, seat: Any, quiet: bool = False) -> None:
 
 
 def _line(h: Any, es: EiaSession, cmd: Any) -> None:
-    from judge.mail.handler import CommandError
+    from judge.mail.commands import CommandError
 
     head = cmd.line.split()[0].upper().rstrip(".")
     if head == "ROLLS":
@@ -226,7 +226,7 @@ def _fresh(h: Any, es: EiaSession) -> Game:
 
 
 def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
-    from judge.mail.handler import CommandError, Stop
+    from judge.mail.commands import CommandError, Stop
 
     ctx = h.ctx
     game = _fresh(h, es)
@@ -312,7 +312,7 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
 
 def _set_role_by_master(h: Any, game: Game, words: list[str]) -> None:
     """The master's SET ROLE <address> <role>: the only way to change a role under roles=strict."""
-    from judge.mail.handler import CommandError
+    from judge.mail.commands import CommandError
 
     if len(words) < 2:
         raise CommandError("SET ROLE <member's address> <role>")
@@ -327,7 +327,7 @@ def _set_role_by_master(h: Any, game: Game, words: list[str]) -> None:
 
 
 def _press(h: Any, es: EiaSession, game: Game, cmd: Any, broadcast: bool) -> None:
-    from judge.mail.handler import CommandError
+    from judge.mail.commands import CommandError
 
     ctx = h.ctx
     if es.nation is None:

@@ -6,66 +6,31 @@ mail in (:mod:`judge.mail.incoming`) â†’ commands (:mod:`judge.mail.language`) â
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from judge.render import describe
 from judge.game import deadlines, lifecycle as games, orderbook
 from judge.mail import abuse, eia as eia_mail
+from judge.mail.commands import BAD_SIGNON, REGISTRY, CommandError, Session, Stop, load as load_commands
+from judge.mail.commands.signon import _power_names
 from judge.mail.language import Command, parse_commands
 from judge.game.lifecycle import Ctx, Game, GameError, PhaseRow
 from judge.mail.incoming import IncomingMail, clean_subject, plausible_address
 from judge.game.passwords import PasswordError, check_new_password, hash_password, verify_password
 from judge.render.templates import render, render_part
-from judge.game.store import dumps, iso, loads
-from judge.rules import RULE_SWITCHES
-from judge.variant import Variant, available_variants
+from judge.game.store import dumps, iso
+from judge.variant import Variant
 
 log = logging.getLogger(__name__)
+load_commands()  # every command module registers its commands
 
-BAD_SIGNON = "Invalid password or power ID specified."
 #: a reply echoes at most this much of what was sent, and is at most this long as a whole
 MAX_ECHO_LINE = 300
 MAX_REPLY_CHARS = 100_000
 MAX_ECHO_CHARS = 30_000
-#: SET ADDRESS: a seat's mail goes to at most this many addresses (no fan-out through the judge)
-MAX_SEAT_ADDRESSES = 3
-
-
-#: SET words, for "unknown SET option" (the first ten master words are the ones listed in it)
-PLAYER_SET_KEYS = ("WAIT", "NOWAIT", "DRAW", "NODRAW", "PASSWORD", "ADDRESS", "NAME", "ALLY", "NOALLY",
-                   "CONCEDE", "NOCONCEDE")
-MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "CENTRES", "LIST", "NOLIST", "MAP",
-                   *(w.upper() for w in games.PHASE_KIND_WORDS), "CENTERS", "CENTRE", "CENTER")
-
-#: SET words that stand for a command of their own (njudge: SET CONCEDE p)
-SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "NOALLY", "NOALLIES": "NOALLY",
-               "NOALLIANCE": "NOALLY", "CONCEDE": "CONCEDE", "NOCONCEDE": "NOCONCEDE"}
-
-
-class CommandError(Exception):
-    """This command is refused (nothing it would have done was done)."""
-
-
-class Stop(Exception):
-    """Read no further in this message."""
-
-
-@dataclass
-class Session:
-    game: Game | None = None
-    seat: Any = None  # the seat signed on (a player or an observer)
-    master: bool = False
-    power: str | None = None  # the power whose orders are read (the seat's, or BECOME)
-    became: bool = False
-    future: Any = None  # Phase for PHASE orders
-    stale: Any = None  # Phase the orders below are headed with, which is over: they are refused
-    signons: int = 0
-
-
 @dataclass
 class Handler:
     ctx: Ctx
@@ -138,10 +103,10 @@ class Handler:
                 return
             self.order_lines.append(cmd)
             return
-        fn: Callable[[Command], None] = getattr(self, "do_" + cmd.name.lower())
+        spec = REGISTRY[cmd.name]
         self.echo(cmd)
         try:
-            fn(cmd)
+            spec.run(self, cmd)
         except (CommandError, GameError, deadlines.TimeError, PasswordError) as exc:
             self.error(str(exc))
         except Stop:
@@ -204,35 +169,6 @@ class Handler:
         raise CommandError(f"{cmd.name} needs a game name")
 
     # -- anyone ----------------------------------------------------------------------------------
-    def do_help(self, cmd: Command) -> None:
-        self.say(render_part("help.txt", code=self.ctx.cfg.code, address=self.ctx.cfg.address,
-                             variants=available_variants()))
-
-    def do_version(self, cmd: Command) -> None:
-        from importlib.metadata import PackageNotFoundError, version
-        try:
-            v = version("judge")
-        except PackageNotFoundError:
-            v = "unknown"
-        self.say(f"judge {v}")
-
-    def do_list(self, cmd: Command) -> None:
-        if not cmd.args and self.session.game is None:
-            rows = []
-            for r in self.ctx.store.all("SELECT * FROM games ORDER BY name"):
-                g = games._game(r)
-                if g.variant_name == "eia_afa":
-                    rows.append(eia_mail.list_row(self.ctx, g))
-                    continue
-                ph = games.current_phase(self.ctx.store, g)
-                filled = sum(1 for s in games.seats(self.ctx.store, g.id) if s["player_id"] is not None)
-                rows.append({"name": g.name, "variant": g.variant_name, "state": g.state,
-                             "phase": ph.short if ph else "-", "players": filled,
-                             "powers": len(g.variant.powers)})
-            self.say(render_part("list.txt", games=rows))
-            return
-        self.say(self.describe_game(self.arg_game(cmd)))
-
     def describe_game(self, g: Game) -> str:
         ph = games.current_phase(self.ctx.store, g)
         st = self.ctx.store
@@ -258,117 +194,6 @@ class Handler:
                            grace=deadlines.format_hours(g.grace_hours), rules=rules, outcome=g.outcome,
                            npowers=len(g.variant.powers),
                            list_address=games.list_address(st, g))
-
-    def do_whogame(self, cmd: Command) -> None:
-        g = self.arg_game(cmd)
-        st = self.ctx.store
-        rows = [{"power": s["power"] or "(to be assigned)", "address": games.address_of(st, s["player_id"]) or "(vacant)",
-                 "status": s["status"]} for s in games.seats(st, g.id)]
-        obs = [games.address_of(st, s["player_id"]) for s in games.seats(st, g.id, "observer")]
-        self.say(render_part("whogame.txt", name=g.name, rows=rows, observers=obs,
-                             master=games.master_address(st, g)))
-
-    def do_history(self, cmd: Command) -> None:
-        g = self.arg_game(cmd)
-        done = games.processed_phases(self.ctx.store, g)
-        shorts = [r["short"].lower() for r in done]
-        lo, hi = 0, len(done)
-        rest = [a.lower() for a in cmd.args[1:] if a.lower() not in ("from", "to")]
-        if rest:
-            if rest[0] not in shorts:
-                raise CommandError(f"no processed phase {rest[0].upper()} in '{g.name}' (processed: "
-                                   f"{', '.join(r['short'] for r in done) or 'none'})")
-            lo = shorts.index(rest[0])
-        if len(rest) > 1:
-            if rest[1] not in shorts:
-                raise CommandError(f"no processed phase {rest[1].upper()} in '{g.name}'")
-            hi = len(shorts) - shorts[::-1].index(rest[1])
-        reports = [r["report"] or "" for r in done[lo:hi]]
-        self.say(render_part("history.txt", name=g.name, reports=reports))
-
-    def do_summary(self, cmd: Command) -> None:
-        g = self.arg_game(cmd)
-        st = self.ctx.store
-        v = g.variant
-        years: list[dict[str, Any]] = []
-        seen: set[int] = set()
-        rows = st.all("SELECT * FROM phases WHERE game_id = ? AND state IN ('open', 'processed') ORDER BY seq", (g.id,))
-        for r in rows:
-            ph = games._phase(r, v)
-            pos = ph.position
-            if pos.phase.year in seen:
-                continue
-            seen.add(pos.phase.year)
-            years.append({"year": pos.phase.year, "counts": describe.centre_counts(pos)})
-        players = []
-        for s in games.seats(st, g.id):
-            players.append({"power": s["power"] or "?", "address": games.address_of(st, s["player_id"]) or "(vacant)",
-                            "status": s["status"]})
-        ph = games.current_phase(st, g)
-        self.say(render_part("summary.txt", name=g.name, variant=v.title, state=g.state, outcome=g.outcome,
-                             through=ph.short if ph else (rows[-1]["short"] if rows else "-"),
-                             master=games.master_address(st, g), players=players, powers=list(v.powers),
-                             letters={p.name: p.letter for p in v.powers.values()}, years=years))
-
-    def do_create(self, cmd: Command) -> None:
-        if self.session.signons:
-            raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
-        if len(cmd.args) < 2:
-            raise CommandError("write CREATE ?name password [variant] [option=value ...]")
-        name, password = cmd.args[0], cmd.args[1]
-        variant = "standard"
-        rest = cmd.args[2:]
-        if rest and "=" not in rest[0]:
-            variant, rest = rest[0], rest[1:]
-        g = games.create_game(self.ctx, name, password, variant, rest, self.mail.sender)
-        self.from_only = True  # the master recorded is the From address: the answer goes there only
-        self.session = Session(game=g, master=True, signons=1)
-        self.say(f"Game '{g.name}' ({g.variant.title}) created; you are its master.\n"
-                 f"Players join with:  SIGNON ?{g.name} <password of their choice>\n"
-                 f"You sign on as master with:  SIGNON M{g.name} <your password>\n"
-                 f"The game starts when all {len(g.variant.powers)} powers have players "
-                 f"(or when you send START).")
-
-    def do_signon(self, cmd: Command) -> None:
-        if self.session.signons:
-            raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
-        self.session.signons += 1
-        args = cmd.args
-        if len(args) >= 3 and args[0].lower() not in _power_names():
-            # "SIGNON Fgame my pass": a password of several words; never echo any of them
-            self.error("a password is one word: write SIGNON <power letter><game> <password>, e.g. "
-                       "SIGNON Fmygame secret")
-            raise Stop
-        if len(args) == 3:
-            power_name, name, password = args
-            g = self.lookup_or_stop(name)
-            p = g.variant.power(power_name)
-            if p is None:
-                self.fail_signon()
-            self.signon_power(g, p.name, password)  # type: ignore[union-attr]
-            return
-        if len(args) != 2 or len(args[0]) < 2:
-            self.error("write SIGNON <power letter><game> <password>, e.g. SIGNON Fmygame secret "
-                       "(or SIGNON ?game password to join a game)")
-            raise Stop
-        ident, password = args
-        letter, name = ident[0].upper(), ident[1:]
-        g = self.lookup_or_stop(name)
-        if letter == "?":
-            self.signon_join(g, password)
-            return
-        powers = {p.letter.upper(): p.name for p in g.variant.powers.values()}
-        if letter in powers:
-            self.signon_power(g, powers[letter], password)
-        elif letter == "M":
-            master = games.master_address(self.ctx.store, g)
-            self.check_password(g, "Master", password, g.master_hash, [master] if master else [])
-            self.session = Session(game=g, master=True, signons=1)
-            self.say(f"Signed on as master of '{g.name}'.")
-        elif letter == "O":
-            self.signon_observer(g, password)
-        else:
-            self.fail_signon()
 
     def lookup_or_stop(self, name: str) -> Game:
         g = games.get_game(self.ctx.store, name.lstrip("?"))
@@ -501,52 +326,6 @@ class Handler:
         self.check_password(g, "Observer", password, seat["password_hash"] if seat else None, [self.mail.sender])
         self.enter_seat(g, seat)
 
-    def do_observe(self, cmd: Command) -> None:
-        if self.session.signons:
-            raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
-        if len(cmd.args) != 2:
-            raise CommandError("write OBSERVE game password")
-        self.session.signons += 1
-        g = self.lookup_or_stop(cmd.args[0])
-        st = self.ctx.store
-        pid = games.player_id(self.ctx, self.mail.sender)
-        seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?", (g.id, pid))
-        self.from_only = True  # the observer recorded is the From address: the answer goes there only
-        if seat is not None:
-            self.check_password(g, "Observer", cmd.args[1], seat["password_hash"], [self.mail.sender])
-        else:
-            check_new_password(cmd.args[1])
-            sid = st.insert("seats", game_id=g.id, power=None, role="observer", player_id=pid,
-                            password_hash=hash_password(cmd.args[1], self.ctx.cfg.password_cost), status="active",
-                            wait=0, draw=0, joined=iso(self.ctx.now))
-            seat = st.one("SELECT * FROM seats WHERE id = ?", (sid,))
-        self.enter_seat(g, seat, quiet=True)
-        self.say(f"You are observing '{g.name}': you will receive its results and broadcasts.")
-
-    def do_signoff(self, cmd: Command) -> None:
-        raise Stop
-
-    def do_unobserve(self, cmd: Command) -> None:
-        """An observer leaves: ``UNOBSERVE game password``, or ``UNOBSERVE`` after signing on as one."""
-        st = self.ctx.store
-        if len(cmd.args) == 2:
-            if self.session.signons:
-                raise CommandError("only one SIGNON, CREATE, OBSERVE or UNOBSERVE per message")
-            self.session.signons += 1
-            g = self.lookup_or_stop(cmd.args[0])
-            pid = st.scalar("SELECT id FROM players WHERE address = ?", (self.mail.sender,))
-            seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?",
-                          (g.id, pid)) if pid is not None else None
-            self.check_password(g, "Observer", cmd.args[1], seat["password_hash"] if seat else None,
-                                [self.mail.sender])
-        elif not cmd.args and self.session.seat is not None and self.session.seat["role"] == "observer":
-            g, seat = self.need_game(), self.session.seat
-        else:
-            raise CommandError("write UNOBSERVE game password (or UNOBSERVE after OBSERVE game password)")
-        st.conn.execute("DELETE FROM seats WHERE id = ?", (seat["id"],))
-        self.session = Session(signons=1)
-        self.say(f"You no longer observe '{g.name}': the judge sends you nothing more about it.")
-
     # -- orders ------------------------------------------------------------------------------------
     def flush_orders(self) -> None:
         if not self.order_lines:
@@ -583,18 +362,6 @@ class Handler:
         if sub.accepted:
             self.touched = True
 
-    def do_phase(self, cmd: Command) -> None:
-        g, power = self.need_power()
-        ph = self.need_phase(g)
-        text = " ".join(cmd.args)
-        if not text:
-            raise CommandError("write PHASE <season> <year> <phase>, e.g. PHASE Fall 1901 Movement")
-        try:
-            target = g.variant.calendar.parse(text)
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
-        self.aim_at(target)
-
     def aim_at(self, target: Any) -> None:
         """The orders that follow are for phase ``target`` (PHASE, or a heading naming a phase):
         the current one, a later one (queued), or one that is over (refused, with its name)."""
@@ -615,26 +382,7 @@ class Handler:
         self.session.future = target
         self.say(f"Orders below are for {target}.")
 
-    def do_clear(self, cmd: Command) -> None:
-        g, power = self.need_power()
-        ph = self.need_phase(g)
-        n = orderbook.clear(self.ctx.store, ph.id, power)
-        f = self.ctx.store.conn.execute("UPDATE future_orders SET state = 'cleared' WHERE game_id = ? AND power = ? "
-                                        "AND state = 'pending'", (g.id, power)).rowcount
-        self.say(f"Orders cleared for {ph.name}" + (f" and {f} queued future order set(s) dropped." if f else "."))
-        if n:
-            self.touched = True
-
     # -- press ---------------------------------------------------------------------------------------
-    def do_press(self, cmd: Command) -> None:
-        self.send_press(cmd, broadcast=False)
-
-    def do_broadcast(self, cmd: Command) -> None:
-        self.send_press(cmd, broadcast=True)
-
-    def do_endpress(self, cmd: Command) -> None:
-        raise CommandError("ENDPRESS without PRESS or BROADCAST")
-
     def send_press(self, cmd: Command, broadcast: bool) -> None:
         g = self.need_game()
         st = self.ctx.store
@@ -755,103 +503,6 @@ class Handler:
         return out
 
     # -- SET -------------------------------------------------------------------------------------------
-    def do_set(self, cmd: Command) -> None:
-        if not cmd.args:
-            raise CommandError("SET what? (e.g. SET WAIT, SET PASSWORD new, SET DEADLINE +2d)")
-        key = cmd.args[0].upper()
-        rest = cmd.args[1:]
-        if "=" in cmd.args[0]:
-            k, _, val = cmd.args[0].partition("=")
-            key, rest = k.upper(), [val, *rest]
-        if key == "NO" and rest:
-            key, rest = "NO" + rest[0].upper(), rest[1:]
-        st = self.ctx.store
-        if key in ("WAIT", "NOWAIT"):
-            g, power = self.need_power()
-            self.need_phase(g)
-            st.update("seats", self.session.seat["id"], wait=int(key == "WAIT"))
-            self.say("Wait flag set: the phase will not be processed before the deadline." if key == "WAIT"
-                     else "Wait flag cleared.")
-            self.touched = True
-            return
-        if key in ("DRAW", "NODRAW"):
-            self.vote(key == "DRAW")
-            return
-        if key in SET_ALIASES:
-            name = SET_ALIASES[key]
-            getattr(self, "do_" + name.lower())(Command(name, rest, cmd.line, cmd.lineno))
-            return
-        if key == "PASSWORD":
-            if len(rest) != 1:
-                raise CommandError("write SET PASSWORD <new password>")
-            pw = check_new_password(rest[0])
-            h = hash_password(pw, self.ctx.cfg.password_cost)
-            g = self.need_game()
-            if self.session.master and self.session.seat is None:
-                st.update("games", g.id, master_hash=h)
-                g.master_hash = h
-            elif self.session.seat is not None and not self.session.became:
-                st.update("seats", self.session.seat["id"], password_hash=h)
-            else:
-                raise CommandError("sign on with your own seat to change its password")
-            self.say("Password changed.")
-            return
-        if key == "ADDRESS":
-            g = self.need_game()
-            if self.session.seat is None or self.session.became:
-                raise CommandError("only a player or observer can set an address")
-            addrs = [a.strip().lower() for a in " ".join(rest).replace(";", ",").split(",") if a.strip()]
-            for a in addrs:
-                if not plausible_address(a):
-                    raise CommandError(f"not an email address: {a!r}")
-            if len(addrs) > MAX_SEAT_ADDRESSES:
-                raise CommandError(f"SET ADDRESS takes at most {MAX_SEAT_ADDRESSES} addresses")
-            st.update("seats", self.session.seat["id"], addresses=dumps(addrs) if addrs else None)
-            self.say(f"Mail for you in '{g.name}' now goes to {', '.join(addrs)}." if addrs else
-                     "Mail for you now goes to your own address again.")
-            return
-        if key == "NAME":
-            if self.session.seat is None and not self.session.master:
-                raise CommandError("sign on first (SIGNON with your password): SET NAME changes how reports "
-                                   "name you, so the judge needs to know it is you")
-            name = " ".join(rest).strip()
-            if len(name) > 40:
-                raise CommandError("a name has at most 40 characters")
-            st.update("players", games.player_id(self.ctx, self.mail.sender), name=name)
-            self.say(f"Reports now name you {name}." if name else "Reports now name you by your mailbox name.")
-            return
-        # the master's settings: an unknown word is said to be unknown, whoever sends it
-        if key not in MASTER_SET_KEYS and key.lower().replace("-", "_") not in RULE_SWITCHES:
-            raise CommandError(f"unknown SET option {key}. Players: " + ", ".join(PLAYER_SET_KEYS)
-                               + ". The master also: " + ", ".join(MASTER_SET_KEYS[:10])
-                               + ", and the rule switches " + ", ".join(sorted(RULE_SWITCHES)))
-        g = self.need_master()
-        if key in ("LIST", "NOLIST"):
-            self.set_list(g, "" if key == "NOLIST" else " ".join(rest))
-            return
-        if key == "DEADLINE":
-            ph = self.need_phase(g)
-            when = deadlines.parse_when(" ".join(rest), self.ctx.now, self.ctx.cfg.timezone)
-            games.set_deadline(self.ctx, g, ph, when)
-            self.say(f"Deadline for {ph.short} set to {self.ctx.when(when)}.")
-            games.notice(self.ctx, g, "Deadline changed", f"The master has set the deadline for {ph.name} to "
-                         f"{self.ctx.when(when)}.")
-            return
-        if key == "GRACE":
-            hours = deadlines.parse_duration(" ".join(rest))
-            games.set_grace(self.ctx, g, hours)
-            self.say(f"Grace period set to {deadlines.format_hours(hours)}.")
-            return
-        name = key.lower()
-        if rest and rest[0].upper() in ("NEXT", "CLOCK"):
-            rest = rest[1:]
-        if not rest:
-            raise CommandError(f"SET {key} needs a value")
-        note = games.apply_option(g, name, " ".join(rest), started=g.state != "forming",
-                                  archive_url=self.ctx.cfg.archive_url)
-        games.save_options(self.ctx, g)
-        self.say(note)
-
     def set_list(self, g: Game, value: str) -> None:
         """The game's mailing list: public reports go there too (with List-* headers)."""
         addr = value.strip().lower()
@@ -865,12 +516,6 @@ class Handler:
         self.say(f"Results and public notices of '{g.name}' now also go to {addr}." if addr else
                  f"'{g.name}' has no mailing list now.")
 
-    def do_draw(self, cmd: Command) -> None:
-        self.vote(True)
-
-    def do_nodraw(self, cmd: Command) -> None:
-        self.vote(False)
-
     def vote(self, yes: bool) -> None:
         g, power = self.need_power()
         self.need_phase(g)
@@ -879,22 +524,6 @@ class Handler:
                  f"a draw needs every surviving power).")
         if yes and games.check_draw(self.ctx, g):
             self.say("Every surviving power has voted for a draw: the game is over.")
-
-    def do_resign(self, cmd: Command) -> None:
-        g, power = self.need_power()
-        if self.session.became:
-            raise CommandError("the master cannot resign for a power; use EJECT")
-        self.need_phase(g)
-        if cmd.args:
-            raise CommandError(f"{cmd.name} takes no arguments: nothing was changed (NOALLY withdraws an alliance)")
-        self.ctx.store.update("seats", self.session.seat["id"], status="vacant", password_hash=None, wait=0, draw=0,
-                              allies=None, concede=None)
-        self.say(f"You have resigned {power} in '{g.name}'.")
-        games.notice(self.ctx, g, f"Resignation: {g.variant.powers[power].letter}",
-                     f"{power} has resigned from '{g.name}' and is open for takeover "
-                     f"(SIGNON ?{g.name} <password>). Its units hold until then.")
-        self.touched = True
-        raise Stop
 
     # -- alliances and concessions (1885 II rule 5) --------------------------------------------------------
     def named_powers(self, g: Game, tokens: list[str]) -> set[str]:
@@ -921,32 +550,6 @@ class Handler:
             raise CommandError("only the power's own player may declare or withdraw its alliances")
         return g, power, self.ctx.store.one("SELECT * FROM seats WHERE id = ?", (self.session.seat["id"],))
 
-    def do_ally(self, cmd: Command) -> None:
-        g, power, seat = self.alliance_seat()
-        need = games.alliance_sizes(g.variant)
-        groups = games.seat_alliances(seat)
-        if cmd.args:
-            group = sorted(self.named_powers(g, cmd.args) | {power})
-            if len(group) not in need:
-                sizes = " or ".join(str(n) for n in sorted(need))
-                raise CommandError(f"an alliance has {sizes} powers (yours: {', '.join(group)})")
-            if group in groups:
-                self.say(f"{power} has already declared the alliance of {games.join_names(group)}.")
-            else:
-                groups.append(group)
-                games.set_alliances(self.ctx, g, seat, groups)
-                waiting = self.alliance_waiting(g, group)
-                if waiting:
-                    st = self.ctx.store
-                    to = [a for p in waiting for a in games.seat_addresses(st, games.seat_of_power(st, g.id, p))]
-                    letters = "".join(g.variant.powers[p].letter for p in group)
-                    if to:
-                        games.notice(self.ctx, g, "Alliance proposed",
-                                     f"{power} declares an alliance of {games.join_names(group)}. It counts for an "
-                                     f"alliance victory once every member has declared it (send ALLY {letters}).",
-                                     to=to)
-        self.say(self.alliance_status(g, power))
-
     def alliance_waiting(self, g: Game, group: list[str]) -> list[str]:
         """Members of ``group`` that have not declared it."""
         st = self.ctx.store
@@ -967,163 +570,7 @@ class Handler:
             lines.append(f"  {games.join_names(group)} ({state})")
         return "\n".join(lines)
 
-    def do_noally(self, cmd: Command) -> None:
-        g, power, seat = self.alliance_seat()
-        groups = games.seat_alliances(seat)
-        if cmd.args:
-            group = sorted(self.named_powers(g, cmd.args) | {power})
-            if group not in groups:
-                raise CommandError(f"{power} has not declared the alliance of {games.join_names(group)}")
-            keep = [x for x in groups if x != group]
-        else:
-            keep = []
-        if keep != groups:
-            games.set_alliances(self.ctx, g, seat, keep)
-        self.say(self.alliance_status(g, power))
-
-    def do_concede(self, cmd: Command) -> None:
-        g, power = self.need_power()
-        ph = self.need_phase(g)
-        if not cmd.args:
-            raise CommandError("write CONCEDE <power>, e.g. CONCEDE E (or NOCONCEDE to take it back)")
-        to = sorted(self.named_powers(g, cmd.args))
-        sizes = games.alliance_sizes(g.variant)
-        if len(to) > 1 and len(to) not in sizes:
-            raise CommandError("the game can be conceded to one power only" if not sizes else
-                               f"the game can be conceded to one power or to an alliance of "
-                               f"{' or '.join(str(n) for n in sorted(sizes))} powers")
-        out = [p for p in to if p not in games.survivors(ph.position)]
-        if out:
-            raise CommandError(f"{games.join_names(out)} {'is' if len(out) == 1 else 'are'} out of the game")
-        self.ctx.store.update("seats", self.session.seat["id"], concede=dumps(to))
-        self.say(f"{power} concedes the game to {games.join_names(to)}. The game ends when every surviving power concedes "
-                 f"it to the same powers (votes are reset every phase; NOCONCEDE takes it back).")
-        if games.check_concession(self.ctx, g):
-            self.say(f"Every surviving power has conceded: the game is over, {games.join_names(to)} "
-                     f"{'wins' if len(to) == 1 else 'win'}.")
-
-    def do_noconcede(self, cmd: Command) -> None:
-        g, power = self.need_power()
-        self.need_phase(g)
-        self.ctx.store.update("seats", self.session.seat["id"], concede=None)
-        self.say(f"{power} does not concede the game.")
-
     # -- the master ------------------------------------------------------------------------------------
-    def do_start(self, cmd: Command) -> None:
-        g = self.need_master()
-        if g.state != "forming":
-            raise CommandError(f"game '{g.name}' has already started")
-        games.start(self.ctx, g)
-        self.say(f"Game '{g.name}' started; powers without a player are vacant and hold.")
-
-    def do_process(self, cmd: Command) -> None:
-        g = self.need_master()
-        if g.state == "forming":
-            self.do_start(cmd)
-            return
-        if g.state != "active":
-            raise CommandError(f"game '{g.name}' is {g.state}")
-        ph = self.need_phase(g)
-        games.process(self.ctx, g, ph, "master")
-        self.say(f"{ph.short} processed.")
-        games.maybe_process(self.ctx, g)
-
-    def do_rollback(self, cmd: Command) -> None:
-        g = self.need_master()
-        if g.state == "forming":
-            raise CommandError(f"game '{g.name}' has not started")
-        ph = games.rollback(self.ctx, g, " ".join(cmd.args) or None)
-        self.say(f"Rolled back to {ph.name}; new deadline {self.ctx.when(ph.deadline)}.")
-        games.notice(self.ctx, g, f"Rollback to {ph.short}",
-                     f"The master has rolled '{g.name}' back to {ph.name}. Orders already given for it stand; "
-                     f"the phase will be processed again.", short=ph.short)
-
-    def do_pause(self, cmd: Command) -> None:
-        g = self.need_master()
-        if g.state != "active":
-            raise CommandError(f"game '{g.name}' is {g.state}, not running")
-        g.state = "paused"
-        self.ctx.store.update("games", g.id, state="paused")
-        deadlines.cancel_events(self.ctx.store, g.id, self.ctx.now)
-        self.say(f"Game '{g.name}' paused.")
-        games.notice(self.ctx, g, "Paused", f"The master has paused '{g.name}'. No deadline runs until it resumes.")
-
-    def do_resume(self, cmd: Command) -> None:
-        g = self.need_master()
-        if g.state != "paused":
-            raise CommandError(f"game '{g.name}' is not paused")
-        g.state = "active"
-        self.ctx.store.update("games", g.id, state="active")
-        ph = games.current_phase(self.ctx.store, g)
-        assert ph is not None
-        from datetime import timedelta
-        new = max(ph.deadline or self.ctx.now, self.ctx.now + timedelta(hours=g.hours(ph.phase.kind)))
-        games.set_deadline(self.ctx, g, ph, new)
-        self.say(f"Game '{g.name}' resumed; deadline {self.ctx.when(new)}.")
-        games.notice(self.ctx, g, "Resumed", f"The master has resumed '{g.name}'. The deadline for {ph.name} is "
-                     f"{self.ctx.when(new)}.")
-        self.touched = True
-
-    def do_terminate(self, cmd: Command) -> None:
-        g = self.need_master()
-        if g.state in ("finished", "terminated"):
-            raise CommandError(f"game '{g.name}' is already over")
-        g.state = "terminated"
-        g.outcome = {"kind": "terminated"}
-        self.ctx.store.update("games", g.id, state="terminated", finished=iso(self.ctx.now), outcome=dumps(g.outcome))
-        deadlines.cancel_events(self.ctx.store, g.id, self.ctx.now)
-        self.say(f"Game '{g.name}' terminated.")
-        games.notice(self.ctx, g, "Terminated", f"The master has ended '{g.name}'.")
-
-    def do_eject(self, cmd: Command) -> None:
-        g = self.need_master()
-        if not cmd.args:
-            raise CommandError("write EJECT <power> or EJECT <address>")
-        who = cmd.args[0]
-        st = self.ctx.store
-        seat = None
-        p = g.variant.power(who)
-        if p is not None:
-            seat = games.seat_of_power(st, g.id, p.name)
-        else:
-            pid = st.scalar("SELECT id FROM players WHERE address = ?", (who.lower(),))
-            if pid is not None:
-                seat = st.one("SELECT * FROM seats WHERE game_id = ? AND player_id = ? AND status != 'vacant'",
-                              (g.id, pid))
-        if seat is None or seat["player_id"] is None or seat["status"] == "vacant":
-            raise CommandError(f"nobody to eject as {who!r} in '{g.name}'")
-        gone = games.seat_addresses(st, seat)
-        if seat["role"] == "observer" or g.state == "forming":
-            st.conn.execute("DELETE FROM seats WHERE id = ?", (seat["id"],))
-        else:
-            st.update("seats", seat["id"], status="vacant", password_hash=None, player_id=None, addresses=None,
-                      wait=0, draw=0, allies=None, concede=None)
-        label = seat["power"] or seat["role"]
-        self.say(f"Ejected {label} ({', '.join(gone)}).")
-        games.notice(self.ctx, g, "Ejected", f"The master has removed you ({label}) from '{g.name}'.", to=gone)
-        if seat["power"]:
-            games.notice(self.ctx, g, f"Ejected: {seat['power']}", f"{seat['power']} is open for takeover "
-                         f"(SIGNON ?{g.name} <password>).")
-        self.touched = True
-
-    def do_become(self, cmd: Command) -> None:
-        g = self.need_master()
-        if self.session.became:
-            raise CommandError("only one BECOME per message")
-        if not cmd.args:
-            raise CommandError("write BECOME <power>")
-        p = g.variant.power(cmd.args[0])
-        if p is None:
-            raise CommandError(f"unknown power {cmd.args[0]!r}")
-        seat = games.seat_of_power(self.ctx.store, g.id, p.name)
-        if seat is None:
-            raise CommandError(f"game '{g.name}' has not started")
-        self.session.seat = seat
-        self.session.power = p.name
-        self.session.became = True
-        self.copy_to = games.seat_addresses(self.ctx.store, seat) if seat["player_id"] else []
-        self.say(f"You now act as {p.name} in '{g.name}' (its player gets a copy of this reply).")
-
     # -- the reply ------------------------------------------------------------------------------------
     def order_status(self) -> None:
         s = self.session
@@ -1206,14 +653,6 @@ class Handler:
         self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
                       in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied")
         self.replied = bool(to)
-
-
-@functools.lru_cache(maxsize=1)
-def _power_names() -> frozenset[str]:
-    """Every power name of every variant, lower case (to read ``SIGNON France game pw``)."""
-    from judge.variant import load_variant
-
-    return frozenset(p.lower() for v in available_variants() for p in load_variant(v).powers)
 
 
 def default_rule(pos: Any, power: str) -> str:
