@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from judge.game.lifecycle import Game
+    from judge.variant import Variant
     from judge.mail.handler import Handler
     from judge.mail.language import Command
 
@@ -80,6 +81,18 @@ def load() -> dict[str, Spec]:
     for family in FAMILIES:
         importlib.import_module(f"{__name__}.{family}")
     return REGISTRY
+
+
+def token_powers(v: Variant, tok: str, extra: dict[str, str] | None = None) -> set[str] | None:
+    """What one upper-case word names: a power by name, or letters run together (``EF``, with
+    ``extra`` letters such as M for the master); None if a letter names nobody."""
+    p = v.power(tok)
+    if p is not None and len(tok) > 1:
+        return {p.name}
+    letters = (extra or {}) | {p.letter.upper(): p.name for p in v.powers.values()}
+    if not tok or any(ch not in letters for ch in tok):
+        return None
+    return {letters[ch] for ch in tok}
 
 
 def help_lines(who: str, width: int = 72, column: int = 28) -> list[str]:

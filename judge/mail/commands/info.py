@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, TYPE_CHECKING
 
-from judge.game import lifecycle as games
+from judge.game import deadlines, lifecycle as games
+from judge.game.lifecycle import Game
 from judge.mail import eia as eia_mail
 from judge.mail.commands import CommandError, command, help_lines
 from judge.mail.language import Command
@@ -14,6 +15,47 @@ from judge.variant import available_variants
 
 if TYPE_CHECKING:
     from judge.mail.handler import Handler
+
+
+def victory_text(g: Any) -> str:
+    """How the game is won, for LIST: solo centres, alliances (1885 II), the survivor (Deluge II)."""
+    v = g.variant.victory
+    parts = []
+    n = int(g.options.get("centres") or v.get("centres") or 0)
+    if n:
+        parts.append(f"{n} supply centres")
+    parts += [f"{a['centres']} jointly for {a['powers']} allied powers" for a in v.get("alliances", ())]
+    if v.get("survivor_after"):
+        parts.append(f"the survivor after {v['survivor_after']}")
+    return "; ".join(parts) or "by agreement"
+
+
+# -- anyone ----------------------------------------------------------------------------------
+def describe_game(h: Handler, g: Game) -> str:
+    ph = games.current_phase(h.ctx.store, g)
+    st = h.ctx.store
+    seats = []
+    late = set()
+    if ph is not None and h.session.master and h.session.game is g:
+        late = set(games.late_powers(st, g, ph))
+    for s in games.seats(st, g.id):
+        status = {"active": "", "cd": "civil disorder", "vacant": "vacant"}.get(s["status"], s["status"])
+        if s["power"] in late:
+            status = (status + ", " if status else "") + "orders missing"
+        seats.append({"power": s["power"] or "(to be assigned)", "status": status})
+    observers = len(games.seats(st, g.id, "observer"))
+    rules = {k: v for k, v in (g.options.get("rules") or {}).items()}
+    return render_part("list_game.txt", name=g.name, variant=g.variant.title, state=g.state,
+                       phase=ph.name if ph else None, short=ph.short if ph else None,
+                       deadline=h.ctx.when(ph.deadline) if ph else None,
+                       grace_end=h.ctx.when(ph.grace_end) if ph else None,
+                       seats=seats, observers=observers, press=g.press, victory=victory_text(g),
+                       movement=deadlines.format_hours(g.hours("movement")),
+                       retreat=deadlines.format_hours(g.hours("retreat")),
+                       adjustment=deadlines.format_hours(g.hours("adjustment")),
+                       grace=deadlines.format_hours(g.grace_hours), rules=rules, outcome=g.outcome,
+                       npowers=len(g.variant.powers),
+                       list_address=games.list_address(st, g))
 
 
 @command("HELP", who="anyone", syntax="HELP",
@@ -52,7 +94,7 @@ def list_(h: Handler, cmd: Command) -> None:
                          "powers": len(g.variant.powers)})
         h.say(render_part("list.txt", games=rows))
         return
-    h.say(h.describe_game(h.arg_game(cmd)))
+    h.say(describe_game(h, h.arg_game(cmd)))
 
 
 @command("WHOGAME", who="anyone", syntax="WHOGAME game",

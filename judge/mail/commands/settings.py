@@ -5,15 +5,32 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from judge.game import deadlines, lifecycle as games
+from judge.game.lifecycle import Game
 from judge.game.passwords import check_new_password, hash_password
 from judge.game.store import dumps
 from judge.mail.commands import CommandError, REGISTRY, command
+from judge.mail.commands.votes import vote
 from judge.mail.incoming import plausible_address
 from judge.mail.language import Command
 from judge.rules import RULE_SWITCHES
 
 if TYPE_CHECKING:
     from judge.mail.handler import Handler
+
+
+# -- SET -------------------------------------------------------------------------------------------
+def set_list(h: Handler, g: Game, value: str) -> None:
+    """The game's mailing list: public reports go there too (with List-* headers)."""
+    addr = value.strip().lower()
+    if addr in ("none", "off", "-"):
+        addr = ""
+    if addr and not plausible_address(addr):
+        raise CommandError(f"not an email address: {addr!r}")
+    if addr == h.ctx.cfg.address:
+        raise CommandError("the judge's own address cannot be the game's list")
+    h.ctx.store.update("games", g.id, list_address=addr or None)
+    h.say(f"Results and public notices of '{g.name}' now also go to {addr}." if addr else
+             f"'{g.name}' has no mailing list now.")
 
 
 #: SET ADDRESS: a seat's mail goes to at most this many addresses (no fan-out through the judge)
@@ -65,7 +82,7 @@ def set_(h: Handler, cmd: Command) -> None:
         h.touched = True
         return
     if key in ("DRAW", "NODRAW"):
-        h.vote(key == "DRAW")
+        vote(h, key == "DRAW")
         return
     if key in SET_ALIASES:
         name = SET_ALIASES[key]
@@ -117,7 +134,7 @@ def set_(h: Handler, cmd: Command) -> None:
                            + ", and the rule switches " + ", ".join(sorted(RULE_SWITCHES)))
     g = h.need_master()
     if key in ("LIST", "NOLIST"):
-        h.set_list(g, "" if key == "NOLIST" else " ".join(rest))
+        set_list(h, g, "" if key == "NOLIST" else " ".join(rest))
         return
     if key == "DEADLINE":
         ph = h.need_phase(g)
