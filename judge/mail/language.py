@@ -46,11 +46,6 @@ def _signon_args(args: list[str]) -> bool:
                                         a == args[-1] for a in args)
 
 
-#: commands anyone may give before signing on
-ANYONE = frozenset({"HELP", "VERSION", "LIST", "WHOGAME", "HISTORY", "SUMMARY", "CREATE", "SIGNON", "OBSERVE",
-                    "UNOBSERVE", "SIGNOFF"})
-
-
 @dataclass
 class Command:
     name: str  # a value of KEYWORDS, or "ORDER"
