@@ -2,7 +2,7 @@
 
     python bench/corpus.py --games 100 --years 10 --seed 1 > cases.jsonl
 
-Standard games played by the judge's robot players (judge/service/robots.py: greedy for supply
+Standard games played by the judge's robot players (judge/demo/robots.py: greedy for supply
 centres, supports for their own attacks, the odd wrong order) writing canonical order text, one
 ``judge adjudicate --batch`` case a phase: ``{"id", "position", "orders"}`` where ``orders`` is
 the text, one ``Power: order`` line each, exactly as a mapper or a front end would send it. One
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from judge.engine import adjudicate  # noqa: E402
 from judge.engine.position import Position  # noqa: E402
 from judge.orders import parse_orders  # noqa: E402
-from judge.service.robots import Robot  # noqa: E402
+from judge.demo.robots import Robot  # noqa: E402
 from judge.variant import load_variant  # noqa: E402
 
 

@@ -4,7 +4,7 @@
 
 Set-up (not timed): ``--games`` standard games through the real game service on an SQLite
 file, each with a master, seven players and a mailing list; the robots' orders for Spring 1901
-(judge/service/robots.py) are in, and one player has ``SET WAIT``, so each game waits for its
+(judge/demo/robots.py) are in, and one player has ``SET WAIT``, so each game waits for its
 deadline, all of them the same minute. Timed: ``Judge.run_due`` at that minute, as the daemon's
 scheduler calls it: each game adjudicated, its report and map made, a results mail composed for
 every player, the master and the list, all queued in the outbox (one transaction a game). That
@@ -31,13 +31,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge import mapdraw  # noqa: E402
-from judge import report as report_module  # noqa: E402
-from judge.service import game as games  # noqa: E402
-from judge.service import orderbook  # noqa: E402
-from judge.service.config import JudgeConfig  # noqa: E402
-from judge.service.judge import Judge  # noqa: E402
-from judge.service.robots import Robot  # noqa: E402
-from judge.service.store import iso  # noqa: E402
+from judge.render import zine as report_module  # noqa: E402
+from judge.game import lifecycle as games  # noqa: E402
+from judge.game import orderbook  # noqa: E402
+from judge.game.config import JudgeConfig  # noqa: E402
+from judge.mail.receive import Judge  # noqa: E402
+from judge.demo.robots import Robot  # noqa: E402
+from judge.game.store import iso  # noqa: E402
 from judge.engine.position import Position  # noqa: E402
 from judge.variant import load_variant  # noqa: E402
 

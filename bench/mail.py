@@ -69,7 +69,7 @@ async def judge_setup(dovecot: Dovecot, sink: SmtpSink) -> list[tuple[str, str, 
     """Create a game by mail and sign seven players on; returns (address, power, password)."""
     import re
 
-    from judge.service.robots import make_mail
+    from judge.demo.robots import make_mail
 
     dovecot.append(make_mail("master@example.test", "judge@example.test",
                              "CREATE ?bench masterpw standard move=48h press=any", "new game"))
@@ -87,7 +87,7 @@ async def judge_setup(dovecot: Dovecot, sink: SmtpSink) -> list[tuple[str, str, 
 
 
 def judge_orders(players: list[tuple[str, str, str]], n: int) -> list[bytes]:
-    from judge.service.robots import make_mail
+    from judge.demo.robots import make_mail
 
     starts = {"Austria": ["A Vie - Gal", "A Bud - Ser", "F Tri - Alb"], "England": ["F Lon - Nth", "F Edi - Nwg", "A Lvp - Yor"],
               "France": ["F Bre - Mao", "A Par - Bur", "A Mar - Spa"], "Germany": ["F Kie - Den", "A Ber - Kie", "A Mun - Ruh"],
@@ -113,7 +113,7 @@ async def run(args: argparse.Namespace, service_name: str) -> None:
     proc = None
     label = "real game service" if service_name == "judge" else "stand-in service (transport only)"
     try:
-        service = "mailservers:StandInJudge" if service_name == "standin" else "judge.service:Judge"
+        service = "mailservers:StandInJudge" if service_name == "standin" else "judge.mail:Judge"
         cfg = daemon_config(dovecot, sink, work, service=service, judge={"options": {"password_cost": 10}}
                             if service_name == "judge" else {}, log={"level": args.log_level},
                             imap={"batch_size": 50}, smtp={"batch_size": 50})
@@ -157,7 +157,7 @@ async def run(args: argparse.Namespace, service_name: str) -> None:
 async def judge_deadline_latency(dovecot: Dovecot, sink: SmtpSink, db_path: str, n: int, label: str) -> None:
     """The master sets a deadline 3 s ahead (no grace; one power never orders, so only the deadline
     processes the phase); latency = the first results mail accepted by SMTP - the deadline."""
-    from judge.service.robots import make_mail
+    from judge.demo.robots import make_mail
 
     lat = []
     for i in range(n):

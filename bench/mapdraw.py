@@ -9,7 +9,7 @@ import time
 from judge.engine import Position
 from judge.mapdraw import draw_png, draw_svg
 from judge.mapdraw.geometry import _make_layout
-from judge.report import MAIL_PNG_BUDGET, MAIL_SCALE
+from judge.render.zine import MAIL_PNG_BUDGET, MAIL_SCALE
 from judge.variant import available_variants, load_variant
 
 

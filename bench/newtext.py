@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import client_mails as cm  # noqa: E402
-from judge.service.mailparse import MAX_BODY_CHARS, parse_message  # noqa: E402
-from judge.service.newtext import new_text  # noqa: E402
+from judge.mail.incoming import MAX_BODY_CHARS, parse_message  # noqa: E402
+from judge.mail.newtext import new_text  # noqa: E402
 
 
 def _fill(unit: str) -> str:

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 def main() -> None:
     from test_service_helpers import Table
 
-    from judge.service.demo import run_demo
+    from judge.demo import run_demo
 
     with tempfile.TemporaryDirectory() as d:
         t = Table(Path(d))

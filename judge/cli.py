@@ -16,13 +16,13 @@ import click
 #: subcommand name -> "module:attribute" of a click command, imported on first use
 LAZY_COMMANDS: dict[str, str] = {
     "parse": "judge.orders.cli:parse",
-    "serve": "judge.service.cli:serve",
-    "deliver": "judge.service.cli:deliver",
-    "game": "judge.service.cli:game",
-    "demo": "judge.service.cli:demo",
-    "status": "judge.service.cli:status",
-    "init": "judge.service.cli:init",
-    "publish": "judge.service.publish:publish",
+    "serve": "judge.mail.cli:serve",
+    "deliver": "judge.mail.cli:deliver",
+    "game": "judge.mail.cli:game",
+    "demo": "judge.mail.cli:demo",
+    "status": "judge.mail.cli:status",
+    "init": "judge.mail.cli:init",
+    "publish": "judge.game.archive:publish",
     "eia": "judge.eia.cli:eia",
     "dice": "judge.eia.cli:dice",
 }

@@ -2,8 +2,8 @@
 daemon's own process, named in its config as ``buggy_service:Judge``): a message whose text holds
 TRIGGER-BUG makes the command handler raise, as a real bug would."""
 
-from judge.service import Judge, JudgeConfig  # noqa: F401  (the daemon's Factory looks for both)
-from judge.service import handler
+from judge.mail import Judge, JudgeConfig  # noqa: F401  (the daemon's Factory looks for both)
+from judge.mail import handler
 
 _real_run = handler.Handler.run
 

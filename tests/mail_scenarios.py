@@ -78,7 +78,8 @@ def victory(tmp: Path) -> Table:
 
 def odd_mails(t: Table) -> None:
     """A delivery failure report and an internal-error reply, on a table with a game."""
-    from judge.service import Judge, outbox
+    from judge.game import outbox
+    from judge.mail import Judge
 
     st = t.judge.store
     gid = st.scalar("SELECT id FROM games WHERE name = 'tg'")
@@ -90,7 +91,7 @@ def odd_mails(t: Table) -> None:
         def boom(self: object) -> None:
             raise RuntimeError("boom")
 
-        from judge.service.handler import Handler
+        from judge.mail.handler import Handler
 
         mp.setattr(Handler, "run", boom)
         t.send(OUTSIDER, "LIST", subject=EVIL_SUBJECT)

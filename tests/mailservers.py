@@ -5,7 +5,7 @@
 - ``SmtpSink``: aiosmtpd on the caller's event loop; keeps every message, can go down and come
   back on the same port, refuse recipients, and deliver copies into Dovecot by LMTP (as an MTA would).
 - ``StandInJudge``: a small SQLite service with the game service's interface, for transport tests
-  that must count exactly what was applied (the end-to-end game uses the real ``judge.service``).
+  that must count exactly what was applied (the end-to-end game uses the real ``judge.mail``).
 - ``DaemonProcess``: the daemon as a child process (``python -m judge.daemon``) for kill -9 tests.
 - pytest fixtures ``dovecot`` (per module) and ``smtp_sink`` (per test); import them into a test module.
 """

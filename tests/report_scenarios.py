@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 from judge.engine import PhaseResult, Position, adjudicate
 from judge.engine.orders import Build, Disband, Hold, Move, Order, Remove, Retreat, Support
 from judge.orders import parse_orders as parse_canonical
-from judge.report import GameInfo
+from judge.render.zine import GameInfo
 from judge.variant import Variant, load_variant
 
 STANDARD_1901 = [

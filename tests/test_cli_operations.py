@@ -69,7 +69,7 @@ def test_a_missing_store_is_an_error_not_a_new_empty_judge(tmp_path: Path) -> No
 
 
 def test_game_and_status_and_deliver_read_the_daemon_config_without_passwords(tmp_path: Path) -> None:
-    from judge.service.robots import make_mail
+    from judge.demo.robots import make_mail
 
     db = tmp_path / "judge.sqlite"
     toml = write_toml(tmp_path / "judge.toml", db)
@@ -110,7 +110,7 @@ def test_init_makes_a_private_store_owned_like_its_folder(tmp_path: Path) -> Non
     out = judge_cli("init", "--db", str(db))
     assert out.returncode == 0, out.stderr
     # open it as the daemon does, so the WAL and shared-memory files exist
-    from judge.service.store import Store
+    from judge.game.store import Store
 
     s = Store(db)
     s.conn.execute("CREATE TABLE IF NOT EXISTS probe (x)")

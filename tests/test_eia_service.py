@@ -348,8 +348,8 @@ def test_roles_strict_lets_each_role_send_only_its_commands(table: Table) -> Non
     out = table.send(addr("France", 3), "SIGNON Feg pwFrance3\nMOVE S1 TO Channel ZONES 2")
     assert "MOVE is for the head of state or the general" in " ".join(table.reply_to(addr("France", 3), out).body.split())
     # off by default: any member sends any command
-    from judge.service import eia_games
-    from judge.service.game import get_game
+    from judge.game import eia as eia_games
+    from judge.game.lifecycle import get_game
 
     out = table.send(MASTER, "CREATE ?free masterpw eia_afa team=2")
     free = get_game(table.judge.store, "free")
@@ -382,7 +382,7 @@ def test_the_master_ejects_a_team_member_and_a_new_one_takes_the_place(table: Ta
 def test_judge_publish_archives_an_eia_game_with_public_matter_only(table: Table, tmp_path) -> None:
     """judge publish: an EiA game gets its pages like any game — the gazettes month by month and
     the teams by role — and nothing private: no ledger, no address, no sealed die, no command text."""
-    from judge.service.publish import write_archive
+    from judge.game.archive import write_archive
 
     setup_game(table, team=2)
     table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 3 AT Toulon")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge.service import abuse
-from judge.service.handler import MAX_ECHO_CHARS, MAX_REPLY_CHARS
+from judge.mail import abuse
+from judge.mail.handler import MAX_ECHO_CHARS, MAX_REPLY_CHARS
 from test_service_helpers import JUDGE, MASTER, Table
 
 

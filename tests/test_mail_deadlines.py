@@ -35,10 +35,10 @@ JUDGE_OPTIONS = {"code": "TEST", "password_cost": 10}
 def make_game(db_path: str, deadline: float) -> dict[str, str]:
     """A started standard game whose Spring 1901 deadline is ``deadline`` (a whole second), no grace.
     Returns power -> player address."""
-    from judge.service import Judge, JudgeConfig
-    from judge.service import game as games
-    from judge.service.game import Ctx
-    from judge.service.robots import make_mail
+    from judge.mail import Judge, JudgeConfig
+    from judge.game import lifecycle as games
+    from judge.game.lifecycle import Ctx
+    from judge.demo.robots import make_mail
 
     j = Judge(JudgeConfig(address="judge@example.test", db_path=db_path, **JUDGE_OPTIONS))
     try:
@@ -61,7 +61,7 @@ def make_game(db_path: str, deadline: float) -> dict[str, str]:
 
 
 def order(power_address: str, letter: str, text: str) -> bytes:
-    from judge.service.robots import make_mail
+    from judge.demo.robots import make_mail
 
     return make_mail(power_address, "judge@example.test", f"SIGNON {letter}{GAME} pw{power_address.split('@')[0]}\n"
                      f"{text}\n", "orders")
@@ -99,7 +99,7 @@ def real_config(mail: Dovecot, sink: SmtpSink, workdir: Path, **over: dict[str, 
     judge = {"options": JUDGE_OPTIONS, **over.pop("judge", {})}
     # a long poll interval: only IDLE, the deadline sweep or a reconnect can bring the order in
     imap = {"poll_interval": 30.0, **over.pop("imap", {})}
-    return daemon_config(mail, sink, workdir, service="judge.service:Judge", judge=judge, imap=imap, **over)
+    return daemon_config(mail, sink, workdir, service="judge.mail:Judge", judge=judge, imap=imap, **over)
 
 
 async def test_order_delivered_just_before_the_deadline_counts(mail: Dovecot, smtp_sink: SmtpSink,

@@ -42,11 +42,11 @@ class Inboxes:
 
 
 async def test_whole_game_by_mail(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
-    from judge.service import Judge, JudgeConfig
-    from judge.service import game as games
-    from judge.service.robots import Robot, make_mail
+    from judge.mail import Judge, JudgeConfig
+    from judge.game import lifecycle as games
+    from judge.demo.robots import Robot, make_mail
 
-    cfg = daemon_config(mail, smtp_sink, workdir, service="judge.service:Judge",
+    cfg = daemon_config(mail, smtp_sink, workdir, service="judge.mail:Judge",
                         judge={"options": {"code": "TEST", "password_cost": 10}},
                         imap={"poll_interval": 1.0})
     robots = [Robot(f"{p}@example.test", f"pw{i}", random.Random(i)) for i, p in enumerate(POWERS)]

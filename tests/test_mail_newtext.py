@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import client_mails as cm
-from judge.service.commands import parse_commands
-from judge.service.mailparse import html_new_text, parse_message, unflow
-from judge.service.newtext import header_block, new_text
+from judge.mail.language import parse_commands
+from judge.mail.incoming import html_new_text, parse_message, unflow
+from judge.mail.newtext import header_block, new_text
 
 NEW = ["SIGNON Etg pw1", "F Lon - Nth", "", "F Edi - Nwg", "A Lvp - Yor"]
 OLD = ["SIGNON Etg pw1", "F Lon - Eng", "F Edi - Nth", "A Lvp - Wal"]

@@ -63,7 +63,7 @@ def test_pipe(tmp_path: Path) -> None:
 @pytest.mark.mail
 async def test_daemon_with_dovecot(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
     t, addr, raw = _game_with_old_orders(workdir)
-    cfg = daemon_config(mail, smtp_sink, workdir, service="judge.service:Judge",
+    cfg = daemon_config(mail, smtp_sink, workdir, service="judge.mail:Judge",
                         judge={"db_path": str(t.cfg.db_path), "options": {"code": "TEST", "password_cost": 4}},
                         imap={"poll_interval": 1.0})
     async with running_daemon(cfg):

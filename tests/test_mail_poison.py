@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from judge.service import handler as handler_mod
-from judge.service.maildir import Folders, incoming
-from judge.service.pipe import EX_OK, deliver
+from judge.mail import handler as handler_mod
+from judge.mail.maildir import Folders, incoming
+from judge.mail.pipe import EX_OK, deliver
 from test_service_helpers import JUDGE, Table
 
 CRLF = b"\r\n"
@@ -58,7 +58,7 @@ def assert_clean(raw: bytes) -> None:
 
 def make_db(path: Path) -> None:
     """The judge's database, as an installation has it before mail is piped in."""
-    from judge.service import Judge, JudgeConfig
+    from judge.mail import Judge, JudgeConfig
 
     Judge(JudgeConfig(db_path=path)).close()
 
@@ -159,7 +159,7 @@ def test_a_bug_in_answering_is_recorded_bare(table: Table, monkeypatch: pytest.M
     """Even the internal-error answer fails (the reply cannot be composed): the message is still
     recorded and set aside, nobody is answered, and the next mail is handled."""
     bug_on(monkeypatch)
-    from judge.service import game as games
+    from judge.game import lifecycle as games
 
     real_mail = games.Ctx.mail
 

@@ -16,8 +16,8 @@ from test_mail_deadlines import england_moved, make_game, order, spring_results
 
 
 def test_a_deadline_passing_during_the_read_waits_for_the_next_read() -> None:
-    from judge.service import Judge, JudgeConfig
-    from judge.service import maildir as md
+    from judge.mail import Judge, JudgeConfig
+    from judge.mail import maildir as md
 
     with tempfile.TemporaryDirectory() as d:
         db = os.path.join(d, "judge.sqlite")
@@ -67,7 +67,7 @@ def test_deliver_waits_settle_seconds_after_a_deadline() -> None:
     """Pipe mode: mail the MTA was delivering when the deadline passed is handled first. A
     delivery just after the deadline does not process it (another delivery may be under way);
     one after the settle time does, and both orders count."""
-    from judge.service.robots import make_mail
+    from judge.demo.robots import make_mail
 
     with tempfile.TemporaryDirectory() as d:
         db = os.path.join(d, "judge.sqlite")

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from judge.cli import main
-from judge.service.publish import write_archive
+from judge.game.archive import write_archive
 from mail_scenarios import EVIL, PUBLIC, SECRET, showcase
 from test_report_html import check_html
 from test_service_helpers import MASTER, Table, hold_all

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.report import render_results
+from judge.render.zine import render_results
 from judge.variant import available_variants
 from report_scenarios import known_turns
 

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from judge.report import render_results
+from judge.render.zine import render_results
 from judge.variant import available_variants
 from report_scenarios import known_turns, standard_1901
 

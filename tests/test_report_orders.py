@@ -8,8 +8,8 @@ import pytest
 
 from judge.adjudicate import parse_orders
 from judge.engine import Position, adjudicate
-from judge.report import GameInfo, render_results
-from judge.report.view import format_deadline
+from judge.render.zine import GameInfo, render_results
+from judge.render.view import format_deadline
 from judge.variant import available_variants, load_variant
 
 

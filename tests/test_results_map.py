@@ -15,11 +15,11 @@ import pytest
 from judge.engine import adjudicate
 from judge.engine.position import Position
 from judge.orders import parse_orders
-from judge.report import GameInfo, render_results
-from judge.service import game as games
-from judge.service.config import JudgeConfig
-from judge.service.outbox import compose
-from judge.service.robots import Robot
+from judge.render.zine import GameInfo, render_results
+from judge.game import lifecycle as games
+from judge.game.config import JudgeConfig
+from judge.game.outbox import compose
+from judge.demo.robots import Robot
 from judge.variant import load_variant
 
 from tests.test_service_helpers import MASTER, Table, hold_all
@@ -80,7 +80,7 @@ def test_a_crowded_board_still_fits() -> None:
     result = adjudicate(pos, [p.order for p in parse_orders("\n".join(lines), pos) if p.order])
     info = GameInfo(name="crowded", judge="TEST", players={p: f"Player of {p}" for p in v.powers})
     rep = render_results(v, pos, result, info)
-    from judge.service.render import MailText
+    from judge.render.templates import MailText
 
     cfg = JudgeConfig(address="judge@example.test", db_path=Path("unused.sqlite"), code="TEST")
     data, _ = compose(cfg, [f"p{i}@example.test" for i in range(7)], rep.subject,
@@ -151,7 +151,7 @@ def test_every_power_keeps_its_own_colours_in_the_mail_png(vname: str) -> None:
     from judge.mapdraw.canvas import _rgb
     from judge.mapdraw.draw import LAND, TINT
     from judge.mapdraw import draw_png
-    from judge.report import MAIL_PNG_BUDGET, MAIL_SCALE
+    from judge.render.zine import MAIL_PNG_BUDGET, MAIL_SCALE
 
     v = load_variant(vname)
     png = draw_png(v, Position.from_json(v.start_position(), v), scale=MAIL_SCALE, budget=MAIL_PNG_BUDGET)

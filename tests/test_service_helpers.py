@@ -14,9 +14,9 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
 
-from judge.service import Judge, JudgeConfig
-from judge.service.maildir import Folders, run_once
-from judge.service.robots import make_mail
+from judge.mail import Judge, JudgeConfig
+from judge.mail.maildir import Folders, run_once
+from judge.demo.robots import make_mail
 
 JUDGE = "judge@example.test"
 MASTER = "gm@example.test"
@@ -131,7 +131,7 @@ class Table:
 
 def hold_all(table: Table, skip: tuple[str, ...] = ()) -> None:
     """Every power except ``skip`` sends complete hold orders for the current movement phase."""
-    from judge.service import game as games
+    from judge.game import lifecycle as games
 
     g = games.get_game(table.judge.store, "tg")
     ph = games.current_phase(table.judge.store, g)

@@ -8,11 +8,11 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from judge.cli import main
-from judge.service.commands import parse_commands
-from judge.service.deadlines import TimeError, format_left, parse_duration
-from judge.service.mailparse import clean_subject, parse_message
-from judge.service.passwords import hash_password, verify_password
-from judge.service.robots import make_mail
+from judge.mail.language import parse_commands
+from judge.game.deadlines import TimeError, format_left, parse_duration
+from judge.mail.incoming import clean_subject, parse_message
+from judge.game.passwords import hash_password, verify_password
+from judge.demo.robots import make_mail
 
 import pytest
 
@@ -118,7 +118,7 @@ def test_serve_once_and_deliver_and_status(tmp_path: Path) -> None:
 
 
 def test_demo_plays_a_whole_game(tmp_path: Path) -> None:
-    from judge.service.demo import run_demo
+    from judge.demo import run_demo
 
     summary = run_demo(tmp_path / "demo-out", seed=2, max_years=3)
     assert summary.startswith("Demo finished: ")
@@ -130,7 +130,7 @@ def test_demo_plays_a_whole_game(tmp_path: Path) -> None:
 
 
 def test_maildir_inbox_is_read_in_arrival_order(tmp_path: Path) -> None:
-    from judge.service.maildir import incoming
+    from judge.mail.maildir import incoming
 
     new = tmp_path / "new"
     new.mkdir()

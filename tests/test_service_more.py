@@ -13,8 +13,8 @@ from email import message_from_bytes, policy
 import pytest
 import sqlite_utils
 
-from judge.service import Judge
-from judge.service.store import MIGRATIONS, SCHEMA_VERSION, dumps, iso
+from judge.mail import Judge
+from judge.game.store import MIGRATIONS, SCHEMA_VERSION, dumps, iso
 from test_service_helpers import JUDGE, MASTER, START, Table, hold_all
 
 
@@ -324,7 +324,7 @@ def _deliver(db: str, raw: bytes, cwd) -> subprocess.CompletedProcess:
 
 
 def test_deliver_exits_75_when_the_store_cannot_be_opened(tmp_path) -> None:
-    from judge.service.robots import make_mail
+    from judge.demo.robots import make_mail
 
     raw = make_mail("p@example.test", JUDGE, "HELP", "help", message_id="<d1@example.test>", date=START)
     # the database's folder cannot be made: a plain file stands where it should be

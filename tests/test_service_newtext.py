@@ -118,8 +118,8 @@ def test_a_mail_that_is_all_quote_says_so(tmp_path: Path) -> None:
 def test_the_judges_html_mails_copied_as_text_are_not_read_again(tmp_path: Path) -> None:
     """A player copying the judge's reply or report from the HTML view pastes other lines than the
     text part has ("Judge: TEST · Game: tg · Variant: …"); they are the judge's all the same."""
-    from judge.service.mailparse import html_to_text
-    from judge.service.newtext import new_text
+    from judge.mail.incoming import html_to_text
+    from judge.mail.newtext import new_text
 
     t, addr, _ = _england_with_old_orders(tmp_path)
     bad = t.reply_to(addr, t.order("England", "A Yor H"))
@@ -138,8 +138,8 @@ def test_no_mail_the_judge_sends_is_read_again_when_pasted(tmp_path: Path) -> No
     LIST, WHOGAME, SUMMARY, HISTORY, press and broadcasts, reminders, late notices, results),
     its text part or its HTML part copied as text, pasted above or below a player's orders
     without quote marks: only the orders are read."""
-    from judge.service.mailparse import html_to_text
-    from judge.service.newtext import new_text
+    from judge.mail.incoming import html_to_text
+    from judge.mail.newtext import new_text
 
     t = Table(tmp_path)
     t.start_game()
@@ -166,8 +166,8 @@ def test_no_mail_the_judge_sends_is_read_again_when_pasted(tmp_path: Path) -> No
 
 
 def test_the_judges_output_in_a_press_letter_stays_in_the_letter() -> None:
-    from judge.service.commands import parse_commands
-    from judge.service.newtext import new_text
+    from judge.mail.language import parse_commands
+    from judge.mail.newtext import new_text
 
     status = ["Movement orders for Spring of 1901. (tg.001)", "", "England: Fleet London -> North Sea.",
               "", "Your orders are complete."]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from judge.service import passwords
-from judge.service.passwords import hash_password, verify_password
+from judge.game import passwords
+from judge.game.passwords import hash_password, verify_password
 
 
 def test_right_and_wrong_passwords():

@@ -80,7 +80,7 @@ def test_wrong_password_changes_nothing(table: Table) -> None:
     out = table.send("evil@example.test", "SIGNON Etg stolen\nA Lvp - Yor")
     assert snapshot(table) == before
     # passwords are stored hashed
-    from judge.service.passwords import verify_password
+    from judge.game.passwords import verify_password
 
     seat = table.rows("SELECT password_hash FROM seats WHERE power = 'England'")[0]
     assert seat["password_hash"].startswith("scrypt$")
@@ -136,8 +136,8 @@ CRASH_SCRIPT = textwrap.dedent("""
     from datetime import datetime, timezone
     from pathlib import Path
     sys.path.insert(0, {tests!r})
-    from judge.service import Judge, JudgeConfig
-    from judge.service.maildir import Folders, run_once
+    from judge.mail import Judge, JudgeConfig
+    from judge.mail.maildir import Folders, run_once
     now = datetime.fromisoformat({now!r})
     cfg = JudgeConfig(address={judge!r}, db_path={db!r}, clock=lambda: now, password_cost=4, code="TEST")
     j = Judge(cfg)

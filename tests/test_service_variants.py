@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.service import game as games
+from judge.game import lifecycle as games
 from judge.variant import available_variants, load_variant
 from test_service_helpers import MASTER, Mail, Table
 
@@ -66,7 +66,7 @@ class VariantTable(Table):
 
     def hold_rest(self, skip: tuple[str, ...] = ()) -> None:
         """Every other power holds all its units, hidden start units (no kind written) included."""
-        from judge.service.orderbook import hidden_units
+        from judge.game.orderbook import hidden_units
 
         pos = self.position()
         for power in self.powers:
@@ -169,7 +169,7 @@ def test_1885_game_stored_before_hidden_units_were_listed_keeps_them(table: Vari
     gives it the list, so the game keeps its hidden units."""
     import sqlite3
 
-    from judge.service.store import MIGRATIONS, SCHEMA_VERSION, dumps, loads
+    from judge.game.store import MIGRATIONS, SCHEMA_VERSION, dumps, loads
     from judge.variant import HIDDEN_UNITS
 
     table.start_variant("1885")
@@ -500,7 +500,7 @@ YEARS = {"standard": 2, "coast_running": 2, "af_standard": 2, "deluge2": 3, "188
 def test_robots_play_each_variant(tmp_path: Path, variant: str) -> None:
     import sqlite3
 
-    from judge.service.demo import run_demo
+    from judge.demo import run_demo
 
     summary = run_demo(tmp_path / "out", seed=3, max_years=YEARS[variant], variant=variant)
     assert summary.startswith("Demo finished: "), summary

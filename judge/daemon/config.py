@@ -29,7 +29,7 @@ class JudgeSection:
     timezone: str = "UTC"
     loop_header: str = "X-Judge-Loop"
     #: "module:callable" building the service from a JudgeConfig-like object; tests swap it
-    service: str = "judge.service:Judge"
+    service: str = "judge.mail:Judge"
     #: a due deadline waits for a complete read of the mailbox begun after it (orders already
     #: delivered must count); after this many seconds of holding it is processed anyway
     deadline_hold_max: float = 7200.0

@@ -33,12 +33,13 @@ class OutboxItemLike(Protocol):
 
 @dataclass(frozen=True)
 class Factory:
-    """How to build the service: ``judge.service:Judge`` unless the config names another."""
+    """How to build the service: ``judge.mail:Judge`` unless the config names another."""
 
     section: JudgeSection
 
     def __call__(self) -> Any:
         modname, _, attr = self.section.service.partition(":")
+        modname = {"judge.service": "judge.mail"}.get(modname, modname)  # older configs name the old package
         mod = importlib.import_module(modname)
         cls = getattr(mod, attr or "Judge")
         config_cls = getattr(mod, "JudgeConfig", SimpleNamespace)

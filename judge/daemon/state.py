@@ -42,7 +42,7 @@ class DaemonState:
     def __init__(self, path: str) -> None:
         from pathlib import Path
 
-        from judge.service.store import create_private
+        from judge.game.store import create_private
 
         self.path = path
         create_private(Path(path))  # 0600, owned like its folder (as the game store)

@@ -53,6 +53,14 @@ KIND_WORD = {"A": "an army", "F": "a fleet"}
 
 
 # -- rule 3: hidden start units ------------------------------------------------------------------
+def hidden_units(pos: Position, rules: dict[str, Any] | None = None) -> dict[str, str]:
+    """Province -> power of units that are ordered but not yet on the board (none without this module)."""
+    rules = rules if rules is not None else pos.variant.rules
+    if "davis1885" not in rules.get("modules", ()):
+        return {}
+    return pending_choices(pos)
+
+
 def pending_choices(pos: Position) -> dict[str, str]:
     """Province id -> power, for the hidden start units not yet on the board: the ones the position
     lists in ``extra["hidden_units"]`` (the start position does), in the variant's first phase, in

@@ -1,0 +1,146 @@
+"""``judge publish DIR``: a static HTML archive of every game, turn by turn.
+
+``DIR/index.html`` lists the games; ``DIR/<game>/index.html`` lists a game's processed phases;
+``DIR/<game>/NNN-SHORT.html`` is one phase's report as it was mailed (the ``reports`` table), the
+map as ``NNN-SHORT.png`` (and ``.svg``), the text part as ``.txt``. Links are relative and no page
+needs JavaScript, so the folder can be served by any web server or opened from disk.
+
+Only what observers could see is published: phases are shown once processed, and reports carry
+the broadcast press only (:mod:`judge.game.results`). Player addresses are never shown.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import click
+from markupsafe import Markup
+
+from judge.render.templates import render_page
+from judge.game.store import Store
+
+PAGE_FILE = re.compile(r"^\d{3,}-[A-Za-z0-9_-]+\.(?:html|png|svg|txt)$")  # what we write in a game's folder
+
+
+
+def phase_stem(seq: int, short: str) -> str:
+    """The file name (without extension) of a processed phase in its game's folder: "003-F1901M"."""
+    return f"{seq:03d}-{re.sub(r'[^A-Za-z0-9_-]', '', short)}"
+
+
+def map_url(archive_url: str, game: str, seq: int, short: str) -> str:
+    """Where the archive served at ``archive_url`` shows a phase's map (``SET MAP LINK``)."""
+    return f"{archive_url.rstrip('/')}/{game}/{phase_stem(seq, short)}.png"
+
+def _outcome(outcome: dict[str, Any] | None) -> str:
+    if not outcome:
+        return ""
+    kind = str(outcome.get("kind", ""))
+    who = outcome.get("winner") or outcome.get("powers") or []
+    return f"{kind}: {', '.join(who)}" if who else kind
+
+
+def _report_body(html: str, picture: str) -> str:
+    """The inside of a stored report's <body>, its inline map pointing at the picture file."""
+    m = re.search(r"<body[^>]*>(.*)</body>", html, re.S)
+    inner = m.group(1) if m else html
+    return inner.replace('src="cid:map"', f'src="{picture}"')
+
+
+def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int]:
+    """Write the archive of every game in ``store`` into ``out``; returns counts."""
+    from judge.game import lifecycle as games
+    from judge.game.results import player_label
+
+    out.mkdir(parents=True, exist_ok=True)
+    counts = {"games": 0, "phases": 0, "pictures": 0}
+    listing = []
+    for row in store.all("SELECT * FROM games ORDER BY name"):
+        g = games._game(row)
+        folder = out / g.name
+        folder.mkdir(exist_ok=True)
+        written: set[str] = set()
+        phases = []
+        for r in store.all("SELECT p.id, p.seq, p.name, p.short, p.report AS text_report, r.subject, r.text, r.html, "
+                           "r.png, r.svg FROM phases p LEFT JOIN reports r ON r.phase_id = p.id "
+                           "WHERE p.game_id = ? AND p.state = 'processed' ORDER BY p.seq", (g.id,)):
+            stem = phase_stem(r["seq"], r["short"])
+            phases.append({"row": r, "stem": stem, "href": f"{stem}.html", "name": r["name"], "short": r["short"]})
+        for i, ph in enumerate(phases):
+            r, stem = ph["row"], ph["stem"]
+            picture = svg = txt = None
+            if r["png"]:
+                (folder / f"{stem}.png").write_bytes(bytes(r["png"]))
+                picture = f"{stem}.png"
+            if r["svg"]:
+                (folder / f"{stem}.svg").write_text(r["svg"], encoding="utf-8")
+                svg = f"{stem}.svg"
+                picture = picture or svg
+            text = r["text"] or r["text_report"] or ""
+            if text:
+                (folder / f"{stem}.txt").write_text(text, encoding="utf-8")
+                txt = f"{stem}.txt"
+            counts["pictures"] += bool(picture)
+            html = render_page("archive/phase.html", page_title=r["subject"] or f"{g.name} - {r['short']}",
+                               game=g.name, title=f"Game {g.name} - {r['name']}",
+                               # the report's own HTML, escaped when it was made
+                               report=Markup(_report_body(r["html"], picture or "")) if r["html"] else None,
+                               text=None if r["html"] else text, picture=picture, svg=svg, txt=txt,
+                               prev=phases[i - 1] if i else None, next=phases[i + 1] if i + 1 < len(phases) else None)
+            (folder / ph["href"]).write_text(html, encoding="utf-8")
+            written.update(x for x in (ph["href"], picture, svg, txt) if x)
+            counts["phases"] += 1
+        if g.variant_name == "eia_afa":    # no map: the gazettes (the public text) and the teams
+            from judge.game import eia as eia_games
+
+            title, players, current_name = eia_games.archive_listing(store, g)
+        else:
+            v = g.variant
+            current = games.current_phase(store, g)
+            current_name = current.name if current is not None else ""
+            title = v.title
+            players = [{"power": s["power"], "player": player_label(store, s), "colour": v.powers[s["power"]].colour}
+                       for s in games.seats(store, g.id) if s["power"] in v.powers]
+            players.sort(key=lambda p: list(v.powers).index(p["power"]))
+        info = {"name": g.name, "variant": title, "state": g.state, "outcome": _outcome(g.outcome),
+                "current": current_name if g.state in ("active", "paused") else "",
+                "players": players, "phases": [{k: p[k] for k in ("href", "name", "short")} for p in phases],
+                "href": f"{g.name}/index.html"}
+        (folder / "index.html").write_text(
+            render_page("archive/game.html", page_title=f"Game {g.name} ({title})", code=code, g=info),
+            encoding="utf-8")
+        for f in folder.iterdir():  # phases undone by a rollback since the last run
+            if f.is_file() and PAGE_FILE.match(f.name) and f.name not in written:
+                f.unlink()
+        listing.append(info)
+        counts["games"] += 1
+    published = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    (out / "index.html").write_text(
+        render_page("archive/index.html", page_title=f"Judge {code}: games", code=code, games=listing,
+                    published=published), encoding="utf-8")
+    return counts
+
+
+@click.command()
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--db", envvar="JUDGE_DB", default="judge.sqlite", show_default=True,
+              help="The judge's SQLite file (env JUDGE_DB).")
+@click.option("--code", envvar="JUDGE_CODE", default="JUDGE", show_default=True, help="Judge code shown in titles.")
+def publish(directory: str, db: str, code: str) -> None:
+    """Write a static HTML archive of every game (reports and maps, turn by turn) into DIRECTORY."""
+    import json
+
+    if not Path(db).is_file():
+        raise click.UsageError(f"no judge store at {db} (give --db)")
+    store = Store(db)
+    try:
+        counts = write_archive(store, Path(directory), code)
+    finally:
+        store.close()
+    click.echo(json.dumps(counts))
+
+
+__all__ = ["publish", "write_archive"]

@@ -1,0 +1,785 @@
+"""Game lifecycle: forming → started → phases → finished, inside the caller's transaction.
+
+Every function here takes a :class:`Ctx` (the store, the settings and "now") and changes the
+database and the outbox only; the caller owns the transaction. The adjudicator is called, never
+changed: all I/O stays on this side.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import logging
+import random
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from judge.engine import adjudicate
+from judge.engine.position import Position, Unit
+from judge.rules import RuleError, check_rule, merge_rules
+from judge.render import describe
+from judge.game import deadlines, orderbook, outbox, results as zine
+from judge.game.config import JudgeConfig
+from judge.game.passwords import hash_password, verify_password
+from judge.render.templates import render
+from judge.game.store import Store, dumps, from_iso, iso, loads
+from judge.variant import Phase, Variant, VariantError, available_variants, load_variant
+
+log = logging.getLogger(__name__)
+
+GAME_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,19}$")
+PRESS_MODES = ("white", "grey", "any", "none")
+
+
+class GameError(ValueError):
+    """A command that cannot be carried out; the message says why (nothing was changed)."""
+
+
+@dataclass
+class Ctx:
+    store: Store
+    cfg: JudgeConfig
+    now: datetime
+    processed: list[str] = field(default_factory=list)  # "game phase" processed during this transaction
+
+    def mail(self, to: list[str], subject: str, text: str, *, game_id: int | None = None, kind: str = "notice",
+             in_reply_to: str | None = None, references: str | None = None, auto: str = "auto-generated") -> None:
+        outbox.queue(self.store, self.cfg, to, subject, text, self.now, in_reply_to=in_reply_to,
+                     references=references, auto=auto, game_id=game_id, kind=kind)
+
+    def when(self, t: datetime | None) -> str:
+        return deadlines.format_time(t, self.cfg.timezone)
+
+
+# -- games ------------------------------------------------------------------------------------------
+@dataclass
+class Game:
+    id: int
+    name: str
+    variant_name: str
+    state: str
+    master_id: int | None
+    master_hash: str | None
+    options: dict[str, Any]
+    outcome: dict[str, Any] | None = None
+
+    @functools.cached_property
+    def variant(self) -> Variant:
+        # once per Game object (a transaction's worth): load_variant stats the seed file each call;
+        # played with the calendar the game's rules name (1885 II: rule switch ``calendar``)
+        v = load_variant(self.variant_name)
+        return v.with_rules(merge_rules(v.rules, self.options.get("rules") or {}))
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        return merge_rules(self.variant.rules, self.options.get("rules") or {})
+
+    def hours(self, kind: str) -> float:
+        return float(self.options[f"{kind}_hours"])
+
+    @property
+    def grace_hours(self) -> float:
+        return float(self.options["grace_hours"])
+
+    @property
+    def press(self) -> str:
+        return str(self.options.get("press", "white"))
+
+
+def _game(row: Any) -> Game:
+    return Game(row["id"], row["name"], row["variant"], row["state"], row["master_id"], row["master_hash"],
+                loads(row["options"], {}), loads(row["outcome"], None))
+
+
+def get_game(store: Store, name: str) -> Game | None:
+    row = store.one("SELECT * FROM games WHERE name = ?", (name.strip().lower(),))
+    return _game(row) if row else None
+
+
+def game_by_id(store: Store, game_id: int) -> Game:
+    return _game(store.one("SELECT * FROM games WHERE id = ?", (game_id,)))
+
+
+def save_options(ctx: Ctx, game: Game) -> None:
+    ctx.store.update("games", game.id, options=dumps(game.options))
+
+
+def player_id(ctx: Ctx, address: str) -> int:
+    address = address.strip().lower()
+    pid = ctx.store.scalar("SELECT id FROM players WHERE address = ?", (address,))
+    if pid is None:
+        pid = ctx.store.insert("players", address=address, name="", created=iso(ctx.now))
+    return int(pid)
+
+
+def address_of(store: Store, pid: int | None) -> str | None:
+    if pid is None:
+        return None
+    return store.scalar("SELECT address FROM players WHERE id = ?", (pid,))
+
+
+def default_options(cfg: JudgeConfig) -> dict[str, Any]:
+    return {"rules": {}, "press": "white", "centres": None, "movement_hours": cfg.movement_hours,
+            "retreat_hours": cfg.retreat_hours, "adjustment_hours": cfg.adjustment_hours,
+            "grace_hours": cfg.grace_hours}
+
+
+PHASE_KIND_WORDS = {"move": "movement", "moves": "movement", "movement": "movement", "movements": "movement",
+                    "retreat": "retreat", "retreats": "retreat", "adjust": "adjustment", "adjustment": "adjustment",
+                    "adjustments": "adjustment", "build": "adjustment", "builds": "adjustment"}
+
+
+MAP_NOTES = {"png": "the map as a small PNG picture in the mail",
+             "svg": "the map as an SVG picture in the mail (some mail programs do not show it)",
+             "both": "the map as a PNG picture in the mail, and as SVG attached (a larger mail)",
+             "link": "a link to the map in the judge's archive, no picture",
+             "off": "no map"}
+
+
+def set_map(game: Game, value: str, archive_url: str | None) -> str:
+    """``SET MAP PNG|SVG|BOTH|LINK|OFF``: how results mails carry the map (any time, by the master)."""
+    from judge.render.zine import MAP_MODES
+
+    mode = value.strip().lower()
+    if mode not in MAP_MODES:
+        raise GameError(f"map takes one of {', '.join(m.upper() for m in MAP_MODES)}, not {value!r}")
+    if mode == "link" and not archive_url:
+        raise GameError("this judge has no public archive to link to (archive_url is not set): "
+                        "use SET MAP PNG, SVG, BOTH or OFF")
+    game.options["map"] = mode
+    return f"Results of '{game.name}' now carry {MAP_NOTES[mode]}."
+
+
+def apply_option(game: Game, name: str, value: str, started: bool, archive_url: str | None = None) -> str:
+    """Set one game option (``press``, ``centres``, phase lengths, grace, ``map``, or a rule switch);
+    returns a note. ``archive_url``: the judge's archive (``map=link`` needs one)."""
+    key = name.strip().lower().replace("-", "_")
+    value = value.strip()
+    if key == "map":
+        return set_map(game, value, archive_url)
+    if key in PHASE_KIND_WORDS or key == "grace":
+        hours = deadlines.parse_duration(value)
+        if key == "grace":
+            game.options["grace_hours"] = hours
+            return f"Grace period set to {deadlines.format_hours(hours)}."
+        kind = PHASE_KIND_WORDS[key]
+        if hours <= 0:
+            raise GameError("a phase must last longer than that")
+        game.options[f"{kind}_hours"] = hours
+        return f"{kind.capitalize()} phases now last {deadlines.format_hours(hours)}."
+    if started:
+        raise GameError(f"'{name}' can only be set before the game starts")
+    if key == "press":
+        v = value.lower().replace("gray", "grey")
+        if v not in PRESS_MODES:
+            raise GameError(f"press takes one of {', '.join(PRESS_MODES)}, not {value!r}")
+        game.options["press"] = v
+        return f"Press set to {v}."
+    if key in ("centres", "centers", "centre", "center"):
+        if not value.isdigit() or not 1 <= int(value) <= len(game.variant.map.centres):
+            raise GameError(f"centres takes a number from 1 to {len(game.variant.map.centres)}")
+        game.options["centres"] = int(value)
+        return f"Victory now needs {int(value)} supply centres."
+    try:
+        v = check_rule(key, value)
+        if key == "calendar":
+            load_variant(game.variant_name).calendar_named(v)  # the variant must have it
+    except (RuleError, VariantError) as exc:
+        raise GameError(str(exc)) from None
+    game.options.setdefault("rules", {})[key] = list(v) if isinstance(v, tuple) else v
+    game.__dict__.pop("variant", None)  # (cached) the calendar may have changed
+    return f"Rule {key} set to {value}."
+
+
+def new_game_name(ctx: Ctx, name: str) -> str:
+    """A new game's name, checked: well formed and not taken (any game kind)."""
+    name = name.strip().lstrip("?").lower()
+    if not GAME_NAME.match(name):
+        raise GameError(f"bad game name {name!r}: use 1-20 letters, digits, '-' or '_', starting with a letter or digit")
+    if get_game(ctx.store, name) is not None:
+        raise GameError(f"a game named '{name}' already exists")
+    return name
+
+
+def create_game(ctx: Ctx, name: str, password: str, variant: str, options: list[str], master_address: str) -> Game:
+    name = new_game_name(ctx, name)
+    try:
+        v = load_variant(variant.lower())
+    except VariantError:
+        raise GameError(f"unknown variant {variant!r} (variants: {', '.join(available_variants())})") from None
+    from judge.game.passwords import PasswordError, check_new_password
+    try:
+        check_new_password(password)
+    except PasswordError as exc:
+        raise GameError(str(exc)) from None
+    game = Game(0, name, v.name, "forming", None, None, default_options(ctx.cfg))
+    for opt in options:
+        k, sep, val = opt.partition("=")
+        if not sep:
+            raise GameError(f"options are written name=value, not {opt!r}")
+        try:
+            apply_option(game, k, val, started=False, archive_url=ctx.cfg.archive_url)
+        except deadlines.TimeError as exc:
+            raise GameError(str(exc)) from None
+    mid = player_id(ctx, master_address)
+    game.id = ctx.store.insert("games", name=name, variant=v.name, state="forming", master_id=mid,
+                               master_hash=hash_password(password, ctx.cfg.password_cost),
+                               options=dumps(game.options), created=iso(ctx.now))
+    game.master_id = mid
+    return game
+
+
+# -- seats ------------------------------------------------------------------------------------------
+def seats(store: Store, game_id: int, role: str | None = "player") -> list[Any]:
+    if role is None:
+        return store.all("SELECT * FROM seats WHERE game_id = ? ORDER BY id", (game_id,))
+    return store.all("SELECT * FROM seats WHERE game_id = ? AND role = ? ORDER BY id", (game_id, role))
+
+
+def seat_of_power(store: Store, game_id: int, power: str) -> Any:
+    return store.one("SELECT * FROM seats WHERE game_id = ? AND role = 'player' AND power = ?", (game_id, power))
+
+
+def seat_addresses(store: Store, seat: Any) -> list[str]:
+    extra = loads(seat["addresses"], [])
+    if extra:
+        return list(extra)
+    a = address_of(store, seat["player_id"])
+    return [a] if a else []
+
+
+def master_address(store: Store, game: Game) -> str | None:
+    return address_of(store, game.master_id)
+
+
+def list_address(store: Store, game: Game) -> str | None:
+    """The game's mailing list (SET LIST), if it has one."""
+    return store.scalar("SELECT list_address FROM games WHERE id = ?", (game.id,))
+
+
+def audience(store: Store, game: Game, observers: bool = True) -> list[list[str]]:
+    """Everyone who gets a game's public mail: players, observers, the master, the mailing list (one
+    list per person)."""
+    out: list[list[str]] = []
+    seen: set[str] = set()
+    for s in seats(store, game.id, None):
+        if s["player_id"] is None or s["status"] == "vacant":
+            continue
+        if s["role"] == "observer" and not observers:
+            continue
+        addrs = [a for a in seat_addresses(store, s) if a not in seen]
+        seen.update(addrs)
+        if addrs:
+            out.append(addrs)
+    m = master_address(store, game)
+    if m and m not in seen:
+        out.append([m])
+    lst = list_address(store, game) if observers else None
+    if lst and lst not in seen and lst != m:
+        out.append([lst])  # the game's mailing list gets what observers get
+    return out
+
+
+def tell_all(ctx: Ctx, game: Game, subject: str, text: str, kind: str = "notice", observers: bool = True) -> None:
+    for to in audience(ctx.store, game, observers):
+        ctx.mail(to, subject, text, game_id=game.id, kind=kind)
+
+
+def notice(ctx: Ctx, game: Game, title: str, text: str, short: str | None = None, to: list[str] | None = None) -> None:
+    """A short game notice (signon, resignation, civil disorder …) to everyone, or to ``to``."""
+    phase = current_phase(ctx.store, game)
+    subject, body = render("notice.txt", code=ctx.cfg.code, game=game.name, variant=game.variant.title,
+                           short=short or (phase.short if phase else None), title=title, text=text,
+                           deadline=ctx.when(phase.deadline) if phase else None)
+    if to is None:
+        tell_all(ctx, game, subject, body)
+    else:
+        ctx.mail(to, subject, body, game_id=game.id)
+
+
+# -- phases -----------------------------------------------------------------------------------------
+@dataclass
+class PhaseRow:
+    id: int
+    seq: int
+    name: str
+    short: str
+    position_json: dict[str, Any]
+    deadline: datetime | None
+    grace_end: datetime | None
+    state: str
+    variant: Variant
+
+    position_text: str | None = field(default=None, repr=False, compare=False)  # as stored
+
+    @property
+    def position(self) -> Position:
+        """The phase's position; each caller gets its own copy, as the engine changes some in place."""
+        return _own_copy(_parsed_position(self.position_text, self.position_json, self.variant))
+
+    @property
+    def phase(self) -> Phase:
+        return self.variant.calendar.parse(self.name)
+
+
+#: stored position text -> (its variant, the parsed Position, never handed out): an order mail
+#: reads its phase's row several times, and parsing was a tenth of its cost
+_PARSED: dict[str, tuple[Variant, Position]] = {}
+
+
+def _parsed_position(text: str | None, data: dict[str, Any], variant: Variant) -> Position:
+    if text is None:
+        return Position.from_json(data, variant)
+    hit = _PARSED.get(text)
+    if hit is None or hit[0] is not variant:  # a seed file reloaded makes a new Variant
+        if len(_PARSED) >= 32:
+            _PARSED.clear()
+        hit = _PARSED[text] = (variant, Position.from_json(data, variant))
+    return hit[1]
+
+
+def _own_copy(pos: Position) -> Position:
+    """A copy sharing nothing changeable with ``pos``: units too (the engine moves some in place)."""
+    def unit(u: Unit) -> Unit:
+        return Unit(u.power, u.kind, u.loc)
+
+    return Position(pos.variant, pos.phase, {p: unit(u) for p, u in pos.units.items()}, dict(pos.centres),
+                    {p: dataclasses.replace(d, unit=unit(d.unit)) for p, d in pos.dislodged.items()},
+                    copy.deepcopy(pos.extra))
+
+
+def _phase(row: Any, v: Variant) -> PhaseRow:
+    return PhaseRow(row["id"], row["seq"], row["name"], row["short"], loads(row["position"]),
+                    from_iso(row["deadline"]), from_iso(row["grace_end"]), row["state"], v, row["position"])
+
+
+def current_phase(store: Store, game: Game) -> PhaseRow | None:
+    row = store.one("SELECT * FROM phases WHERE game_id = ? AND state = 'open' ORDER BY seq DESC LIMIT 1", (game.id,))
+    return _phase(row, game.variant) if row else None
+
+
+def processed_phases(store: Store, game: Game) -> list[Any]:
+    return store.all("SELECT * FROM phases WHERE game_id = ? AND state = 'processed' ORDER BY seq", (game.id,))
+
+
+def schedule_phase(ctx: Ctx, game: Game, ph: PhaseRow) -> None:
+    """(Re)make the phase's reminder and deadline events."""
+    deadlines.cancel_events(ctx.store, game.id, ctx.now)
+    if ph.deadline is None:
+        return
+    remind = ph.deadline - timedelta(hours=ctx.cfg.reminder_hours)
+    if remind > ctx.now:
+        deadlines.schedule(ctx.store, game.id, ph.id, "reminder", remind)
+    deadlines.schedule(ctx.store, game.id, ph.id, "deadline", ph.deadline)
+
+
+def open_phase(ctx: Ctx, game: Game, pos: Position) -> PhaseRow:
+    seq = int(ctx.store.scalar("SELECT COALESCE(MAX(seq), 0) FROM phases WHERE game_id = ?", (game.id,))) + 1
+    deadline = ctx.now + timedelta(hours=game.hours(pos.phase.kind))
+    grace_end = deadline + timedelta(hours=game.grace_hours)
+    pid = ctx.store.insert("phases", game_id=game.id, seq=seq, name=str(pos.phase), short=pos.phase.short,
+                           position=dumps(pos.to_json()), state="open", opened=iso(ctx.now),
+                           deadline=iso(deadline), grace_end=iso(grace_end))
+    ph = current_phase(ctx.store, game)
+    assert ph is not None and ph.id == pid
+    schedule_phase(ctx, game, ph)
+    return ph
+
+
+def set_deadline(ctx: Ctx, game: Game, ph: PhaseRow, deadline: datetime) -> None:
+    if deadline <= ctx.now:
+        raise GameError(f"the deadline must be in the future (now: {ctx.when(ctx.now)})")
+    ph.deadline = deadline
+    ph.grace_end = deadline + timedelta(hours=game.grace_hours)
+    ctx.store.update("phases", ph.id, deadline=iso(ph.deadline), grace_end=iso(ph.grace_end))
+    schedule_phase(ctx, game, ph)
+
+
+def set_grace(ctx: Ctx, game: Game, hours: float) -> None:
+    game.options["grace_hours"] = hours
+    save_options(ctx, game)
+    ph = current_phase(ctx.store, game)
+    if ph is not None and ph.deadline is not None:
+        ph.grace_end = ph.deadline + timedelta(hours=hours)
+        ctx.store.update("phases", ph.id, grace_end=iso(ph.grace_end))
+        pend = ctx.store.one("SELECT id FROM events WHERE game_id = ? AND kind = 'grace' AND state = 'pending'",
+                             (game.id,))
+        if pend is not None:
+            deadlines.cancel_events(ctx.store, game.id, ctx.now, ("grace",))
+            deadlines.schedule(ctx.store, game.id, ph.id, "grace", max(ph.grace_end, ctx.now))
+
+
+# -- starting -----------------------------------------------------------------------------------------
+def join(ctx: Ctx, game: Game, address: str, password: str) -> Any:
+    """A new player joins a forming game; the game starts when every power has a player."""
+    pid = player_id(ctx, address)
+    sid = ctx.store.insert("seats", game_id=game.id, power=None, role="player", player_id=pid,
+                           password_hash=hash_password(password, ctx.cfg.password_cost), status="active",
+                           wait=0, draw=0, joined=iso(ctx.now))
+    return ctx.store.one("SELECT * FROM seats WHERE id = ?", (sid,))
+
+
+def start(ctx: Ctx, game: Game) -> None:
+    """Assign powers (at random), open the first phase, tell everyone. Empty powers are vacant."""
+    v = game.variant
+    players = seats(ctx.store, game.id)
+    powers = list(v.powers)
+    rng = random.Random(f"{game.name}/{game.id}")
+    rng.shuffle(powers)
+    for s, p in zip(players, powers):
+        ctx.store.update("seats", s["id"], power=p)
+    for p in powers[len(players):]:
+        ctx.store.insert("seats", game_id=game.id, power=p, role="player", player_id=None, password_hash=None,
+                         status="vacant", wait=0, draw=0, joined=iso(ctx.now))
+    game.state = "active"
+    ctx.store.update("games", game.id, state="active", started=iso(ctx.now))
+    pos = Position.from_json(v.start_position(), v)
+    ph = open_phase(ctx, game, pos)
+    letters = {p.name: p.letter for p in v.powers.values()}
+    units = [f"{u.power}: {describe.KIND_WORD[u.kind]} {pos.map.name(u.loc)}"
+             for u in sorted(pos.units.values(), key=lambda u: (powers.index(u.power), u.loc))]
+    units += start_notes(pos, game.rules, powers)
+    for s in seats(ctx.store, game.id):
+        if s["player_id"] is None:
+            continue
+        subject, text = render("starting.txt", code=ctx.cfg.code, game=game.name, variant=v.title,
+                               short=ph.short, power=s["power"], letter=letters[s["power"]],
+                               phase=str(pos.phase), deadline=ctx.when(ph.deadline),
+                               units=units, vacant=[p for p in powers[len(players):]])
+        ctx.mail(seat_addresses(ctx.store, s), subject, text, game_id=game.id, kind="start")
+    m = master_address(ctx.store, game)
+    obs = [a for s in seats(ctx.store, game.id, "observer") for a in seat_addresses(ctx.store, s)]
+    if m or obs:
+        text = "\n".join(f"{s['power']}: {address_of(ctx.store, s['player_id']) or '(vacant)'}"
+                         for s in seats(ctx.store, game.id))
+        notice(ctx, game, "Game Starting", f"Game '{game.name}' has started.\n\n{text}", to=[m] if m else obs)
+        if m and obs:
+            notice(ctx, game, "Game Starting", f"Game '{game.name}' has started.", to=obs)
+    lst = list_address(ctx.store, game)
+    if lst:  # the mailing list hears what observers hear
+        notice(ctx, game, "Game Starting", f"Game '{game.name}' has started.", to=[lst])
+
+
+def start_notes(pos: Position, rules: dict[str, Any], powers: list[str]) -> list[str]:
+    """Start-mail lines beyond the units: hidden start units (1885 II), a first build season (Deluge II)."""
+    hidden = orderbook.hidden_units(pos, rules)
+    out = [f"{pw}: Army or Fleet {pos.map.name(p)} (its kind is chosen with the first orders, and shown "
+           f"by the first results)" for p, pw in sorted(hidden.items(), key=lambda kv: (powers.index(kv[1]), kv[0]))]
+    if pos.phase.kind == "adjustment":
+        out += [n for p in powers if (n := describe.adjustment_note(pos, p, rules))]
+    return out
+
+
+# -- who must order ---------------------------------------------------------------------------------
+def required_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> list[str]:
+    pos = pos or ph.position
+    out = []
+    for s in seats(store, game.id):
+        if s["status"] == "active" and s["power"] and orderbook.needed(pos, s["power"], game.rules) > 0:
+            out.append(s["power"])
+    return out
+
+
+def late_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> list[str]:
+    pos = pos or ph.position
+    return [p for p in required_powers(store, game, ph, pos)
+            if orderbook.missing(pos, p, orderbook.current_orders(store, ph.id, p), game.rules) > 0]
+
+
+def ready(ctx: Ctx, game: Game, ph: PhaseRow) -> bool:
+    """All orders in, somebody playing and nobody waiting: the phase may be processed early."""
+    pos = ph.position
+    if late_powers(ctx.store, game, ph, pos):
+        return False
+    active, waiting = ctx.store.one("SELECT COUNT(*), COALESCE(SUM(wait = 1), 0) FROM seats WHERE game_id = ? "
+                                    "AND role = 'player' AND status = 'active'", (game.id,))
+    # nobody playing (every power vacant or in civil disorder): no orders can come, so the phase
+    # waits for its deadline rather than the game playing itself out at once
+    return bool(active) and not waiting
+
+
+def maybe_process(ctx: Ctx, game: Game) -> None:
+    """Process while every order is in and nobody has SET WAIT (a phase may follow another at once)."""
+    for _ in range(100):
+        if game.state != "active":
+            return
+        ph = current_phase(ctx.store, game)
+        if ph is None or not ready(ctx, game, ph):
+            return
+        process(ctx, game, ph, "early")
+
+
+# -- processing -----------------------------------------------------------------------------------------
+def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
+    """Adjudicate the open phase with the orders given; late powers go into civil disorder at grace end."""
+    v = game.variant
+    pos = ph.position
+    late = late_powers(ctx.store, game, ph, pos)
+    if reason in ("grace",) and late:
+        for p in late:
+            ctx.store.conn.execute("UPDATE seats SET status = 'cd' WHERE game_id = ? AND power = ? AND status = 'active'",
+                                   (game.id, p))
+    orders = orderbook.all_orders(ctx.store, ph.id, list(v.powers))
+    if sync_alliances(ctx.store, game, pos):  # the phase keeps the board the engine read
+        ctx.store.update("phases", ph.id, position=dumps(pos.to_json()))
+    result = adjudicate(pos, orders, game.rules)
+    nxt = result.next
+    victory = result.victory if result.victory and result.victory.get("final") else None
+    if victory is None and game.options.get("centres"):
+        victory = _centre_victory(nxt, int(game.options["centres"]), pos)
+    events = list(result.events)
+    ctx.store.update("phases", ph.id, state="processed", processed_at=iso(ctx.now),
+                     results=dumps([r.as_json() for r in result.results]))
+    deadlines.cancel_events(ctx.store, game.id, ctx.now)
+    ctx.store.conn.execute("UPDATE seats SET wait = 0, draw = 0, concede = NULL WHERE game_id = ?", (game.id,))
+    ctx.processed.append(f"{game.name} {ph.short}")
+    cd = [f"{p}" for p in late] if reason == "grace" else []
+    if victory:
+        winners = list(victory.get("winner") or [])
+        game.state = "finished"
+        game.outcome = {"kind": "victory" if winners else "no winner", "winner": winners, "phase": ph.short}
+        if victory.get("kind"):
+            game.outcome["rule"] = victory["kind"]  # solo, alliance, survivor, no survivor …
+        if victory.get("survivors"):
+            game.outcome["powers"] = list(victory["survivors"])
+        ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
+        if not winners:
+            events.append(end_without_winner(victory))
+        subject, text = zine.results_mail(ctx, game, ph, pos, result, victory=victory, events=events, cd=cd,
+                                          new=None)
+        tell_all(ctx, game, subject, text, kind="results")
+        return
+    new = open_phase(ctx, game, nxt)
+    subject, text = zine.results_mail(ctx, game, ph, pos, result, victory=None, events=events, cd=cd, new=new)
+    tell_all(ctx, game, subject, text, kind="results")
+    apply_future_orders(ctx, game, new)
+
+
+def end_without_winner(victory: dict[str, Any]) -> str:
+    """The results line for a game the variant ends with nobody winning (Deluge II after W1908)."""
+    left = list(victory.get("survivors") or [])
+    if left:
+        return f"The game is over ({victory.get('kind')}): nobody wins; {', '.join(left)} survive."
+    return f"The game is over ({victory.get('kind', 'no winner')}): nobody wins."
+
+
+def _centre_victory(nxt: Position, need: int, before: Position) -> dict[str, Any] | None:
+    if nxt.phase.kind != "adjustment" and nxt.phase.year == before.phase.year:
+        return None
+    counts = sorted(describe.centre_counts(nxt).items(), key=lambda kv: -kv[1])
+    if counts and counts[0][1] >= need and (len(counts) == 1 or counts[1][1] < counts[0][1]):
+        return {"winner": [counts[0][0]], "kind": "solo", "centres": counts[0][1], "final": True}
+    return None
+
+
+def apply_future_orders(ctx: Ctx, game: Game, ph: PhaseRow) -> None:
+    """Orders sent earlier with PHASE for this phase are read now, against the new board."""
+    v = game.variant
+    key = v.calendar.order_key(ph.phase)
+    pos = ph.position
+    for row in ctx.store.all("SELECT * FROM future_orders WHERE game_id = ? AND state = 'pending' ORDER BY id",
+                             (game.id,)):
+        try:
+            target = v.calendar.parse(row["phase_name"])
+        except ValueError:
+            ctx.store.update("future_orders", row["id"], state="dropped")
+            continue
+        tkey = v.calendar.order_key(target)
+        if tkey > key:
+            continue
+        seat = seat_of_power(ctx.store, game.id, row["power"])
+        if tkey < key or seat is None or seat["status"] not in ("active", "cd"):
+            ctx.store.update("future_orders", row["id"], state="dropped")
+            continue
+        sub = orderbook.submit(ctx.store, ph.id, pos, row["power"], row["raw"], game.rules, row["message_id"] or "",
+                               ctx.now)
+        ctx.store.update("future_orders", row["id"], state="applied")
+        lines = orderbook.current_orders(ctx.store, ph.id, row["power"])
+        subject, text = render("future_applied.txt", code=ctx.cfg.code, game=game.name, short=ph.short,
+                               phase=ph.name, power=row["power"], lines=sub.lines, errors=sub.errors,
+                               orders=describe.order_list(pos, row["power"], lines, game.rules))
+        ctx.mail(seat_addresses(ctx.store, seat), subject, text, game_id=game.id, kind="orders")
+
+
+def rollback(ctx: Ctx, game: Game, target: str | None) -> PhaseRow:
+    """Undo processing back to ``target`` (a processed phase; default the last one) and reopen it."""
+    done = processed_phases(ctx.store, game)
+    if not done:
+        raise GameError("no phase has been processed yet: nothing to roll back")
+    row = done[-1]
+    if target:
+        t = target.strip().lower()
+        rows = [r for r in done if r["short"].lower() == t or r["name"].lower() == t or str(r["seq"]) == t]
+        if not rows:
+            known = ", ".join(r["short"] for r in done)
+            raise GameError(f"no processed phase {target!r} (processed: {known})")
+        row = rows[-1]
+    ctx.store.conn.execute("UPDATE phases SET state = 'undone' WHERE game_id = ? AND seq > ? AND state IN ('open', 'processed')",
+                           (game.id, row["seq"]))
+    deadline = ctx.now + timedelta(hours=game.hours(game.variant.calendar.parse(row["name"]).kind))
+    ctx.store.update("phases", row["id"], state="open", results=None, report=None, processed_at=None,
+                     deadline=iso(deadline), grace_end=iso(deadline + timedelta(hours=game.grace_hours)))
+    ctx.store.conn.execute("UPDATE seats SET wait = 0, draw = 0 WHERE game_id = ?", (game.id,))
+    if game.state in ("finished",):
+        game.state, game.outcome = "active", None
+        ctx.store.update("games", game.id, state="active", finished=None, outcome=None)
+    ph = current_phase(ctx.store, game)
+    assert ph is not None
+    if game.state == "active":
+        schedule_phase(ctx, game, ph)
+    else:
+        deadlines.cancel_events(ctx.store, game.id, ctx.now)
+    return ph
+
+
+def finish_draw(ctx: Ctx, game: Game, powers: list[str]) -> None:
+    game.state, game.outcome = "finished", {"kind": "draw", "powers": powers}
+    ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
+    deadlines.cancel_events(ctx.store, game.id, ctx.now)
+    notice(ctx, game, "Draw", f"Game '{game.name}' has ended in a draw agreed by {', '.join(powers)}.")
+
+
+def survivors(pos: Position) -> list[str]:
+    alive = {u.power for u in pos.units.values()} | set(pos.centres.values())
+    return [p for p in pos.variant.powers if p in alive]
+
+
+def voting_seats(ctx: Ctx, game: Game) -> tuple[PhaseRow | None, list[str], list[Any]]:
+    """The open phase, the surviving powers, and the seats of those with an active player (who vote)."""
+    ph = current_phase(ctx.store, game)
+    if ph is None or game.state != "active":
+        return None, [], []
+    alive = survivors(ph.position)
+    return ph, alive, [s for s in seats(ctx.store, game.id) if s["power"] in alive and s["status"] == "active"]
+
+
+def check_draw(ctx: Ctx, game: Game) -> bool:
+    """A draw is agreed when every surviving power with a player has voted DRAW."""
+    _, alive, voting = voting_seats(ctx, game)
+    if voting and all(s["draw"] for s in voting):
+        finish_draw(ctx, game, alive)
+        return True
+    return False
+
+
+# -- alliances and concessions (1885 II rules 5b-d) ---------------------------------------------------
+def alliance_sizes(v: Variant) -> dict[int, int]:
+    """Number of powers -> centres an alliance of that size needs to win (empty: no alliance wins)."""
+    return {int(a["powers"]): int(a["centres"]) for a in v.victory.get("alliances", ())}
+
+
+def seat_alliances(seat: Any) -> list[list[str]]:
+    """The alliances a seat has declared (each a sorted list of power names, itself included)."""
+    return [sorted(g) for g in loads(seat["allies"], None) or []]
+
+
+def agreed_alliances(store: Store, game: Game) -> list[list[str]]:
+    """The alliances every member has declared, sorted."""
+    declared = {s["power"]: {tuple(g) for g in seat_alliances(s)} for s in seats(store, game.id) if s["power"]}
+    out = {g for groups in declared.values() for g in groups if all(g in declared.get(m, ()) for m in g)}
+    return [list(g) for g in sorted(out)]
+
+
+def sync_alliances(store: Store, game: Game, pos: Position) -> bool:
+    """Put the declared alliances into ``pos.extra["alliances"]``, where the engine reads them.
+
+    Only alliances declared before a move count for it: a movement phase takes every alliance
+    agreed now; the retreat and adjustment phases after it keep those the move was played with,
+    less any a member has withdrawn since. True if ``pos`` changed.
+    """
+    if not alliance_sizes(game.variant):
+        return False
+    before = pos.extra.get("alliances")
+    agreed = agreed_alliances(store, game)
+    if pos.phase.kind != "movement":
+        agreed = [g for g in agreed if g in [sorted(x) for x in before or []]]
+    if agreed:
+        pos.extra["alliances"] = agreed
+    else:
+        pos.extra.pop("alliances", None)
+    return pos.extra.get("alliances") != before
+
+
+def set_alliances(ctx: Ctx, game: Game, seat: Any, groups: list[list[str]]) -> None:
+    """Record a seat's declared alliances; tell everyone when an alliance comes into force or ends."""
+    before = agreed_alliances(ctx.store, game)
+    ctx.store.update("seats", seat["id"], allies=dumps(sorted(sorted(g) for g in groups)) if groups else None)
+    after = agreed_alliances(ctx.store, game)
+    need = alliance_sizes(game.variant)
+    for g in after:
+        if g not in before:
+            notice(ctx, game, "Alliance declared",
+                   f"{join_names(g)} have declared an alliance: they win together if they jointly own {need[len(g)]} "
+                   f"supply centres at the end of a move after which centres change hands.")
+    for g in before:
+        if g not in after:
+            notice(ctx, game, "Alliance withdrawn", f"The alliance of {join_names(g)} has been withdrawn.")
+
+
+def join_names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def check_concession(ctx: Ctx, game: Game) -> bool:
+    """The game ends when every surviving power with a player concedes it to the same powers (rule 5d)."""
+    ph, _, voting = voting_seats(ctx, game)
+    votes = {tuple(loads(s["concede"], None) or ()) for s in voting}
+    if ph is None or not voting or len(votes) != 1 or () in votes:
+        return False
+    winners = list(votes.pop())
+    game.state, game.outcome = "finished", {"kind": "concession", "winner": winners, "phase": ph.short}
+    ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
+    deadlines.cancel_events(ctx.store, game.id, ctx.now)
+    notice(ctx, game, "Concession", f"Every surviving power has conceded game '{game.name}' to {join_names(winners)}: "
+           f"the game is over, {join_names(winners)} {'wins' if len(winners) == 1 else 'win'}.")
+    return True
+
+
+# -- the timed events ---------------------------------------------------------------------------------
+def run_event(ctx: Ctx, ev: Any) -> None:
+    game = game_by_id(ctx.store, ev["game_id"])
+    if game.variant_name == "eia_afa":  # Empires in Arms: months, not Diplomacy phases
+        from judge.game import eia as eia_games
+
+        eia_games.run_event(ctx, game, ev)
+        return
+    ph = current_phase(ctx.store, game)
+    if game.state != "active" or ph is None or ph.id != ev["phase_id"]:
+        return
+    pos = ph.position
+    if ev["kind"] == "reminder":
+        for p in late_powers(ctx.store, game, ph, pos):
+            s = seat_of_power(ctx.store, game.id, p)
+            orders = describe.order_list(pos, p, orderbook.current_orders(ctx.store, ph.id, p), game.rules)
+            subject, text = render("reminder.txt", code=ctx.cfg.code, game=game.name, variant=game.variant.title,
+                                   short=ph.short, power=p, deadline=ctx.when(ph.deadline), orders=orders,
+                                   left=deadlines.format_left(ph.deadline - ctx.now) if ph.deadline else "",
+                                   note=describe.adjustment_note(pos, p, game.rules))
+            ctx.mail(seat_addresses(ctx.store, s), subject, text, game_id=game.id, kind="reminder")
+        return
+    late = late_powers(ctx.store, game, ph, pos)
+    if ev["kind"] == "deadline":
+        if not late:
+            process(ctx, game, ph, "deadline")
+            maybe_process(ctx, game)
+            return
+        grace_end = ph.grace_end or ctx.now
+        if grace_end <= ctx.now:
+            process(ctx, game, ph, "grace")
+            maybe_process(ctx, game)
+            return
+        for to in audience(ctx.store, game):
+            seat_powers = [s["power"] for s in seats(ctx.store, game.id)
+                           if s["power"] in late and set(seat_addresses(ctx.store, s)) & set(to)]
+            subject, text = render("late.txt", code=ctx.cfg.code, game=game.name, variant=game.variant.title,
+                                   short=ph.short, late=late, you_late=bool(seat_powers),
+                                   deadline=ctx.when(ph.deadline), grace_end=ctx.when(grace_end))
+            ctx.mail(to, subject, text, game_id=game.id, kind="late")
+        deadlines.schedule(ctx.store, game.id, ph.id, "grace", grace_end)
+        return
+    if ev["kind"] == "grace":
+        process(ctx, game, ph, "grace")
+        maybe_process(ctx, game)

@@ -1,0 +1,118 @@
+"""The results mail of a processed phase: the zine report of :mod:`judge.render.zine` with the game's facts.
+
+:func:`results_mail` gathers what the report says beyond the board (players, orders the master
+gave for a power, the next deadline in the game's time zone, the public press of the phase),
+renders it through :func:`judge.render.templates.results_mail`, and keeps the report (text, HTML
+and map pictures) in the ``reports`` table for HISTORY and ``judge publish``.
+
+Only public matter goes in: results exist after processing, and press only when it was
+broadcast (private press went to its recipients alone and stays with them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from judge.engine import PhaseResult
+from judge.engine.position import Position
+from judge.render.zine import GameInfo, render_results
+from judge.game.archive import map_url
+from judge.render.templates import MailText, results_mail as render_results_mail
+from judge.game.store import Store, iso, loads
+
+if TYPE_CHECKING:
+    from judge.game.lifecycle import Ctx, Game, PhaseRow
+
+GREY_SENDER = "Anonymous"
+
+
+def player_label(store: Store, seat: Any) -> str | None:
+    """How a seat's player is named in public reports: the name they set, else the mailbox
+    name (never the whole address); None for a vacant seat."""
+    if seat is None or seat["player_id"] is None or seat["status"] == "vacant":
+        return None
+    row = store.one("SELECT name, address FROM players WHERE id = ?", (seat["player_id"],))
+    if row is None:
+        return None
+    return (row["name"] or "").strip() or str(row["address"]).partition("@")[0]
+
+
+def master_orders(store: Store, game: "Game", ph: "PhaseRow") -> list[tuple[str, str]]:
+    """Orders standing for a power that came from the master (BECOME), as ``(power, order)``."""
+    from judge.game import lifecycle as games
+    from judge.game.orderbook import from_dict, order_key
+
+    master = games.master_address(store, game)
+    if not master:
+        return []
+    out: list[tuple[str, str]] = []
+    for power in game.variant.powers:
+        seat = games.seat_of_power(store, game.id, power)
+        own = set(games.seat_addresses(store, seat)) if seat is not None else set()
+        slots: dict[str, tuple[Any, str, bool]] = {}
+        rows = store.all("SELECT o.orders, i.sender FROM orders o LEFT JOIN inbox i ON i.message_id = o.message_id "
+                         "WHERE o.phase_id = ? AND o.power = ? AND o.state = 'active' ORDER BY o.id", (ph.id, power))
+        for row in rows:
+            by_master = row["sender"] == master and master not in own
+            for d in loads(row["orders"], []):
+                o = from_dict(d)
+                slots[order_key(o, slots)] = (o, str(d.get("text") or ""), by_master)  # type: ignore[arg-type]
+        out += [(power, text) for _, text, by_master in slots.values() if by_master and text]
+    return out
+
+
+def public_press(store: Store, game: "Game", ph: "PhaseRow") -> list[tuple[str, str, str]]:
+    """The phase's broadcasts, as ``(from, to, text)``; grey press without its sender."""
+    rows = store.all("SELECT sender, grey, body FROM press WHERE game_id = ? AND phase_name = ? AND broadcast = 1 "
+                     "ORDER BY id", (game.id, ph.name))
+    return [(GREY_SENDER if r["grey"] else r["sender"], "everyone", r["body"]) for r in rows]
+
+
+def game_info(ctx: "Ctx", game: "Game", ph: "PhaseRow", new: "PhaseRow | None") -> GameInfo:
+    from judge.game import lifecycle as games
+
+    st = ctx.store
+    players = {s["power"]: player_label(st, s) for s in games.seats(st, game.id) if s["power"]}
+    return GameInfo(name=game.name, judge=ctx.cfg.code, players=players, gm_actions=master_orders(st, game, ph),
+                    deadline=new.deadline if new is not None else None,
+                    timezone=str(game.options.get("timezone") or ctx.cfg.timezone),
+                    press=public_press(st, game, ph))  # type: ignore[arg-type]
+
+
+def results_mail(ctx: "Ctx", game: "Game", ph: "PhaseRow", before: Position, result: PhaseResult, *,
+                 victory: dict[str, Any] | None, events: list[str], cd: list[str], new: "PhaseRow | None"
+                 ) -> tuple[str, MailText]:
+    """The results mail of ``ph`` (and its report kept for HISTORY and the archive).
+
+    ``victory`` is the game's end as the service decided it (None: the game goes on, into
+    ``new``); ``events`` the adjudicator's notes with the service's own; ``cd`` the powers put
+    into civil disorder at the end of grace."""
+    notes = list(events)
+    if cd:
+        notes.append(f"Orders were not received from {', '.join(cd)} by the end of grace: "
+                     f"{'they are' if len(cd) > 1 else 'it is'} now in civil disorder (units hold, dislodged "
+                     f"units disband, builds are waived, removals follow the civil-disorder rule) until a "
+                     f"player signs on again.")
+    shown = replace(result, victory=victory, events=notes)
+    mode = str(game.options.get("map") or "png")
+    url = map_url(ctx.cfg.archive_url, game.name, ph.seq, ph.short) if ctx.cfg.archive_url else None
+    report = render_results(game.variant, before, shown, game_info(ctx, game, ph, new), map_mode=mode, map_url=url)
+    v = game.variant
+    winners = list((victory or {}).get("winner") or [])
+    subject, text = render_results_mail(
+        report, code=ctx.cfg.code, game=game.name, variant=v.title, short=ph.short,
+        deadline=f"{new.short} {ctx.when(new.deadline)}" if new is not None else None,
+        victory="".join(v.powers[w].letter for w in winners if w in v.powers) if victory else None)
+    keep(ctx.store, game, ph, subject, report, ctx.now)
+    return subject, text
+
+
+def keep(store: Store, game: "Game", ph: "PhaseRow", subject: str, report: Any, now: Any) -> None:
+    """Store the report of ``ph`` (again, after a rollback)."""
+    files = {a.filename: a.data for a in (report.pictures or report.attachments)}
+    store.update("phases", ph.id, report=report.text)
+    store.conn.execute("DELETE FROM reports WHERE phase_id = ?", (ph.id,))
+    store.insert("reports", phase_id=ph.id, game_id=game.id, subject=subject, text=report.text, html=report.html,
+                 png=files.get("map.png"), svg=(files["map.svg"].decode("utf-8") if "map.svg" in files else None),
+                 created=iso(now))

@@ -1,0 +1,122 @@
+"""Closing the abuse paths of a mail door (issue 13): loops, floods, password guessing, dead addresses.
+
+All state lives in the store (tables ``inbox``, ``auth_failures``, ``bounces``, ``bounce_notices``)
+and is written inside the transaction of the message that caused it, like everything else.
+The numbers are deliberately generous for people and tight for machines:
+
+* a sender gets at most :data:`REPLY_LIMIT` answers per :data:`WINDOW` to mail that does not sign
+  on; later mail is still acted on but answered only if it signs on with a password, so a
+  responder that sets no loop headers cannot keep a ping-pong going (no answer of ours carries a
+  password, so a loop cannot sign on; players and masters are never silenced);
+* the same text from the same sender a :data:`SAME_BODY_LIMIT`-th time in a row within
+  :data:`SAME_BODY_WINDOW` is acted on but, unless it signs on, not answered;
+* :data:`SEAT_FAILURES` wrong passwords for one seat within the window lock it against every
+  other address until the window has passed, and its owner is told once; :data:`SENDER_FAILURES`
+  wrong passwords from one address lock that address out of every password check;
+* a delivery status notification is recorded per failed recipient, and each game where that
+  address plays (or observes) tells its master once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta
+from typing import Any
+
+from judge.game.store import Store, iso
+
+WINDOW = timedelta(hours=1)
+REPLY_LIMIT = 30
+SAME_BODY_LIMIT = 5
+SAME_BODY_WINDOW = timedelta(minutes=10)  # a person may repeat PROCESS; not five times in ten minutes
+SEAT_FAILURES = 5
+SENDER_FAILURES = 10
+
+
+def body_hash(sender: str, text: str) -> str:
+    """A digest of what the sender wrote, blind to spacing (a re-sent mail re-wrapped is the same)."""
+    norm = " ".join(text.split()).lower()
+    return hashlib.sha256(f"{sender}\n{norm}".encode("utf-8", "replace")).hexdigest()[:32]
+
+
+def repeated(store: Store, sender: str, digest: str, now: datetime) -> bool:
+    """True when the sender's last ``SAME_BODY_LIMIT - 1`` mails within the window all had this
+    same text: this one makes N in a row. In a row only: a player who switches orders A, B, A
+    again is not a loop, and their last word must count."""
+    rows = store.all("SELECT body_hash FROM inbox WHERE sender = ? AND received > ? ORDER BY id DESC LIMIT ?",
+                     (sender, iso(now - SAME_BODY_WINDOW), SAME_BODY_LIMIT - 1))
+    return len(rows) == SAME_BODY_LIMIT - 1 and all(r["body_hash"] == digest for r in rows)
+
+
+def replies_sent(store: Store, sender: str, now: datetime) -> int:
+    """Answers this sender got within the window to mail that did not sign on (``replied = 1``;
+    2 marks an answer to a signed-on mail, which does not count)."""
+    return int(store.scalar("SELECT COUNT(*) FROM inbox WHERE sender = ? AND replied = 1 AND received > ?",
+                            (sender, iso(now - WINDOW))) or 0)
+
+
+# -- passwords -------------------------------------------------------------------------------------
+def locked_until(store: Store, game_id: int, seat: str, sender: str, owners: list[str],
+                 now: datetime) -> datetime | None:
+    """When password checks for ``seat`` (``England``, ``Master``, ``Observer``) open again for
+    ``sender``, or None if they are open now. The seat's own addresses are never locked out by
+    other people's guesses, only by their own."""
+    since = iso(now - WINDOW)
+    mine = store.all("SELECT at FROM auth_failures WHERE sender = ? AND at > ? ORDER BY at", (sender, since))
+    if len(mine) >= SENDER_FAILURES:
+        return datetime.fromisoformat(mine[-SENDER_FAILURES]["at"]) + WINDOW
+    if sender in owners:
+        return None
+    seat_rows = store.all("SELECT at FROM auth_failures WHERE game_id = ? AND seat = ? AND at > ? "
+                          "AND sender NOT IN (SELECT value FROM json_each(?)) ORDER BY at",
+                          (game_id, seat, since, _json(owners)))
+    if len(seat_rows) >= SEAT_FAILURES:
+        return datetime.fromisoformat(seat_rows[-SEAT_FAILURES]["at"]) + WINDOW
+    return None
+
+
+def record_failure(store: Store, game_id: int, seat: str, sender: str, owners: list[str], now: datetime) -> bool:
+    """Record one wrong password; True when this one locks the seat (tell its owner, once)."""
+    store.insert("auth_failures", game_id=game_id, seat=seat, sender=sender, at=iso(now))
+    if sender in owners:
+        return False
+    n = store.scalar("SELECT COUNT(*) FROM auth_failures WHERE game_id = ? AND seat = ? AND at > ? "
+                     "AND sender NOT IN (SELECT value FROM json_each(?))",
+                     (game_id, seat, iso(now - WINDOW), _json(owners)))
+    return int(n or 0) == SEAT_FAILURES
+
+
+def failure_senders(store: Store, game_id: int, seat: str, now: datetime) -> list[str]:
+    return [r["sender"] for r in store.all("SELECT DISTINCT sender FROM auth_failures WHERE game_id = ? AND seat = ? "
+                                           "AND at > ? ORDER BY sender", (game_id, seat, iso(now - WINDOW)))]
+
+
+def _json(values: list[str]) -> str:
+    import json
+
+    return json.dumps(values)
+
+
+# -- bounces ---------------------------------------------------------------------------------------
+def record_bounces(store: Store, addresses: list[str], message_id: str, detail: str, now: datetime) -> None:
+    for a in addresses:
+        store.insert("bounces", address=a, message_id=message_id, received=iso(now), detail=detail[:500])
+
+
+def games_of(store: Store, address: str) -> list[tuple[Any, str]]:
+    """(game row, seat label) for every running or forming game where ``address`` gets mail as a
+    player or observer (their own address, or one set by SET ADDRESS)."""
+    rows = store.all(
+        "SELECT g.*, s.power AS seat_power, s.role AS seat_role FROM seats s JOIN games g ON g.id = s.game_id "
+        "LEFT JOIN players p ON p.id = s.player_id "
+        "WHERE g.state IN ('forming', 'active', 'paused') AND s.status != 'vacant' "
+        "AND (p.address = ? OR EXISTS (SELECT 1 FROM json_each(coalesce(s.addresses, '[]')) WHERE value = ?))",
+        (address, address))
+    return [(r, r["seat_power"] or r["seat_role"]) for r in rows]
+
+
+def first_notice(store: Store, game_id: int, address: str, now: datetime) -> bool:
+    """True the first time a game's master is to be told of this dead address (recorded)."""
+    cur = store.conn.execute("INSERT OR IGNORE INTO bounce_notices (game_id, address, told) VALUES (?, ?, ?)",
+                             (game_id, address, iso(now)))
+    return cur.rowcount == 1

@@ -1,0 +1,158 @@
+"""Commands anyone may send to learn about the judge and its games."""
+
+from __future__ import annotations
+
+from typing import Any, TYPE_CHECKING
+
+from judge.game import deadlines, lifecycle as games
+from judge.game.lifecycle import Game
+from judge.mail import eia as eia_mail
+from judge.mail.commands import CommandError, command, help_lines
+from judge.mail.language import Command
+from judge.render import describe
+from judge.render.templates import render_part
+from judge.variant import available_variants
+
+if TYPE_CHECKING:
+    from judge.mail.handler import Handler
+
+
+def victory_text(g: Any) -> str:
+    """How the game is won, for LIST: solo centres, alliances (1885 II), the survivor (Deluge II)."""
+    v = g.variant.victory
+    parts = []
+    n = int(g.options.get("centres") or v.get("centres") or 0)
+    if n:
+        parts.append(f"{n} supply centres")
+    parts += [f"{a['centres']} jointly for {a['powers']} allied powers" for a in v.get("alliances", ())]
+    if v.get("survivor_after"):
+        parts.append(f"the survivor after {v['survivor_after']}")
+    return "; ".join(parts) or "by agreement"
+
+
+# -- anyone ----------------------------------------------------------------------------------
+def describe_game(h: Handler, g: Game) -> str:
+    ph = games.current_phase(h.ctx.store, g)
+    st = h.ctx.store
+    seats = []
+    late = set()
+    if ph is not None and h.session.master and h.session.game is g:
+        late = set(games.late_powers(st, g, ph))
+    for s in games.seats(st, g.id):
+        status = {"active": "", "cd": "civil disorder", "vacant": "vacant"}.get(s["status"], s["status"])
+        if s["power"] in late:
+            status = (status + ", " if status else "") + "orders missing"
+        seats.append({"power": s["power"] or "(to be assigned)", "status": status})
+    observers = len(games.seats(st, g.id, "observer"))
+    rules = {k: v for k, v in (g.options.get("rules") or {}).items()}
+    return render_part("list_game.txt", name=g.name, variant=g.variant.title, state=g.state,
+                       phase=ph.name if ph else None, short=ph.short if ph else None,
+                       deadline=h.ctx.when(ph.deadline) if ph else None,
+                       grace_end=h.ctx.when(ph.grace_end) if ph else None,
+                       seats=seats, observers=observers, press=g.press, victory=victory_text(g),
+                       movement=deadlines.format_hours(g.hours("movement")),
+                       retreat=deadlines.format_hours(g.hours("retreat")),
+                       adjustment=deadlines.format_hours(g.hours("adjustment")),
+                       grace=deadlines.format_hours(g.grace_hours), rules=rules, outcome=g.outcome,
+                       npowers=len(g.variant.powers),
+                       list_address=games.list_address(st, g))
+
+
+@command("HELP", who="anyone", syntax="HELP",
+         summary="this text")
+def help_(h: Handler, cmd: Command) -> None:
+    # the commands come from the registry; templates/help.txt holds what is said around them
+    h.say(render_part("help.txt", code=h.ctx.cfg.code, address=h.ctx.cfg.address, variants=available_variants(),
+                      anyone=help_lines("anyone"), player=help_lines("player"), master=help_lines("master")))
+
+
+@command("VERSION", who="anyone", syntax="VERSION",
+         summary="the judge's version")
+def version(h: Handler, cmd: Command) -> None:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        v = version("judge")
+    except PackageNotFoundError:
+        v = "unknown"
+    h.say(f"judge {v}")
+
+
+@command("LIST", who="anyone", syntax="LIST [game]",
+         summary="the games here, or one game in detail")
+def list_(h: Handler, cmd: Command) -> None:
+    if not cmd.args and h.session.game is None:
+        rows = []
+        for r in h.ctx.store.all("SELECT * FROM games ORDER BY name"):
+            g = games._game(r)
+            if g.variant_name == "eia_afa":
+                rows.append(eia_mail.list_row(h.ctx, g))
+                continue
+            ph = games.current_phase(h.ctx.store, g)
+            filled = sum(1 for s in games.seats(h.ctx.store, g.id) if s["player_id"] is not None)
+            rows.append({"name": g.name, "variant": g.variant_name, "state": g.state,
+                         "phase": ph.short if ph else "-", "players": filled,
+                         "powers": len(g.variant.powers)})
+        h.say(render_part("list.txt", games=rows))
+        return
+    h.say(describe_game(h, h.arg_game(cmd)))
+
+
+@command("WHOGAME", who="anyone", syntax="WHOGAME game",
+         summary="who plays which power",
+         aliases=("WHO GAME",))
+def whogame(h: Handler, cmd: Command) -> None:
+    g = h.arg_game(cmd)
+    st = h.ctx.store
+    rows = [{"power": s["power"] or "(to be assigned)", "address": games.address_of(st, s["player_id"]) or "(vacant)",
+             "status": s["status"]} for s in games.seats(st, g.id)]
+    obs = [games.address_of(st, s["player_id"]) for s in games.seats(st, g.id, "observer")]
+    h.say(render_part("whogame.txt", name=g.name, rows=rows, observers=obs,
+                         master=games.master_address(st, g)))
+
+
+@command("HISTORY", who="anyone", syntax="HISTORY game [from] [to]",
+         summary="past results, e.g. HISTORY mygame S1901M F1902M")
+def history(h: Handler, cmd: Command) -> None:
+    g = h.arg_game(cmd)
+    done = games.processed_phases(h.ctx.store, g)
+    shorts = [r["short"].lower() for r in done]
+    lo, hi = 0, len(done)
+    rest = [a.lower() for a in cmd.args[1:] if a.lower() not in ("from", "to")]
+    if rest:
+        if rest[0] not in shorts:
+            raise CommandError(f"no processed phase {rest[0].upper()} in '{g.name}' (processed: "
+                               f"{', '.join(r['short'] for r in done) or 'none'})")
+        lo = shorts.index(rest[0])
+    if len(rest) > 1:
+        if rest[1] not in shorts:
+            raise CommandError(f"no processed phase {rest[1].upper()} in '{g.name}'")
+        hi = len(shorts) - shorts[::-1].index(rest[1])
+    reports = [r["report"] or "" for r in done[lo:hi]]
+    h.say(render_part("history.txt", name=g.name, reports=reports))
+
+
+@command("SUMMARY", who="anyone", syntax="SUMMARY game",
+         summary="players and supply-centre history")
+def summary(h: Handler, cmd: Command) -> None:
+    g = h.arg_game(cmd)
+    st = h.ctx.store
+    v = g.variant
+    years: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    rows = st.all("SELECT * FROM phases WHERE game_id = ? AND state IN ('open', 'processed') ORDER BY seq", (g.id,))
+    for r in rows:
+        ph = games._phase(r, v)
+        pos = ph.position
+        if pos.phase.year in seen:
+            continue
+        seen.add(pos.phase.year)
+        years.append({"year": pos.phase.year, "counts": describe.centre_counts(pos)})
+    players = []
+    for s in games.seats(st, g.id):
+        players.append({"power": s["power"] or "?", "address": games.address_of(st, s["player_id"]) or "(vacant)",
+                        "status": s["status"]})
+    ph = games.current_phase(st, g)
+    h.say(render_part("summary.txt", name=g.name, variant=v.title, state=g.state, outcome=g.outcome,
+                         through=ph.short if ph else (rows[-1]["short"] if rows else "-"),
+                         master=games.master_address(st, g), players=players, powers=list(v.powers),
+                         letters={p.name: p.letter for p in v.powers.values()}, years=years))

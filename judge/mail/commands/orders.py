@@ -1,0 +1,40 @@
+"""What a signed-on power says about its orders besides the order lines themselves."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from judge.game import orderbook
+from judge.mail.commands import CommandError, command
+from judge.mail.language import Command
+
+if TYPE_CHECKING:
+    from judge.mail.handler import Handler
+
+
+@command("PHASE", who="player", syntax="PHASE <season> <year> <phase>",
+         summary="the orders below are for a later phase")
+def phase(h: Handler, cmd: Command) -> None:
+    g, power = h.need_power()
+    ph = h.need_phase(g)
+    text = " ".join(cmd.args)
+    if not text:
+        raise CommandError("write PHASE <season> <year> <phase>, e.g. PHASE Fall 1901 Movement")
+    try:
+        target = g.variant.calendar.parse(text)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    h.aim_at(target)
+
+
+@command("CLEAR", who="player", syntax="CLEAR",
+         summary="withdraw your orders for this phase (and queued ones)")
+def clear(h: Handler, cmd: Command) -> None:
+    g, power = h.need_power()
+    ph = h.need_phase(g)
+    n = orderbook.clear(h.ctx.store, ph.id, power)
+    f = h.ctx.store.conn.execute("UPDATE future_orders SET state = 'cleared' WHERE game_id = ? AND power = ? "
+                                    "AND state = 'pending'", (g.id, power)).rowcount
+    h.say(f"Orders cleared for {ph.name}" + (f" and {f} queued future order set(s) dropped." if f else "."))
+    if n:
+        h.touched = True

@@ -1,0 +1,160 @@
+"""SET: a seat's own settings, and (the master's) the game's."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from judge.game import deadlines, lifecycle as games
+from judge.game.lifecycle import Game
+from judge.game.passwords import check_new_password, hash_password
+from judge.game.store import dumps
+from judge.mail.commands import CommandError, REGISTRY, command
+from judge.mail.commands.votes import vote
+from judge.mail.incoming import plausible_address
+from judge.mail.language import Command
+from judge.rules import RULE_SWITCHES
+
+if TYPE_CHECKING:
+    from judge.mail.handler import Handler
+
+
+# -- SET -------------------------------------------------------------------------------------------
+def set_list(h: Handler, g: Game, value: str) -> None:
+    """The game's mailing list: public reports go there too (with List-* headers)."""
+    addr = value.strip().lower()
+    if addr in ("none", "off", "-"):
+        addr = ""
+    if addr and not plausible_address(addr):
+        raise CommandError(f"not an email address: {addr!r}")
+    if addr == h.ctx.cfg.address:
+        raise CommandError("the judge's own address cannot be the game's list")
+    h.ctx.store.update("games", g.id, list_address=addr or None)
+    h.say(f"Results and public notices of '{g.name}' now also go to {addr}." if addr else
+             f"'{g.name}' has no mailing list now.")
+
+
+#: SET ADDRESS: a seat's mail goes to at most this many addresses (no fan-out through the judge)
+MAX_SEAT_ADDRESSES = 3
+
+
+#: SET words, for "unknown SET option" (the first ten master words are the ones listed in it)
+PLAYER_SET_KEYS = ("WAIT", "NOWAIT", "DRAW", "NODRAW", "PASSWORD", "ADDRESS", "NAME", "ALLY", "NOALLY",
+                   "CONCEDE", "NOCONCEDE")
+MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "CENTRES", "LIST", "NOLIST", "MAP",
+                   *(w.upper() for w in games.PHASE_KIND_WORDS), "CENTERS", "CENTRE", "CENTER")
+
+#: SET words that stand for a command of their own (njudge: SET CONCEDE p)
+SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "NOALLY", "NOALLIES": "NOALLY",
+               "NOALLIANCE": "NOALLY", "CONCEDE": "CONCEDE", "NOCONCEDE": "NOCONCEDE"}
+
+
+@command("SET", who="player", syntax="SET <word> <value>",
+         summary='a setting of your seat or, for the master, of the game: the SET lines here and in the master\'s list',
+         forms=(
+             ("anyone", "SET NAME your name", "after SIGNON: how the reports name you (empty: your mailbox name)"),
+             ('player', 'SET WAIT / SET NOWAIT', "hold processing until the deadline / don't"),
+             ("player", "SET PASSWORD new", "change your password"),
+             ("player", "SET ADDRESS a@b.c[,d@e.f]", "where your mail goes (empty: your own address)"),
+             ("master", "SET DEADLINE <when>", "e.g. SET DEADLINE +2d, or 2025-06-15 23:30"),
+             ("master", "SET GRACE <duration>", "e.g. SET GRACE 24h"),
+             ("master", "SET MOVE|RETREAT|ADJUST <duration>", "phase lengths, e.g. SET MOVE 48h"),
+             ("master", "SET LIST address", "also send results and public notices to this mailing list (SET NO LIST: stop)"),
+             ("master", "SET MAP PNG|SVG|BOTH|LINK|OFF", "the map in results: a small PNG (default), SVG, both, a link to the archive, or none"),
+             ("master", "SET PRESS white|grey|any|none, SET CENTRES n, SET <rule> <value>", "(before the start; 1885 II: SET CALENDAR build_months for eight moves a year)"),
+         ))
+def set_(h: Handler, cmd: Command) -> None:
+    if not cmd.args:
+        raise CommandError("SET what? (e.g. SET WAIT, SET PASSWORD new, SET DEADLINE +2d)")
+    key = cmd.args[0].upper()
+    rest = cmd.args[1:]
+    if "=" in cmd.args[0]:
+        k, _, val = cmd.args[0].partition("=")
+        key, rest = k.upper(), [val, *rest]
+    if key == "NO" and rest:
+        key, rest = "NO" + rest[0].upper(), rest[1:]
+    st = h.ctx.store
+    if key in ("WAIT", "NOWAIT"):
+        g, power = h.need_power()
+        h.need_phase(g)
+        st.update("seats", h.session.seat["id"], wait=int(key == "WAIT"))
+        h.say("Wait flag set: the phase will not be processed before the deadline." if key == "WAIT"
+                 else "Wait flag cleared.")
+        h.touched = True
+        return
+    if key in ("DRAW", "NODRAW"):
+        vote(h, key == "DRAW")
+        return
+    if key in SET_ALIASES:
+        name = SET_ALIASES[key]
+        REGISTRY[name].run(h, Command(name, rest, cmd.line, cmd.lineno))
+        return
+    if key == "PASSWORD":
+        if len(rest) != 1:
+            raise CommandError("write SET PASSWORD <new password>")
+        pw = check_new_password(rest[0])
+        digest = hash_password(pw, h.ctx.cfg.password_cost)
+        g = h.need_game()
+        if h.session.master and h.session.seat is None:
+            st.update("games", g.id, master_hash=digest)
+            g.master_hash = digest
+        elif h.session.seat is not None and not h.session.became:
+            st.update("seats", h.session.seat["id"], password_hash=digest)
+        else:
+            raise CommandError("sign on with your own seat to change its password")
+        h.say("Password changed.")
+        return
+    if key == "ADDRESS":
+        g = h.need_game()
+        if h.session.seat is None or h.session.became:
+            raise CommandError("only a player or observer can set an address")
+        addrs = [a.strip().lower() for a in " ".join(rest).replace(";", ",").split(",") if a.strip()]
+        for a in addrs:
+            if not plausible_address(a):
+                raise CommandError(f"not an email address: {a!r}")
+        if len(addrs) > MAX_SEAT_ADDRESSES:
+            raise CommandError(f"SET ADDRESS takes at most {MAX_SEAT_ADDRESSES} addresses")
+        st.update("seats", h.session.seat["id"], addresses=dumps(addrs) if addrs else None)
+        h.say(f"Mail for you in '{g.name}' now goes to {', '.join(addrs)}." if addrs else
+                 "Mail for you now goes to your own address again.")
+        return
+    if key == "NAME":
+        if h.session.seat is None and not h.session.master:
+            raise CommandError("sign on first (SIGNON with your password): SET NAME changes how reports "
+                               "name you, so the judge needs to know it is you")
+        name = " ".join(rest).strip()
+        if len(name) > 40:
+            raise CommandError("a name has at most 40 characters")
+        st.update("players", games.player_id(h.ctx, h.mail.sender), name=name)
+        h.say(f"Reports now name you {name}." if name else "Reports now name you by your mailbox name.")
+        return
+    # the master's settings: an unknown word is said to be unknown, whoever sends it
+    if key not in MASTER_SET_KEYS and key.lower().replace("-", "_") not in RULE_SWITCHES:
+        raise CommandError(f"unknown SET option {key}. Players: " + ", ".join(PLAYER_SET_KEYS)
+                           + ". The master also: " + ", ".join(MASTER_SET_KEYS[:10])
+                           + ", and the rule switches " + ", ".join(sorted(RULE_SWITCHES)))
+    g = h.need_master()
+    if key in ("LIST", "NOLIST"):
+        set_list(h, g, "" if key == "NOLIST" else " ".join(rest))
+        return
+    if key == "DEADLINE":
+        ph = h.need_phase(g)
+        when = deadlines.parse_when(" ".join(rest), h.ctx.now, h.ctx.cfg.timezone)
+        games.set_deadline(h.ctx, g, ph, when)
+        h.say(f"Deadline for {ph.short} set to {h.ctx.when(when)}.")
+        games.notice(h.ctx, g, "Deadline changed", f"The master has set the deadline for {ph.name} to "
+                     f"{h.ctx.when(when)}.")
+        return
+    if key == "GRACE":
+        hours = deadlines.parse_duration(" ".join(rest))
+        games.set_grace(h.ctx, g, hours)
+        h.say(f"Grace period set to {deadlines.format_hours(hours)}.")
+        return
+    name = key.lower()
+    if rest and rest[0].upper() in ("NEXT", "CLOCK"):
+        rest = rest[1:]
+    if not rest:
+        raise CommandError(f"SET {key} needs a value")
+    note = games.apply_option(g, name, " ".join(rest), started=g.state != "forming",
+                              archive_url=h.ctx.cfg.archive_url)
+    games.save_options(h.ctx, g)
+    h.say(note)

@@ -1,0 +1,286 @@
+"""Making a game and entering one: as master, power or observer."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, TYPE_CHECKING
+
+from judge.game import lifecycle as games
+from judge.game.lifecycle import Game
+from judge.game.passwords import check_new_password, hash_password, verify_password
+from judge.game.store import iso
+from judge.mail import abuse
+from judge.mail.commands import BAD_SIGNON, CommandError, Session, Stop, command
+from judge.mail.language import Command
+from judge.variant import available_variants
+
+if TYPE_CHECKING:
+    from judge.mail.handler import Handler
+
+
+def lookup_or_stop(h: Handler, name: str) -> Game:
+    g = games.get_game(h.ctx.store, name.lstrip("?"))
+    if g is None:
+        h.error(f"No such game '{name.lstrip('?').lower()}'. Send LIST for the games on this judge.")
+        raise Stop
+    return g
+
+
+def fail_signon(h: Handler) -> None:
+    h.error(BAD_SIGNON)
+    raise Stop
+
+
+def check_password(h: Handler, g: Game, label: str, password: str, stored: str | None, owners: list[str]) -> None:
+    """Verify a password for one seat (``label``: a power, ``Master``, ``Observer``), throttled:
+    after too many wrong ones the seat is locked against other addresses (and its owners told
+    once), and a sender guessing everywhere is locked out of every check (:mod:`abuse`)."""
+    st, now, sender = h.ctx.store, h.ctx.now, h.mail.sender
+    until = abuse.locked_until(st, g.id, label, sender, owners, now)
+    if until is not None:
+        h.error(f"Too many wrong passwords: password checks for {label} in '{g.name}' from your address "
+                   f"are refused until {h.ctx.when(until)}.")
+        raise Stop
+    if verify_password(password, stored):
+        return
+    if abuse.record_failure(st, g.id, label, sender, owners, now) and owners:
+        who = ", ".join(a for a in abuse.failure_senders(st, g.id, label, now) if a not in owners)
+        games.notice(h.ctx, g, f"Wrong passwords: {label}",
+                     f"{abuse.SEAT_FAILURES} wrong passwords for {label} in '{g.name}' within the last hour, "
+                     f"from {who}. Sign-ons to {label} from other addresses are refused until "
+                     f"{h.ctx.when(now + abuse.WINDOW)}; yours still work. If you did not send these, "
+                     f"nothing needs doing, but a longer password (SET PASSWORD) does no harm.", to=owners)
+    fail_signon(h)
+
+
+def signon_power(h: Handler, g: Game, power: str, password: str) -> None:
+    st = h.ctx.store
+    if g.state == "forming":
+        h.error(f"Game '{g.name}' has not started: powers are assigned at the start. "
+                   f"Use SIGNON ?{g.name} <password> to join it.")
+        raise Stop
+    seat = games.seat_of_power(st, g.id, power)
+    if seat is None:
+        fail_signon(h)
+    if seat["status"] == "vacant":
+        if g.state not in ("active", "paused"):
+            fail_signon(h)
+        take_over(h, g, seat, password)
+        return
+    check_password(h, g, power, password, seat["password_hash"], games.seat_addresses(st, seat))
+    enter_seat(h, g, seat)
+
+
+def take_over(h: Handler, g: Game, seat: Any, password: str) -> None:
+    st = h.ctx.store
+    check_new_password(password)
+    h.from_only = True
+    pid = games.player_id(h.ctx, h.mail.sender)
+    st.update("seats", seat["id"], player_id=pid, password_hash=hash_password(password, h.ctx.cfg.password_cost),
+              status="active", wait=1, draw=0, addresses=None, allies=None, concede=None,
+              joined=iso(h.ctx.now))
+    seat = st.one("SELECT * FROM seats WHERE id = ?", (seat["id"],))
+    letter = g.variant.powers[seat["power"]].letter
+    h.say(f"You have taken over {seat['power']} in '{g.name}'. Sign on from now on with:  "
+             f"SIGNON {letter}{g.name} <your password>\n(WAIT is set for you this phase: send SET NOWAIT "
+             f"when your orders are complete.)")
+    games.notice(h.ctx, g, f"New Player Signon: {letter}",
+                 f"{seat['power']} in game '{g.name}' has been taken over by a new player.")
+    enter_seat(h, g, seat, quiet=True)
+
+
+def enter_seat(h: Handler, g: Game, seat: Any, quiet: bool = False) -> None:
+    st = h.ctx.store
+    if seat["status"] == "cd":
+        st.update("seats", seat["id"], status="active")
+        seat = st.one("SELECT * FROM seats WHERE id = ?", (seat["id"],))
+        games.notice(h.ctx, g, f"{seat['power']} returns", f"{seat['power']} is no longer in civil disorder.")
+    h.session = Session(game=g, seat=seat, power=seat["power"] if seat["role"] == "player" else None,
+                           signons=1)
+    own = games.seat_addresses(st, seat)
+    if h.mail.sender not in own:
+        h.copy_to = own
+    if not quiet:
+        what = seat["power"] or ("observer" if seat["role"] == "observer" else "player (power not yet assigned)")
+        h.say(f"Signed on as {what} in '{g.name}'.")
+
+
+def signon_join(h: Handler, g: Game, password: str) -> None:
+    st = h.ctx.store
+    pid = st.scalar("SELECT id FROM players WHERE address = ?", (h.mail.sender,))
+    mine = [s for s in games.seats(st, g.id) if pid is not None and s["player_id"] == pid]
+    if mine:
+        for s in mine[1:]:
+            if verify_password(password, s["password_hash"]):
+                enter_seat(h, g, s)
+                return
+        s = mine[0]
+        check_password(h, g, s["power"] or f"seat {s['id']}", password, s["password_hash"],
+                            games.seat_addresses(st, s))
+        enter_seat(h, g, s)
+        return
+    h.from_only = True
+    if g.state == "forming":
+        check_new_password(password)
+        seat = games.join(h.ctx, g, h.mail.sender, password)
+        filled = len(games.seats(st, g.id))
+        need = len(g.variant.powers)
+        h.session = Session(game=g, seat=seat, signons=1)
+        h.say(f"You have joined '{g.name}' ({filled} of {need} players). Your power is assigned when "
+                 f"the game starts; keep your password.")
+        master = games.master_address(st, g)
+        if master:
+            games.notice(h.ctx, g, "New Player Signon", f"A player has joined '{g.name}' "
+                         f"({filled} of {need}).", to=[master])
+        if filled >= need:
+            games.start(h.ctx, g)
+            h.session.seat = st.one("SELECT * FROM seats WHERE id = ?", (seat["id"],))
+            h.session.power = h.session.seat["power"]
+        return
+    if g.state not in ("active", "paused"):
+        h.error(f"Game '{g.name}' is over.")
+        raise Stop
+    vacant = [s for s in games.seats(st, g.id) if s["status"] == "vacant"]
+    if not vacant:
+        h.error(f"Game '{g.name}' has no vacant power to take over.")
+        raise Stop
+    order = list(g.variant.powers)
+    vacant.sort(key=lambda s: order.index(s["power"]))
+    take_over(h, g, vacant[0], password)
+
+
+def signon_observer(h: Handler, g: Game, password: str) -> None:
+    st = h.ctx.store
+    pid = games.player_id(h.ctx, h.mail.sender)
+    seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?", (g.id, pid))
+    check_password(h, g, "Observer", password, seat["password_hash"] if seat else None, [h.mail.sender])
+    enter_seat(h, g, seat)
+
+
+@functools.lru_cache(maxsize=1)
+def _power_names() -> frozenset[str]:
+    """Every power name of every variant, lower case (to read ``SIGNON France game pw``)."""
+    from judge.variant import load_variant
+
+    return frozenset(p.lower() for v in available_variants() for p in load_variant(v).powers)
+
+
+@command("CREATE", who="anyone", syntax="CREATE ?game password [variant] [option=value ...]",
+         summary="make a game; you become its master")
+def create(h: Handler, cmd: Command) -> None:
+    if h.session.signons:
+        raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
+    if len(cmd.args) < 2:
+        raise CommandError("write CREATE ?name password [variant] [option=value ...]")
+    name, password = cmd.args[0], cmd.args[1]
+    variant = "standard"
+    rest = cmd.args[2:]
+    if rest and "=" not in rest[0]:
+        variant, rest = rest[0], rest[1:]
+    g = games.create_game(h.ctx, name, password, variant, rest, h.mail.sender)
+    h.from_only = True  # the master recorded is the From address: the answer goes there only
+    h.session = Session(game=g, master=True, signons=1)
+    h.say(f"Game '{g.name}' ({g.variant.title}) created; you are its master.\n"
+             f"Players join with:  SIGNON ?{g.name} <password of their choice>\n"
+             f"You sign on as master with:  SIGNON M{g.name} <your password>\n"
+             f"The game starts when all {len(g.variant.powers)} powers have players "
+             f"(or when you send START).")
+
+
+@command("SIGNON", who="anyone", syntax="SIGNON ?game password",
+         summary="join a forming game (or take over a vacant power)",
+         aliases=("SIGN ON", "HELLO", "LOGIN", "LOG IN"),
+         forms=(
+             ("anyone", "SIGNON <letter><game> password", "sign on as a power (E, F, G, I, A, R, T in Standard), M for the master, O for an observer"),
+         ))
+def signon(h: Handler, cmd: Command) -> None:
+    if h.session.signons:
+        raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
+    h.session.signons += 1
+    args = cmd.args
+    if len(args) >= 3 and args[0].lower() not in _power_names():
+        # "SIGNON Fgame my pass": a password of several words; never echo any of them
+        h.error("a password is one word: write SIGNON <power letter><game> <password>, e.g. "
+                   "SIGNON Fmygame secret")
+        raise Stop
+    if len(args) == 3:
+        power_name, name, password = args
+        g = lookup_or_stop(h, name)
+        p = g.variant.power(power_name)
+        if p is None:
+            fail_signon(h)
+        signon_power(h, g, p.name, password)  # type: ignore[union-attr]
+        return
+    if len(args) != 2 or len(args[0]) < 2:
+        h.error("write SIGNON <power letter><game> <password>, e.g. SIGNON Fmygame secret "
+                   "(or SIGNON ?game password to join a game)")
+        raise Stop
+    ident, password = args
+    letter, name = ident[0].upper(), ident[1:]
+    g = lookup_or_stop(h, name)
+    if letter == "?":
+        signon_join(h, g, password)
+        return
+    powers = {p.letter.upper(): p.name for p in g.variant.powers.values()}
+    if letter in powers:
+        signon_power(h, g, powers[letter], password)
+    elif letter == "M":
+        master = games.master_address(h.ctx.store, g)
+        check_password(h, g, "Master", password, g.master_hash, [master] if master else [])
+        h.session = Session(game=g, master=True, signons=1)
+        h.say(f"Signed on as master of '{g.name}'.")
+    elif letter == "O":
+        signon_observer(h, g, password)
+    else:
+        fail_signon(h)
+
+
+@command("OBSERVE", who="anyone", syntax="OBSERVE game password",
+         summary="watch a game (results and broadcasts); the password is yours, for leaving or coming back",
+         aliases=("WATCH",))
+def observe(h: Handler, cmd: Command) -> None:
+    if h.session.signons:
+        raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
+    if len(cmd.args) != 2:
+        raise CommandError("write OBSERVE game password")
+    h.session.signons += 1
+    g = lookup_or_stop(h, cmd.args[0])
+    st = h.ctx.store
+    pid = games.player_id(h.ctx, h.mail.sender)
+    seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?", (g.id, pid))
+    h.from_only = True  # the observer recorded is the From address: the answer goes there only
+    if seat is not None:
+        check_password(h, g, "Observer", cmd.args[1], seat["password_hash"], [h.mail.sender])
+    else:
+        check_new_password(cmd.args[1])
+        sid = st.insert("seats", game_id=g.id, power=None, role="observer", player_id=pid,
+                        password_hash=hash_password(cmd.args[1], h.ctx.cfg.password_cost), status="active",
+                        wait=0, draw=0, joined=iso(h.ctx.now))
+        seat = st.one("SELECT * FROM seats WHERE id = ?", (sid,))
+    enter_seat(h, g, seat, quiet=True)
+    h.say(f"You are observing '{g.name}': you will receive its results and broadcasts.")
+
+
+@command("UNOBSERVE", who="anyone", syntax="UNOBSERVE game password",
+         summary="stop watching a game",
+         aliases=("UNWATCH", "STOP OBSERVING"))
+def unobserve(h: Handler, cmd: Command) -> None:
+    """An observer leaves: ``UNOBSERVE game password``, or ``UNOBSERVE`` after signing on as one."""
+    st = h.ctx.store
+    if len(cmd.args) == 2:
+        if h.session.signons:
+            raise CommandError("only one SIGNON, CREATE, OBSERVE or UNOBSERVE per message")
+        h.session.signons += 1
+        g = lookup_or_stop(h, cmd.args[0])
+        pid = st.scalar("SELECT id FROM players WHERE address = ?", (h.mail.sender,))
+        seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?",
+                      (g.id, pid)) if pid is not None else None
+        check_password(h, g, "Observer", cmd.args[1], seat["password_hash"] if seat else None,
+                            [h.mail.sender])
+    elif not cmd.args and h.session.seat is not None and h.session.seat["role"] == "observer":
+        g, seat = h.need_game(), h.session.seat
+    else:
+        raise CommandError("write UNOBSERVE game password (or UNOBSERVE after OBSERVE game password)")
+    st.conn.execute("DELETE FROM seats WHERE id = ?", (seat["id"],))
+    h.session = Session(signons=1)
+    h.say(f"You no longer observe '{g.name}': the judge sends you nothing more about it.")

@@ -1,0 +1,188 @@
+"""Draws, concessions, alliances and resignations: how a game ends by agreement."""
+
+from __future__ import annotations
+
+from typing import Any, TYPE_CHECKING
+
+from judge.game import lifecycle as games
+from judge.game.lifecycle import Game
+from judge.game.store import dumps
+from judge.mail.commands import CommandError, Stop, command, token_powers
+from judge.mail.language import Command
+
+if TYPE_CHECKING:
+    from judge.mail.handler import Handler
+
+
+def vote(h: Handler, yes: bool) -> None:
+    g, power = h.need_power()
+    h.need_phase(g)
+    h.ctx.store.update("seats", h.session.seat["id"], draw=int(yes))
+    h.say(f"{power} {'votes for' if yes else 'does not vote for'} a draw (votes are reset every phase; "
+             f"a draw needs every surviving power).")
+    if yes and games.check_draw(h.ctx, g):
+        h.say("Every surviving power has voted for a draw: the game is over.")
+
+
+# -- alliances and concessions (1885 II rule 5) --------------------------------------------------------
+def named_powers(h: Handler, g: Game, tokens: list[str]) -> set[str]:
+    """Powers named by letters run together (``EF``) or by names (``England France``)."""
+    v = g.variant
+    out: set[str] = set()
+    for tok in tokens:
+        t = tok.strip(",;.+").upper()
+        if t in ("", "WITH", "AND", "TO", "&"):
+            continue
+        found = token_powers(v, t)
+        if found is None:
+            letters = "".join(p.letter for p in v.powers.values())
+            raise CommandError(f"unknown power {tok!r}: use power letters ({letters}) or names")
+        out |= found
+    return out
+
+
+def alliance_seat(h: Handler) -> tuple[Game, str, Any]:
+    g, power = h.need_power()
+    h.need_phase(g)
+    if not games.alliance_sizes(g.variant):
+        raise CommandError(f"{g.variant.title} has no alliance victories")
+    if h.session.became:
+        raise CommandError("only the power's own player may declare or withdraw its alliances")
+    return g, power, h.ctx.store.one("SELECT * FROM seats WHERE id = ?", (h.session.seat["id"],))
+
+
+def alliance_waiting(h: Handler, g: Game, group: list[str]) -> list[str]:
+    """Members of ``group`` that have not declared it."""
+    st = h.ctx.store
+    return [p for p in group if (s := games.seat_of_power(st, g.id, p)) is None or group not in games.seat_alliances(s)]
+
+
+def alliance_status(h: Handler, g: Game, power: str) -> str:
+    seat = h.ctx.store.one("SELECT * FROM seats WHERE id = ?", (h.session.seat["id"],))
+    groups = games.seat_alliances(seat)
+    if not groups:
+        return f"{power} has declared no alliance."
+    need = games.alliance_sizes(g.variant)
+    lines = [f"{power} has declared:"]
+    for group in groups:
+        waiting = alliance_waiting(h, g, group)
+        state = (f"waiting for {games.join_names(waiting)} to declare it" if waiting else
+                 f"in force: {need[len(group)]} centres jointly at the end of a move after which centres "
+                 f"change hands win")
+        lines.append(f"  {games.join_names(group)} ({state})")
+    return "\n".join(lines)
+
+
+@command("DRAW", who="player", syntax="DRAW",
+         summary="vote for a draw (all survivors must agree); also SET DRAW")
+def draw(h: Handler, cmd: Command) -> None:
+    vote(h, True)
+
+
+@command("NODRAW", who="player", syntax="NODRAW",
+         summary="take back your vote for a draw; also SET NODRAW",
+         aliases=("NO DRAW",))
+def nodraw(h: Handler, cmd: Command) -> None:
+    vote(h, False)
+
+
+@command("CONCEDE", who="player", syntax="CONCEDE <powers>",
+         summary="concede the game to a power (or, in 1885, an alliance); ends when all survivors agree")
+def concede(h: Handler, cmd: Command) -> None:
+    g, power = h.need_power()
+    ph = h.need_phase(g)
+    if not cmd.args:
+        raise CommandError("write CONCEDE <power>, e.g. CONCEDE E (or NOCONCEDE to take it back)")
+    to = sorted(named_powers(h, g, cmd.args))
+    sizes = games.alliance_sizes(g.variant)
+    if len(to) > 1 and len(to) not in sizes:
+        raise CommandError("the game can be conceded to one power only" if not sizes else
+                           f"the game can be conceded to one power or to an alliance of "
+                           f"{' or '.join(str(n) for n in sorted(sizes))} powers")
+    out = [p for p in to if p not in games.survivors(ph.position)]
+    if out:
+        raise CommandError(f"{games.join_names(out)} {'is' if len(out) == 1 else 'are'} out of the game")
+    h.ctx.store.update("seats", h.session.seat["id"], concede=dumps(to))
+    h.say(f"{power} concedes the game to {games.join_names(to)}. The game ends when every surviving power concedes "
+             f"it to the same powers (votes are reset every phase; NOCONCEDE takes it back).")
+    if games.check_concession(h.ctx, g):
+        h.say(f"Every surviving power has conceded: the game is over, {games.join_names(to)} "
+                 f"{'wins' if len(to) == 1 else 'win'}.")
+
+
+@command("NOCONCEDE", who="player", syntax="NOCONCEDE",
+         summary="take back your concession",
+         aliases=("NO CONCEDE",))
+def noconcede(h: Handler, cmd: Command) -> None:
+    g, power = h.need_power()
+    h.need_phase(g)
+    h.ctx.store.update("seats", h.session.seat["id"], concede=None)
+    h.say(f"{power} does not concede the game.")
+
+
+@command("ALLY", who="player", syntax="ALLY <powers>",
+         summary="declare an alliance for an alliance victory (1885 II: 34 centres for two, 38 for three)",
+         aliases=("ALLIANCE", "DECLARE ALLIANCE"))
+def ally(h: Handler, cmd: Command) -> None:
+    g, power, seat = alliance_seat(h)
+    need = games.alliance_sizes(g.variant)
+    groups = games.seat_alliances(seat)
+    if cmd.args:
+        group = sorted(named_powers(h, g, cmd.args) | {power})
+        if len(group) not in need:
+            sizes = " or ".join(str(n) for n in sorted(need))
+            raise CommandError(f"an alliance has {sizes} powers (yours: {', '.join(group)})")
+        if group in groups:
+            h.say(f"{power} has already declared the alliance of {games.join_names(group)}.")
+        else:
+            groups.append(group)
+            games.set_alliances(h.ctx, g, seat, groups)
+            waiting = alliance_waiting(h, g, group)
+            if waiting:
+                st = h.ctx.store
+                to = [a for p in waiting for a in games.seat_addresses(st, games.seat_of_power(st, g.id, p))]
+                letters = "".join(g.variant.powers[p].letter for p in group)
+                if to:
+                    games.notice(h.ctx, g, "Alliance proposed",
+                                 f"{power} declares an alliance of {games.join_names(group)}. It counts for an "
+                                 f"alliance victory once every member has declared it (send ALLY {letters}).",
+                                 to=to)
+    h.say(alliance_status(h, g, power))
+
+
+@command("NOALLY", who="player", syntax="NOALLY",
+         summary="withdraw your alliance",
+         aliases=("NO ALLY", "NOALLIANCE", "NO ALLIANCE", "WITHDRAW ALLIANCE", "WITHDRAW ALLIANCES"))
+def noally(h: Handler, cmd: Command) -> None:
+    g, power, seat = alliance_seat(h)
+    groups = games.seat_alliances(seat)
+    if cmd.args:
+        group = sorted(named_powers(h, g, cmd.args) | {power})
+        if group not in groups:
+            raise CommandError(f"{power} has not declared the alliance of {games.join_names(group)}")
+        keep = [x for x in groups if x != group]
+    else:
+        keep = []
+    if keep != groups:
+        games.set_alliances(h.ctx, g, seat, keep)
+    h.say(alliance_status(h, g, power))
+
+
+@command("RESIGN", who="player", syntax="RESIGN",
+         summary="leave the game (must be last)",
+         aliases=("WITHDRAW",))
+def resign(h: Handler, cmd: Command) -> None:
+    g, power = h.need_power()
+    if h.session.became:
+        raise CommandError("the master cannot resign for a power; use EJECT")
+    h.need_phase(g)
+    if cmd.args:
+        raise CommandError(f"{cmd.name} takes no arguments: nothing was changed (NOALLY withdraws an alliance)")
+    h.ctx.store.update("seats", h.session.seat["id"], status="vacant", password_hash=None, wait=0, draw=0,
+                          allies=None, concede=None)
+    h.say(f"You have resigned {power} in '{g.name}'.")
+    games.notice(h.ctx, g, f"Resignation: {g.variant.powers[power].letter}",
+                 f"{power} has resigned from '{g.name}' and is open for takeover "
+                 f"(SIGNON ?{g.name} <password>). Its units hold until then.")
+    h.touched = True
+    raise Stop

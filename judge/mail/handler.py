@@ -1,0 +1,375 @@
+"""One incoming message: run its commands in order and queue the answers (inside the caller's transaction).
+
+mail in (:mod:`judge.mail.incoming`) → commands (:mod:`judge.mail.language`) → this module → game
+(:mod:`judge.game.lifecycle`) → adjudicator → report (:mod:`judge.render`) → mail out (:mod:`judge.game.outbox`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from judge.render import describe
+from judge.game import deadlines, lifecycle as games, orderbook
+from judge.mail import eia as eia_mail
+from judge.mail.commands import REGISTRY, CommandError, Session, Stop, load as load_commands
+from judge.mail.commands.signon import _power_names
+from judge.mail.language import Command, parse_commands
+from judge.game.lifecycle import Ctx, Game, GameError, PhaseRow
+from judge.mail.incoming import IncomingMail, clean_subject
+from judge.game.passwords import PasswordError
+from judge.render.templates import render, render_part
+from judge.game.store import iso
+from judge.variant import Variant
+
+log = logging.getLogger(__name__)
+load_commands()  # every command module registers its commands
+
+#: a reply echoes at most this much of what was sent, and is at most this long as a whole
+MAX_ECHO_LINE = 300
+MAX_REPLY_CHARS = 100_000
+MAX_ECHO_CHARS = 30_000
+@dataclass
+class Handler:
+    ctx: Ctx
+    mail: IncomingMail
+    session: Session = field(default_factory=Session)
+    sections: list[str] = field(default_factory=list)
+    errors: int = 0
+    order_lines: list[Command] = field(default_factory=list)
+    touched: bool = False  # orders or WAIT changed: try early processing afterwards
+    copy_to: list[str] = field(default_factory=list)  # also send the reply here (the seat's own address)
+    stray_orders: int = 0
+    hold_reply: str | None = None  # why not to answer (a loop?), unless the mail signs on with a password
+    closing_note: str | None = None  # said last in the reply
+    replied: bool = False  # a reply was queued
+    from_only: bool = False  # the reply goes to the From address only (CREATE, OBSERVE, joining)
+    status_section: str | None = None  # the order status closing the reply (never cut)
+
+    # -- running -------------------------------------------------------------------------------
+    def run(self) -> None:
+        if self.mail.error:
+            self.error(f"Your message could not be read: {self.mail.error}.")
+            self.send_reply()
+            return
+        for note in self.mail.notes:
+            self.say(note)
+        if self.mail.ignored:  # a note, never an error: nothing the player wrote vanishes silently
+            self.say(render_part("ignored.txt", notes=[b.describe() for b in self.mail.ignored]))
+        cmds = parse_commands(self.mail.text)
+        try:
+            for cmd in cmds:
+                if cmd.name != "ORDER":
+                    self.flush_orders()
+                self.dispatch(cmd)
+            self.flush_orders()
+        except Stop:
+            self.order_lines.clear()
+        if not cmds:
+            self.error("No commands found in your message. Send HELP for help.")
+        elif self.stray_orders and not self.session.signons:
+            self.error("Signon command not encountered: order lines are only read after a SIGNON line. "
+                       "Use 'help' for info.")
+        self.order_status()
+        self.send_reply()
+        g = self.session.game
+        if self.touched and g is not None and g.state == "active":
+            games.maybe_process(self.ctx, g)
+
+    def dispatch(self, cmd: Command) -> None:
+        if eia_mail.take(self, cmd):  # Empires in Arms games have their own commands
+            return
+        if cmd.name == "ORDER":
+            if self.session.power is None:
+                if self.session.game is not None:
+                    self.echo(cmd)
+                    self.error("You are not signed on as a power, so this line cannot be an order.")
+                else:
+                    self.stray_orders += 1
+                return
+            g, target = self.session.game, None
+            if g is not None and heading_words(cmd.line) is not None:  # a cheap look first: most lines are orders
+                ph = games.current_phase(self.ctx.store, g) if g.state in ("active", "paused") else None
+                target = phase_heading(cmd.line, g.variant, ph.phase if ph else None)
+            if target is not None:  # "Spring 1901:", "--- F1901M orders ---": the orders below are for it
+                self.flush_orders()
+                self.quote(cmd.line)
+                try:
+                    self.aim_at(target)
+                except CommandError as exc:
+                    self.error(str(exc))
+                return
+            self.order_lines.append(cmd)
+            return
+        spec = REGISTRY[cmd.name]
+        self.echo(cmd)
+        try:
+            spec.run(self, cmd)
+        except (CommandError, GameError, deadlines.TimeError, PasswordError) as exc:
+            self.error(str(exc))
+        except Stop:
+            raise
+
+    # -- output --------------------------------------------------------------------------------
+    def echo(self, cmd: Command) -> None:
+        self.sections.append("> " + echo_line(cmd))
+
+    def say(self, text: str) -> None:
+        self.sections.append(text)
+
+    def quote(self, line: str) -> None:
+        """Echo one line of the sender's (an order), cut to MAX_ECHO_LINE characters."""
+        self.sections.append("> " + (line if len(line) <= MAX_ECHO_LINE else line[:MAX_ECHO_LINE] + " [...]"))
+
+    def error(self, text: str) -> None:
+        self.errors += 1
+        self.sections.append(f"*** Error: {text}")
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def need_game(self) -> Game:
+        if self.session.game is None:
+            raise CommandError("sign on to a game first (SIGNON)")
+        return self.session.game
+
+    def need_master(self) -> Game:
+        g = self.need_game()
+        if not self.session.master:
+            raise CommandError("only the game master may do that")
+        return g
+
+    def need_power(self) -> tuple[Game, str]:
+        g = self.need_game()
+        if self.session.power is None:
+            raise CommandError("only a player signed on as a power may do that")
+        return g, self.session.power
+
+    def need_phase(self, g: Game) -> PhaseRow:
+        if g.state == "forming":
+            raise CommandError(f"game '{g.name}' has not started yet")
+        if g.state in ("finished", "terminated"):
+            raise CommandError(f"game '{g.name}' is over")
+        ph = games.current_phase(self.ctx.store, g)
+        if ph is None:
+            raise CommandError(f"game '{g.name}' has no open phase")
+        return ph
+
+    def lookup_game(self, name: str) -> Game:
+        g = games.get_game(self.ctx.store, name.lstrip("?"))
+        if g is None:
+            raise CommandError(f"no game named '{name.lstrip('?').lower()}'. Send LIST for the games on this judge")
+        return g
+
+    def arg_game(self, cmd: Command) -> Game:
+        if cmd.args:
+            return self.lookup_game(cmd.args[0])
+        if self.session.game is not None:
+            return self.session.game
+        raise CommandError(f"{cmd.name} needs a game name")
+
+    # -- orders ------------------------------------------------------------------------------------
+    def flush_orders(self) -> None:
+        if not self.order_lines:
+            return
+        lines, self.order_lines = self.order_lines, []
+        text = "\n".join(c.line for c in lines)
+        try:
+            g, power = self.need_power()
+            ph = self.need_phase(g)
+            if self.session.stale is not None:
+                raise CommandError(f"these orders are for {self.session.stale}, which is over: '{g.name}' is at "
+                                   f"{ph.name} now. They were not accepted; send orders for {ph.name}")
+        except CommandError as exc:
+            for c in lines:
+                self.quote(c.line)
+            self.error(str(exc))
+            return
+        if self.session.future is not None:
+            self.ctx.store.insert("future_orders", game_id=g.id, power=power, phase_name=str(self.session.future),
+                                  raw=text, message_id=self.mail.message_id, created=iso(self.ctx.now), state="pending")
+            for c in lines:
+                self.quote(c.line)
+            self.say(f"Queued for {self.session.future}: these orders are read when that phase begins.")
+            return
+        sub = orderbook.submit(self.ctx.store, ph.id, ph.position, power, text, g.rules, self.mail.message_id,
+                               self.ctx.now)
+        for rep in sub.lines:
+            self.quote(rep.line)
+            if rep.error:
+                self.error(rep.error + (f" (did you mean: {', '.join(rep.suggestions)}?)" if rep.suggestions else ""))
+            else:
+                for w in rep.warnings:
+                    self.say(f"  Warning: {w}")
+        if sub.accepted:
+            self.touched = True
+
+    def aim_at(self, target: Any) -> None:
+        """The orders that follow are for phase ``target`` (PHASE, or a heading naming a phase):
+        the current one, a later one (queued), or one that is over (refused, with its name)."""
+        g, power = self.need_power()
+        ph = self.need_phase(g)
+        cal = g.variant.calendar
+        self.session.stale = None
+        if cal.order_key(target) < cal.order_key(ph.phase):
+            self.session.stale, self.session.future = target, None
+            raise CommandError(f"{target} has already passed: '{g.name}' is at {ph.name} now, so the orders "
+                               f"below for {target} are not accepted")
+        if target == ph.phase:
+            self.session.future = None
+            self.say(f"Orders below are for the current phase, {target}.")
+            return
+        if target.year > ph.phase.year + 5:
+            raise CommandError("orders may be queued at most five years ahead")
+        self.session.future = target
+        self.say(f"Orders below are for {target}.")
+
+    # -- the reply ------------------------------------------------------------------------------------
+    def order_status(self) -> None:
+        s = self.session
+        g = s.game
+        if g is None or s.power is None or g.state not in ("active", "paused"):
+            return
+        ph = games.current_phase(self.ctx.store, g)
+        if ph is None:
+            return
+        pos = ph.position
+        cur = orderbook.current_orders(self.ctx.store, ph.id, s.power)
+        need = orderbook.needed(pos, s.power, g.rules)
+        miss = orderbook.missing(pos, s.power, cur, g.rules)
+        seat = self.ctx.store.one("SELECT * FROM seats WHERE id = ?", (s.seat["id"],))
+        pending = [r["phase_name"] for r in self.ctx.store.all(
+            "SELECT phase_name FROM future_orders WHERE game_id = ? AND power = ? AND state = 'pending' ORDER BY id",
+            (g.id, s.power))]
+        self.say("")
+        self.status_section = render_part(
+                             "orders_status.txt", game=g.name, power=s.power, kind=describe.PHASE_WORD[pos.phase.kind],
+                             title=describe.phase_title(pos.phase), seq=f"{ph.seq:03d}",
+                             orders=describe.order_list(pos, s.power, cur, g.rules), need=need, missing=miss,
+                             wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=describe.adjustment_note(pos, s.power, g.rules),
+                             deadline=self.ctx.when(ph.deadline), grace_end=self.ctx.when(ph.grace_end),
+                             left=deadlines.format_left(ph.deadline - self.ctx.now) if ph.deadline else "",
+                             paused=g.state == "paused", pending=sorted(set(pending)),
+                             default_rule=default_rule(pos, s.power))
+        self.say(self.status_section)
+
+    def capped_sections(self) -> list[str]:
+        """The reply's sections, cut where they pass MAX_REPLY_CHARS, or where the echo of the
+        sender's own lines (``> line`` and the errors about them) passes MAX_ECHO_CHARS: a junk
+        mail must not make a reply of megabytes. A note says what was cut; the order status
+        (last) is always kept."""
+        body, tail = self.sections, []
+        if self.status_section is not None and self.status_section in body:
+            at = len(body) - 1 - body[::-1].index(self.status_section)
+            body, tail = body[:at], body[at:]
+        out: list[str] = []
+        total = echoed = 0
+        for i, sec in enumerate(body):
+            echo = sec.startswith(("> ", "*** Error:", "  Warning:"))
+            if total + len(sec) > MAX_REPLY_CHARS or echo and echoed + len(sec) > MAX_ECHO_CHARS:
+                rest = body[i:]
+                cut = sum(len(x) + 1 for x in rest)
+                errs = sum(1 for x in rest if x.startswith("*** Error:"))
+                out.append(f"[...] (This reply was cut here: {cut} more characters were not shown"
+                           f"{f', among them {errs} error lines' if errs else ''}. Everything in your message "
+                           f"was read and acted on; send fewer lines at a time to see every answer.)")
+                return out + tail
+            out.append(sec)
+            total += len(sec) + 1
+            echoed += (len(sec) + 1) * echo
+        return out + tail
+
+    @property
+    def signed_on(self) -> bool:
+        """This mail proved a password (a seat's, or the master's): it comes from a person."""
+        return self.session.seat is not None or self.session.master
+
+    def send_reply(self) -> None:
+        if self.signed_on:
+            self.closing_note = None  # signed-on answers are not counted against the quota
+        elif self.hold_reply:
+            return
+        if self.closing_note:
+            self.say("")
+            self.say(self.closing_note)
+        s = self.session
+        g = s.game
+        ph = games.current_phase(self.ctx.store, g) if g is not None else None
+        subject, text = render("reply.txt", code=self.ctx.cfg.code, game=g.name if g else None,
+                               variant=g.variant.title if g else None, short=ph.short if ph else None,
+                               deadline=self.ctx.when(ph.deadline) if ph else None,
+                               subject=clean_subject(self.mail.subject, self.ctx.cfg.code), error=self.errors > 0,
+                               errors=self.errors,
+                               sections=self.capped_sections())
+        first = [self.mail.sender] if self.from_only and self.mail.sender else list(self.mail.reply_to)
+        to = first + [a for a in self.copy_to if a not in first]
+        self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
+                      in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied")
+        self.replied = bool(to)
+
+
+def default_rule(pos: Any, power: str) -> str:
+    """What the judge does with the orders a power did not give, this phase."""
+    if pos.phase.kind == "retreat":
+        return "Unordered dislodged units disband."
+    if pos.phase.kind == "adjustment":
+        from judge.engine.adjustment import adjustments_due
+
+        if adjustments_due(pos).get(power, 0) > 0:
+            return "Builds not ordered are waived."
+        return "Removals not ordered are chosen for you by the civil disorder rule."
+    return "Unordered units hold."
+
+
+_HEADING = re.compile(r"(?:(?:my\s+)?orders?\s*(?:for|in)?\s*)?([a-z]+)\s*(\d{3,4})\s*([a-z]*)(?:\s+orders?)?")
+
+
+def heading_words(line: str) -> tuple[str, str, str] | None:
+    """(season, year, kind) if the line has the shape of a phase heading, else None."""
+    t = line.strip(" \t-=*#_:;.,[](){}<>~|").lower()
+    m = _HEADING.fullmatch(t) if len(t) <= 40 else None
+    return None if m is None else (m.group(1), m.group(2), m.group(3))
+
+
+def phase_heading(line: str, v: Variant, current: Any = None) -> Any:
+    """The phase a heading line names (``Spring 1901:``, ``--- S1901M ---``, ``Orders for Fall
+    1901``, ``Winter 1901 builds``), or None when the line is not such a heading. A heading
+    without the kind of phase (``Fall 1901``) names the ``current`` phase when that is one of
+    the season's (its retreats), else the season's first phase with orders."""
+    words = heading_words(line)
+    if words is None:
+        return None
+    season, year, kind = words
+    found = []
+    for k in ([kind] if kind else ["movement", "adjustment", "retreat"]):
+        try:
+            found.append(v.calendar.parse(f"{season} {year} {k}"))
+        except Exception:  # not a phase of this variant's calendar (or no such calendar): an order line
+            continue
+    return current if current in found else (found[0] if found else None)
+
+
+def echo_line(cmd: Command) -> str:
+    """A command line as the reply echoes it: never with a password in it, nor very long.
+
+    SIGNON/LOGIN/HELLO keep only the identity (``SIGNON Fgame``, or ``SIGNON France game``);
+    CREATE keeps the game and what follows the password; OBSERVE/UNOBSERVE keep the game; SET
+    PASSWORD (also ``SET PASSWORD=x``) keeps only those words. A password with spaces is hidden
+    whole, as everything after the identity is."""
+    words = cmd.line.split()
+    head = len(words) - len(cmd.args)  # words naming the command (SIGN ON is two)
+    keep: int | None = None  # arguments shown before the hidden part
+    hide = len(cmd.args)  # arguments hidden from there on
+    if cmd.name == "SIGNON":
+        keep = 2 if len(cmd.args) >= 3 and cmd.args[0].lower() in _power_names() else 1
+    elif cmd.name in ("OBSERVE", "UNOBSERVE"):
+        keep = 1
+    elif cmd.name == "CREATE":
+        keep, hide = 1, 1
+    elif cmd.name == "SET" and cmd.args and cmd.args[0].upper().startswith("PASSWORD"):
+        return " ".join(words[:head]) + " PASSWORD ****"
+    if keep is not None and len(cmd.args) > keep:
+        shown = words[:head + keep] + ["****"] + words[head + keep + hide:]
+        words = shown
+    line = " ".join(words)
+    return line if len(line) <= MAX_ECHO_LINE else line[:MAX_ECHO_LINE] + " [...]"

@@ -1,0 +1,463 @@
+"""Mail in: raw bytes → :class:`IncomingMail` (who, what text, or why we must not answer).
+
+Never raises: a message that cannot be read yields an ``error`` to tell the sender, and a
+message we must not answer (auto-replies, bounces, lists, loops) yields an ``ignore`` reason.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from dataclasses import dataclass, field
+from email import policy
+from email.headerregistry import BaseHeader
+from email.policy import EmailPolicy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import getaddresses
+from html.parser import HTMLParser
+
+from judge.game.outbox import CONTROL, MSG_ID, thread_ids
+from judge.mail.newtext import Ignored, header_block, new_text
+
+#: local parts of addresses that are machines, never people (njudge's list, and a few more)
+MACHINE_SENDERS = frozenset({
+    "mailer-daemon", "mailerdaemon", "mail-daemon", "postmaster", "mailer", "noreply", "no-reply",
+    "donotreply", "do-not-reply",
+})
+MAX_BODY_CHARS = 100_000  # anything longer is cut (and the sender told)
+
+#: a msg-id fit to echo in In-Reply-To/References: printable ASCII, no spaces or brackets inside
+
+_SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|fw|aw|wg|sv|vs|antw|tr|rv|enc|odp|vl)\s*(?:\[\d+\])?\s*:"
+                           r"|\[error flag\]|\[you are late!\])\s*",
+                           re.I)
+
+
+@dataclass
+class IncomingMail:
+    message_id: str  # the key for "handled once" (control characters and spaces removed)
+    sender: str = ""  # the From address, lower case
+    reply_to: list[str] = field(default_factory=list)  # where answers go
+    subject: str = ""  # Re:/Fwd:/judge tags stripped
+    text: str = ""  # the new text: quotes and signature stripped
+    references: str = ""  # References + its own Message-ID, only well-formed ids: safe to echo
+    reply_id: str | None = None  # its Message-ID if well-formed (In-Reply-To of our answer), else None
+    ignore: str | None = None  # why this message must not be answered at all
+    error: str | None = None  # why its text could not be read (answered with this)
+    notes: list[str] = field(default_factory=list)  # things to tell the sender (e.g. truncated)
+    ignored: list[Ignored] = field(default_factory=list)  # blocks not read as commands, each with why
+    bounced: list[str] = field(default_factory=list)  # a DSN: the recipients whose delivery failed
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed_header(name: str, value: str) -> BaseHeader:
+    return policy.default.header_fetch_parse(name, value)  # type: ignore[no-any-return]
+
+
+class _ReadPolicy(EmailPolicy):
+    """``policy.default`` remembering parsed header fields by (name, text): reading one mail asks
+    for Content-Type a dozen times, and most mails' Content-Type lines are alike. Header objects
+    are read-only, so sharing them is safe."""
+
+    def header_fetch_parse(self, name: str, value: str) -> BaseHeader:  # type: ignore[override]
+        if isinstance(value, str) and len(value) < 1000:
+            return _parsed_header(name, value)
+        return super().header_fetch_parse(name, value)  # type: ignore[no-any-return]
+
+
+_READ_POLICY = _ReadPolicy()
+
+
+def parse_message(raw: bytes, our_address: str = "", loop_header: str = "X-Judge-Loop") -> IncomingMail:
+    """Read one message. Never raises."""
+    try:
+        return _parse(raw, our_address.lower(), loop_header)
+    except Exception as exc:  # a malformed mail never stops the judge
+        return IncomingMail(message_id=_synthetic_id(raw), error=f"the message could not be read ({type(exc).__name__})")
+
+
+def _synthetic_id(raw: bytes) -> str:
+    return f"<sha256-{hashlib.sha256(raw).hexdigest()[:40]}@judge.invalid>"
+
+
+def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
+    msg: EmailMessage = BytesParser(policy=_READ_POLICY).parsebytes(raw)  # type: ignore[assignment]
+    mid = clean_message_id(_header(msg, "Message-ID"))
+    mail = IncomingMail(message_id=mid if mid else _synthetic_id(raw))
+    mail.reply_id = mid if MSG_ID.fullmatch(mid) else None
+    mail.references = thread_ids(_header(msg, "References") + " " + mid)
+    from_addrs = _addresses(msg, "From")
+    mail.sender = from_addrs[0] if from_addrs else ""
+    # one address only: a Reply-To naming several would make every answer a fan-out
+    replies = _addresses(msg, "Reply-To")
+    mail.reply_to = replies[:1] if len(replies) == 1 else from_addrs[:1]
+    mail.subject = clean_subject(_header(msg, "Subject"))
+    mail.ignore = ignore_reason(msg, mail.sender, our_address, loop_header)
+    if mail.ignore:
+        if msg.get_content_type() == "multipart/report":
+            mail.bounced = dsn_failures(msg)
+        return mail
+    if not mail.reply_to:
+        mail.ignore = "no sender address"
+        return mail
+    text, ignored, error = read_body(msg)
+    files = attachment_names(msg)
+    if error:
+        mail.error = error + (f" (attachments are not read: {', '.join(files)})" if files else "")
+        return mail
+    if files:
+        mail.notes.append(f"Attachments are not read: {', '.join(files)}. The judge reads only the text of "
+                          f"your mail: put your orders there.")
+    if len(text) > MAX_BODY_CHARS:
+        text = text[:MAX_BODY_CHARS]
+        mail.notes.append(f"Your message was longer than {MAX_BODY_CHARS} characters; the rest was not read.")
+    mail.text, more = new_text(text)
+    mail.ignored = ignored + more
+    return mail
+
+
+def _header(msg: EmailMessage, name: str) -> str:
+    try:
+        v = msg.get(name)
+    except Exception:
+        v = None
+    if v is None:
+        try:
+            raws = [v for k, v in msg.raw_items() if k.lower() == name.lower()]
+        except Exception:
+            raws = []
+        return _text(str(raws[0])) if raws else ""
+    return _text(str(v))
+
+
+def _text(value: str) -> str:
+    """Header text as storable UTF-8: undecodable 8-bit bytes (kept by the parser as lone
+    surrogates, which SQLite cannot store) become U+FFFD."""
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def clean_message_id(value: str) -> str:
+    """A Message-ID as a key: whitespace and control characters (a decoded ``=0D=0A``) removed."""
+    return "".join(CONTROL.sub("", value).split())[:500]
+
+
+_ANGLE_ADDR = re.compile(r"<([^<>\s]+@[^<>\s]+)>")
+
+
+def _addresses(msg: EmailMessage, name: str) -> list[str]:
+    try:  # the header parser knows display names from addresses, encoded words and all
+        hdr = msg.get(name)
+        found = [a.addr_spec for a in hdr.addresses] if hdr is not None else []
+    except Exception:  # e.g. a display name decoding to CR/LF: take the address in <...>
+        raw = _header(msg, name)
+        found = _ANGLE_ADDR.findall(raw) or [a for _, a in getaddresses([raw])]
+    return [a for a in (addr.strip().lower() for addr in found) if plausible_address(a)]
+
+
+def plausible_address(addr: str) -> bool:
+    """An address the judge will write into a header and an SMTP envelope: ASCII, one ``@``
+    with text on both sides, none of the characters that would make it two addresses or a
+    header of its own."""
+    local, at, domain = addr.rpartition("@")
+    return (bool(at and local and domain) and "@" not in local and not any(c in addr for c in ' <>,;:"()[]\\')
+            and not CONTROL.search(addr) and addr.isascii() and len(addr) <= 254)
+
+
+def clean_subject(subject: str, code: str = "") -> str:
+    """Drop ``Re:``, ``Fwd:`` (and their German, Nordic, French, Spanish, Polish … forms) and our
+    own tags from the front of a subject; with the judge's ``code``, also the game tags our
+    subjects start with (``CODE:game - S1901M``), so a reply to a reply to a reply keeps one."""
+    s = " ".join(subject.split())
+    tag = re.compile(rf"^{re.escape(code)}:[\w-]+(?:\s+-\s+[A-Z]\d{{3,4}}[A-Z])?(?:\s+|$)", re.I) if code else None
+    while True:
+        t = _SUBJECT_JUNK.sub("", s, count=1)
+        if tag is not None:
+            t = tag.sub("", t, count=1)
+        if t == s:
+            return s
+        s = t
+
+
+def ignore_reason(msg: EmailMessage, sender: str, our_address: str, loop_header: str) -> str | None:
+    """Why this message must never be answered, or None."""
+    auto = _header(msg, "Auto-Submitted").split(";")[0].strip().lower()
+    if auto and auto != "no":
+        return f"Auto-Submitted: {auto}"
+    prec = _header(msg, "Precedence").strip().lower()
+    if prec in ("bulk", "junk", "list", "auto_reply"):
+        return f"Precedence: {prec}"
+    if loop_header and _header(msg, loop_header):
+        return f"mail from a judge ({loop_header})"
+    for h in ("X-Autoreply", "X-Autorespond", "X-Auto-Reply"):
+        if _header(msg, h):
+            return f"auto-reply ({h})"
+    if _header(msg, "List-Id") or _header(msg, "List-Unsubscribe"):
+        return "mailing-list mail"
+    if msg.get_content_type() == "multipart/report":
+        return "delivery report (bounce)"
+    rp = _header(msg, "Return-Path").strip()
+    if rp == "<>":
+        return "bounce (empty Return-Path)"
+    if not sender:
+        return "no sender address"
+    local = sender.split("@", 1)[0]
+    if local in MACHINE_SENDERS or local.startswith("mailer-daemon"):
+        return f"machine sender {sender}"
+    if our_address and sender == our_address:
+        return "mail from ourselves"
+    return None
+
+
+_DSN_FIELD = re.compile(r"^(final-recipient|original-recipient|action)\s*:\s*(.*)$", re.I | re.M)
+
+
+def dsn_failures(msg: EmailMessage) -> list[str]:
+    """Recipients a delivery status notification (RFC 3464) reports as failed: each block's
+    ``Final-Recipient`` (or ``Original-Recipient``) whose ``Action`` is ``failed``. Delays and
+    successes are not failures. Never raises."""
+    out: list[str] = []
+    try:
+        for part in msg.walk():
+            if part.get_content_type() != "message/delivery-status":
+                continue
+            payload = part.get_payload()
+            blocks = [str(b) for b in payload] if isinstance(payload, list) else str(payload).split("\n\n")
+            for block in blocks:
+                fields: dict[str, str] = {}
+                for name, value in _DSN_FIELD.findall(block.replace("\r\n", "\n")):
+                    fields.setdefault(name.lower(), value.strip())
+                rcpt = fields.get("final-recipient") or fields.get("original-recipient") or ""
+                addr = _text(rcpt.partition(";")[2] or rcpt).strip().strip("<>").lower()
+                if fields.get("action", "").lower().startswith("failed") and "@" in addr and " " not in addr:
+                    out.append(addr)
+    except Exception:
+        return out
+    return list(dict.fromkeys(out))
+
+
+def attachment_names(msg: EmailMessage) -> list[str]:
+    """The files attached to a message (``orders.docx``), to say they were not read. Pictures
+    shown inline (signature logos, pasted screenshots) are decoration, not attachments."""
+    names: list[str] = []
+    try:
+        if not msg.is_multipart():
+            return []
+        for part in msg.iter_attachments():
+            fn = part.get_filename()
+            disp = part.get_content_disposition()
+            if part.get_content_maintype() == "image" and disp != "attachment":
+                continue
+            if not fn and part.get_content_maintype() == "text":
+                continue  # Apple Mail splits the text around an attachment: more text, no file
+            if part.get_content_type() == "message/rfc822":
+                names.append("a forwarded message")
+            else:
+                names.append(_text(" ".join(str(fn).split()))[:100] if fn else part.get_content_type())
+        # attachments inside nested parts (Apple Mail puts them in multipart/mixed inside alternative)
+        for sub in msg.iter_parts():
+            if sub.is_multipart() and sub.get_content_type() != "multipart/alternative":
+                names += [n for n in attachment_names(sub) if n not in names]  # type: ignore[arg-type]
+    except Exception:
+        return names
+    return list(dict.fromkeys(names))
+
+
+def body_text(msg: EmailMessage) -> tuple[str, str | None]:
+    """The message's text: its text/plain part, or text from its HTML part. (text, error)."""
+    text, _, error = read_body(msg)
+    return text, error
+
+
+def read_body(msg: EmailMessage) -> tuple[str, list[Ignored], str | None]:
+    """The text of the message's text/plain part (format=flowed rejoined), or of its HTML part
+    with the quoted earlier message cut out at the HTML level. (text, blocks cut out, error)."""
+    try:
+        part = msg.get_body(preferencelist=("plain", "html"))
+    except Exception:
+        part = None
+    if part is None:
+        if msg.is_multipart() or msg.get_content_maintype() != "text":
+            return "", [], "the message has no text part: please send your commands as plain text"
+        part = msg
+    try:
+        content = part.get_content()
+    except LookupError:
+        cs = part.get_content_charset() or "?"
+        return "", [], (f"the message is in the character set {cs!r}, which the judge cannot read: "
+                        "please send it as UTF-8 plain text")
+    except Exception:
+        payload = part.get_payload(decode=True)
+        if not isinstance(payload, bytes):
+            return "", [], "the message text could not be decoded: please send it as UTF-8 plain text"
+        content = payload.decode("utf-8", "replace")
+    if not isinstance(content, str):
+        return "", [], "the message has no text part: please send your commands as plain text"
+    content = content.replace("\r\n", "\n").replace("\r", "\n")
+    if part.get_content_subtype() == "html":
+        return *html_new_text(content), None
+    if not content.strip() and msg.is_multipart():  # an empty text part beside the HTML one
+        try:
+            html = msg.get_body(preferencelist=("html",))
+            if html is not None:
+                return *html_new_text(html.get_content().replace("\r\n", "\n")), None
+        except Exception:
+            pass
+    if str(part.get_param("format", "")).lower() == "flowed":
+        content = unflow(content, delsp=str(part.get_param("delsp", "")).lower() == "yes")
+    return content, [], None
+
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """Rejoin RFC 3676 format=flowed text: a line ending in a space continues on the next line of
+    the same quote depth (with ``delsp=yes`` that space was added by the sender and goes);
+    space-stuffing is undone. The stdlib does not do this; Apple Mail and Thunderbird send it."""
+    out: list[str] = []
+    cur: str | None = None
+    cur_depth = 0
+
+    def emit(depth: int, body: str) -> None:
+        out.append((">" * depth + " " + body) if depth else body)
+
+    for line in text.split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        body = line[depth:]
+        if body.startswith(" "):
+            body = body[1:]  # space-stuffed (or the space after the quote marks)
+        if cur is not None and depth != cur_depth:
+            emit(cur_depth, cur)  # a quote depth change ends a paragraph (RFC 3676 4.5)
+            cur = None
+        soft = body.endswith(" ") and body != "-- "  # the signature separator is never flowed
+        if soft and delsp:
+            body = body[:-1]
+        cur, cur_depth = (cur or "") + body, depth
+        if not soft:
+            emit(depth, cur)
+            cur = None
+    if cur is not None:
+        emit(cur_depth, cur)
+    return "\n".join(out)
+
+
+def strip_reply(text: str) -> str:
+    """Keep only the new text: drop quoted replies, the judge's own output, signature and sign-offs."""
+    return new_text(text)[0]
+
+
+class _TextFromHTML(HTMLParser):
+    """HTML → text lines, setting aside what mail clients mark as the earlier message: a
+    ``<blockquote>``, Gmail's ``gmail_quote``, Thunderbird's ``moz-cite-prefix``, Apple Mail's
+    ``AppleOriginalContents``; and from Outlook's reply separator (``divRplyFwdMsg``,
+    ``appendonsend``, the ``border-top`` header box) to the end."""
+
+    BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "table", "hr"}
+    SKIP = {"script", "style", "head", "title"}
+    QUOTE_CLASSES = ("gmail_quote", "moz-cite-prefix", "yahoo_quoted", "appleoriginalcontents")
+    SIGNATURE_CLASSES = ("gmail_signature", "moz-signature")
+    CUT_IDS = ("divrplyfwdmsg", "appendonsend", "stopspelling", "mail-editor-reference-message-container")
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0
+        self.aside: list[tuple[str, list[str]]] = []  # (kind, text parts) of each block set aside
+        self.inside: tuple[str, int] | None = None  # (tag, nesting) of the element being set aside
+        self.cut = False  # from here to the end is the earlier message
+        self.new_since_aside = True
+
+    def _begin_aside(self, kind: str) -> None:
+        if self.aside and not self.new_since_aside and self.aside[-1][0] == kind:
+            return  # Thunderbird's cite prefix and its blockquote are one block
+        self.aside.append((kind, []))
+        self.new_since_aside = False
+
+    def _out(self, text: str) -> None:
+        if self.cut or self.inside is not None:
+            self.aside[-1][1].append(text)
+        else:
+            self.parts.append(text)
+            if text.strip():
+                self.new_since_aside = True
+
+    def _line_end(self, tag: str) -> None:
+        """<br> ends a line; a block (<div>, <p>, …) ends one only if text is open, so that
+        ``<div>a</div><div>b</div>`` are two lines and ``<div><br></div>`` is a blank one."""
+        buf = self.aside[-1][1] if (self.cut or self.inside is not None) else self.parts
+        if tag == "br" or (buf and not buf[-1].endswith("\n")):
+            self._out("\n")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.SKIP:
+            self.skip += 1
+        a = {k.lower(): (v or "").lower() for k, v in attrs}
+        if self.inside is not None and tag == self.inside[0]:
+            self.inside = (tag, self.inside[1] + 1)
+        elif self.inside is None and not self.cut:
+            classes = a.get("class", "").split() + [a.get("id", "")]
+            style = "".join(a.get("style", "").split())
+            if a.get("id") in self.CUT_IDS or "outlookmessageheader" in classes:
+                self._begin_aside("quote")
+                self.cut = True
+            elif tag == "div" and "border-top:solid" in style:
+                self._begin_aside("box")  # Outlook's header box, if a header block is in it
+                self.cut = True
+            elif tag == "blockquote" or any(c in self.QUOTE_CLASSES for c in classes):
+                self._begin_aside("quote")
+                self.inside = (tag, 1)
+            elif any(c in self.SIGNATURE_CLASSES for c in classes):
+                self._begin_aside("signature")
+                self.inside = (tag, 1)
+        if tag in self.BLOCK:
+            self._line_end(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if self.inside is not None and tag == self.inside[0]:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.SKIP and self.skip:
+            self.skip -= 1
+        if tag in self.BLOCK and tag != "br":
+            self._line_end(tag)
+        if self.inside is not None and tag == self.inside[0]:
+            n = self.inside[1] - 1
+            self.inside = (tag, n) if n else None
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self._out(data)
+
+
+def _html_lines(parts: list[str]) -> str:
+    """Text lines from the parser's pieces: spaces collapsed, one blank line at most between
+    paragraphs (every <div> and <p> starts a line)."""
+    text = "".join(parts).replace("\xa0", " ")
+    lines = [" ".join(line.split()) for line in text.split("\n")]
+    out = [l for i, l in enumerate(lines) if l or (i and lines[i - 1])]
+    return "\n".join(out).strip("\n")
+
+
+def html_new_text(html: str) -> tuple[str, list[Ignored]]:
+    """The text of an HTML body without the parts mail clients mark as quoted, and those parts."""
+    p = _TextFromHTML()
+    p.feed(html)
+    p.close()
+    ignored = []
+    for kind, parts in p.aside:
+        lines = [line for line in _html_lines(parts).split("\n") if line.strip()]
+        if kind == "box":
+            if not any(header_block(lines, i) for i in range(min(2, len(lines)))):
+                if p.parts and not p.parts[-1].endswith("\n"):
+                    p.parts.append("\n")
+                p.parts += parts  # a bordered box of the player's own (a signature, a table)
+                continue
+            kind = "quote"
+        if lines:
+            ignored.append(Ignored(kind, len(lines), lines[0] if kind == "quote" else "-- "))
+    return _html_lines(p.parts), ignored
+
+
+def html_to_text(html: str) -> str:
+    return html_new_text(html)[0]

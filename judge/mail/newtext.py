@@ -1,0 +1,591 @@
+"""The new text of a mail: what the player wrote this time, without the old text around it.
+
+Mail clients put earlier messages under (or, bottom-posting, above) the new text in many ways:
+``>`` quotes after an attribution ("On … wrote:", "Am … schrieb …:", "Le … a écrit :" …),
+Outlook's header block without any quote marks ("Von:/Gesendet:/An:/Betreff:" and its French,
+Dutch, Spanish, Italian and English siblings), "-----Original Message-----" separators, and a
+player may paste the judge's own earlier reply. A phone adds "Sent from my iPhone"; people sign
+off with "Regards, Bob". None of that may be read as commands, and none of the player's own
+lines may vanish silently: every block left out is returned as an :class:`Ignored` with its
+reason, and the reply lists them.
+
+email-reply-parser is not used for this: it treats a line ending in ``--`` or ``__`` as a
+signature (dropping a ``--- Spring 1902 ---`` heading after a blank line and the orders under
+it), any single "From: …" or "To: …" line as a mail header (dropping the rest of a press
+letter), "Only changes from what I wrote:" as a quote header, and knows no header blocks but
+English ones (tests in ``tests/test_mail_newtext.py`` pin each case). docs/mail-reading.md
+lists what is left out and what is not.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from judge.mail.language import match_keyword
+
+# -- what an ignored block is ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """A block of the mail that was not read as commands."""
+
+    kind: str  # "quote", "forward", "judge", "signature", "signoff", "device"
+    lines: int  # non-blank lines left out
+    marker: str = ""  # the line that gave it away (shortened)
+
+    def describe(self) -> str:
+        n, m = self.lines, _short(self.marker)
+        if self.kind == "quote":
+            where = f", from '{m}'" if m else ""
+            return f"Ignored {n} quoted {_lines(n)} (an earlier message{where})."
+        if self.kind == "forward":
+            return f"Ignored {n} {_lines(n)} of a forwarded message (from '{m}')."
+        if self.kind == "judge":
+            return f"Ignored {n} {_lines(n)} of the judge's own earlier mail (from '{m}')."
+        if self.kind == "signature":
+            return f"Ignored your signature ({n} {_lines(n)} after '-- ')."
+        if self.kind == "device":
+            return f"Ignored '{m}' (added by your mail program)."
+        return f"Ignored your sign-off '{m}'."
+
+
+def _lines(n: int) -> str:
+    return "line" if n == 1 else "lines"
+
+
+def _short(s: str, width: int = 60) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= width else s[: width - 3].rstrip() + "..."
+
+
+# -- the patterns -------------------------------------------------------------------------------
+
+# Outlook's header block ("From:/Sent:/To:/Subject:") in the languages it is localised into;
+# Gmail's plain text of an Outlook mail writes the names in bold ("*From:*").
+_FIELD_NAMES = {
+    "from": ("from", "von", "de", "van", "da", "från", "fra", "od", "expéditeur"),
+    "date": ("sent", "date", "gesendet", "datum", "envoyé", "verzonden", "verstuurd", "enviado", "inviato",
+             "data", "fecha", "skickat", "sendt", "enviada", "enviado el", "enviada em", "sent at"),
+    "to": ("to", "an", "à", "a", "aan", "para", "till", "til", "destinataire", "destinatario", "destinatário"),
+    "cc": ("cc", "kopie", "copie", "cc/bcc"),
+    "subject": ("subject", "betreff", "objet", "onderwerp", "asunto", "oggetto", "ämne", "emne", "sujet",
+                "assunto"),
+}
+_FIELD = {name: kind for kind, names in _FIELD_NAMES.items() for name in names}
+_FIELD_RE = re.compile(r"^\s*\*?([^\W\d_]+(?:[ /][^\W\d_]+)?)\s?:\*?(?:\s+(.*))?$")
+
+# "-----Original Message-----" and its family; Thunderbird writes "-------- Original Message --------"
+_SEPARATOR_WORDS = (
+    "original message", "ursprüngliche nachricht", "originalnachricht", "message d'origine",
+    "message d’origine", "message original", "oorspronkelijk bericht", "origineel bericht", "mensaje original",
+    "messaggio originale", "mensagem original", "ursprungligt meddelande", "original meddelelse",
+)
+_FORWARD_WORDS = (
+    "forwarded message", "weitergeleitete nachricht", "message transféré", "doorgestuurd bericht",
+    "mensaje reenviado", "messaggio inoltrato", "mensagem encaminhada", "vidarebefordrat meddelande",
+)
+_DASHED = re.compile(r"^\s*[-_=]{2,}\s*(.+?)\s*[-_=]{2,}\s*$")
+_FORWARD_LINE = re.compile(
+    r"^\s*(begin forwarded message|anfang der weitergeleiteten nachricht|début du message réexpédié"
+    r"|begin doorgestuurd bericht|inicio del mensaje reenviado|inizio messaggio inoltrato)\s*:\s*$", re.I)
+_OUTLOOK_RULE = re.compile(r"^\s*_{10,}\s*$")  # Outlook's line above its header block
+
+# attributions: "On <date>, <name> wrote:" and its translations. The verb is enough only with a
+# date or an address in the line ("Only changes from what I wrote:" is the player's own).
+_ATTR_START = re.compile(r"^\s*(on|am|le|op|el|il|em|den|w dniu)\s", re.I)
+_ATTR_VERB = re.compile(r"(\bwrote|\bschrieb\b|\ba écrit|\bschreef\b|\bescribió|\bescribio|\bha scritto"
+                        r"|\bscrisse|\bescreveu|\bskrev|\bnapisał|\bgeschreven).{0,120}:\s*$", re.I)
+_HAS_DATE_OR_ADDRESS = re.compile(r"\d|@")
+
+# the judge's own mail (templates/*.txt and their HTML parts copied as text)
+_JUDGE_START = [
+    re.compile(r"^\s*:: Judge: \S+\s+Game: "),
+    re.compile(r"^\s*Judge: \S+\s+\W?\s*Game: \S+\s+\W?\s*Variant: "),  # the HTML part, copied as text
+    re.compile(r"^\s*Judge \S+ \u00b7 "),  # a report's HTML part
+    re.compile(r"^\s*How to use this judge \("),  # templates/help.txt (a reply outside a game has no header)
+]
+# templates/press.txt: the letter under it is the sender's text, up to the reader's own commands
+_PRESS_HEADER = re.compile(r"^\s*(Broadcast message|Message)( from .+?)?( to .+?)? in ['\u2018]\S+['\u2019]:\s*$")
+_HTML_TITLE = re.compile(r"^\s*Game \S+ \u2014 .*\d")  # "Game tg — Spring 1901 Movement"
+_JUDGE_END = [
+    re.compile(r"^\s*(No errors encountered\.|\d+ errors? encountered\.( Error flag set\.)?|Error flag set\.)\s*$"),
+    re.compile(r"^\s*Judge \S+, game \S+ \(\w+\)\s*$"),  # a report's signature
+]
+_JUDGE_ANCHOR = _JUDGE_START + _JUDGE_END + [
+    re.compile(r"^\s*:: Deadline: "),
+    re.compile(r"^\s*\*\*\* Error: "),
+    re.compile(r"^\s*\w+ orders for .+\(\S+\.\d{3}\)\.?\s*$"),
+    re.compile(r"^\s*Time to deadline: "),
+    re.compile(r"^\s*Deadline: .*\(grace until"),
+    re.compile(r"^\s*Your orders are complete\.\s*$"),
+    re.compile(r"^\s*Orders not received for all units \("),
+    re.compile(r"^\s*Signed on as \w+ in '"),
+    re.compile(r"^\s*Sign on with: "),  # templates/starting.txt
+    re.compile(r"^\s*then write your orders, one a line, for example:"),
+    re.compile(r"^\s*Game '\S+' has started\. You are "),
+    re.compile(r"^\s*The deadline for \S+ is "),  # templates/reminder.txt
+    re.compile(r"^\s*Your orders so far:\s*$"),
+    re.compile(r"^\s*Diplomacy game '\S+' is waiting for orders from "),  # templates/late.txt
+    re.compile(r"^\s*Current orders for \w+:\s*$"),  # templates/future_applied.txt
+    re.compile(r"^\s*The orders you queued for "),
+    re.compile(r"^\s*History of '\S+':\s*$"),  # templates/history.txt
+    re.compile(r"^\s*Ignored (\d+ (quoted )?lines? |your (signature|sign-off) |').*\.\s*$"),  # templates/ignored.txt
+]
+_JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
+    re.compile(r"^\s*>"),
+    re.compile(r"^\s*[\w .'-]+: (Army|Fleet|Army or Fleet) .*\.\s*$"),
+    re.compile(r"^\s*[\w .'-]+: .*No Order Processed"),
+    re.compile(r"^\s*[\w .'-]+ \([^)]*\):"),  # a report's "England (p1): F London - North Sea, …"
+    re.compile(r"^\s{2,}\S"),  # wrapped or indented text (press bodies, warnings)
+    re.compile(r"^\s*(Note|Next|Deadline|Unowned|Has|Dislodged): "),
+    re.compile(r"^\s*(-+|=+|Supply centres|Press|--)\s*$"),
+    re.compile(r"^\s*From \S.* to \S.*:\s*$"),
+    re.compile(r"^\s*[\w ,]*\d\d:\d\d(:\d\d)? [+-]\d{4}\)?\s*$"),  # a deadline wrapped at 72 columns
+    re.compile(r"^\s*(SIGNON \w+ mypassword|A Par - Bur|F Bre - Mid-Atlantic Ocean)\s*$"),  # starting.txt's example
+    re.compile(r"^\s*(Message sent to|The map of the position|Wait flag is set|You have voted for a draw"
+               r"|The game is paused|considered late if|units hold\.|No orders received\.|----- Pending orders"
+               r"|Game \S+ - |Movement|Retreat|Adjustment)"),
+]
+
+_SIGNATURE = re.compile(r"^--\s*$")  # "-- " ends the commands (njudge); "--" alone too
+
+# "Sent from my iPhone" and friends, as phones and webmail add them
+_APPS = r"outlook|yahoo|aol|gmx|web\.de|t-online|proton\s?mail|blackberry|spark|airmail|samsung|mail"
+_DEVICE = re.compile(
+    rf"^\s*(sent from (my|mail for|the \S+ app|{_APPS})\b.{{0,40}}|get outlook for \w+.{{0,40}}"
+    rf"|sent (with|via|using) (the )?({_APPS})\b.{{0,40}}"
+    rf"|von meinem .{{1,30}} gesendet|gesendet (von|mit|über) (meinem|meiner|der|dem|{_APPS})\b.{{0,40}}"
+    rf"|envoyé (de|depuis|avec) (mon|ma|l'|{_APPS})\b.{{0,40}}|obtenir outlook pour .{{1,40}}"
+    rf"|(verzonden|verstuurd) (vanaf|met|van|via) (mijn|de|{_APPS})\b.{{0,40}}|download outlook voor .{{1,30}}"
+    rf"|enviado (desde|do|de|con) (mi|meu|o meu|{_APPS})\b.{{0,40}}|obtener outlook para .{{1,30}}"
+    rf"|inviato da(l mio)? (iphone|ipad|android|dispositivo|smartphone|telefono|{_APPS})\b.{{0,40}}"
+    rf"|scarica outlook per .{{1,30}}|skickat från (min|{_APPS})\b.{{0,40}})\s*$", re.I)
+
+# closing words; a sign-off is such a line at the very end, maybe with a name after it
+_CLOSING = re.compile(
+    r"^\s*((best|kind|warm|warmest|many)?\s*(regards|wishes)|best|all the best|thanks( again| a lot)?|thank you"
+    r"|thx|ta|cheers|ciao|bye|later|cu|yours( truly| sincerely)?|sincerely|love|take care|good luck|have fun"
+    r"|cordialement|bien (à|a) (vous|toi)|amitiés|bises|merci( beaucoup)?|à bientôt|salutations"
+    r"|(viele |liebe |beste |schöne |herzliche )?grüße|(viele |liebe )?gruesse|gruß|lg|vg|mfg|danke( schön)?"
+    r"|mit freundlichen grüßen|(met )?(vriendelijke )?groet(en)?|mvg|bedankt|dank( je| u)?( wel)?"
+    r"|(un )?saludos?( cordiales)?|gracias|atentamente|abrazos"
+    r"|(cordiali )?saluti|un saluto|grazie( mille)?|a presto|buona giornata)\b"
+    r"\s*[,.!:;)\-–—]*\s*(?P<name>.*)$", re.I)
+_NAME = re.compile(r"^[^\W\d_][^\d]{0,38}$")
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+
+def new_text(text: str) -> tuple[str, list[Ignored]]:
+    """The player's new text and the blocks left out (in the order they appear).
+
+    Each pass marks lines the earlier ones left: an earlier message without quote marks (it runs
+    to the end), the judge's whole mails, its notices and pieces (not inside press letters),
+    ``>`` quotes, the signature, phone lines and the sign-off at the end."""
+    lines = text.split("\n")
+    kind: list[Ignored | None] = [None] * len(lines)  # which block each line was left out in
+
+    cut = _quote_cut(lines)
+    if cut is not None:
+        start, block = cut
+        _mark(lines, kind, range(start, len(lines)), block)
+    _mark_judge_mails(lines, kind)
+    # a press letter is not executed: pieces of the judge's output in it are the writer's to send
+    letters = _press_bodies(lines, kind)
+    for k in letters:
+        kind[k] = _LETTER
+    _mark_judge_notices(lines, kind)
+    for k in letters:
+        kind[k] = None
+    _mark_quotes(lines, kind)
+    _mark_signature(lines, kind)
+    _mark_signoffs(lines, kind)
+
+    _merge_neighbours(lines, kind)
+    kept = [line for line, k in zip(lines, kind) if k is None]
+    while kept and not kept[-1].strip():
+        kept.pop()
+    blocks: dict[int, Ignored] = {}  # by identity: two blocks may be alike
+    for k in kind:
+        if k is not None:
+            blocks.setdefault(id(k), k)
+    return "\n".join(kept), [b for b in blocks.values() if b.lines]
+
+
+_LETTER = Ignored("letter", 0)  # stands for a press letter's lines while the judge's output is looked for
+
+
+def _report_press_heading(lines: list[str], k: int) -> bool:
+    """A report's "Press" heading (over a rule, or over "From England to France:" in its HTML part)."""
+    nxt = lines[k + 1] if k + 1 < len(lines) else ""
+    return lines[k].strip() == "Press" and (re.match(r"^\s*-{3,}\s*$", nxt) is not None
+                                            or re.match(r"^\s*From \S.* to \S.*:\s*$", nxt) is not None)
+
+
+def _press_bodies(lines: list[str], kind: list[Ignored | None]) -> list[int]:
+    """The lines of PRESS/BROADCAST letters, as :func:`commands.parse_commands` reads them: up to
+    ENDPRESS, SIGNOFF, a ``--`` line or the end. The judge's press notices and a report's press
+    heading start with those words too; they are not letters."""
+    out: list[int] = []
+    inside = False
+    for k, line in enumerate(lines):
+        if kind[k] is not None:
+            continue
+        m = match_keyword(line.strip())
+        if inside:
+            if (m and m[0] in ("ENDPRESS", "SIGNOFF") and not m[1]) or _SIGNATURE.match(line):
+                inside = False
+            else:
+                out.append(k)
+        elif m and m[0] in ("PRESS", "BROADCAST") and not _PRESS_HEADER.match(line) and not _report_press_heading(
+                lines, k):
+            inside = True
+    return out
+
+
+def _merge_neighbours(lines: list[str], kind: list[Ignored | None]) -> None:
+    """Blocks of one kind with only blank lines between them are one note ("Ignored 40 lines of
+    the judge's own earlier mail", not three notes for a pasted HISTORY reply)."""
+    groups: list[list] = []  # [kind, lines, marker] of each note
+    group_of: dict[int, int] = {}  # block (by identity) -> its note
+    prev: int | None = None
+    for k, line in enumerate(lines):
+        cur = kind[k]
+        if cur is None:
+            if line.strip():
+                prev = None
+            continue
+        g = group_of.get(id(cur))
+        if g is None:
+            if prev is not None and groups[prev][0] == cur.kind and cur.kind in ("judge", "quote"):
+                g = prev
+                groups[g][1] += cur.lines
+            else:
+                g = len(groups)
+                groups.append([cur.kind, cur.lines, cur.marker])
+            group_of[id(cur)] = g
+        prev = g
+    notes = [Ignored(*g) for g in groups]
+    for k, cur in enumerate(kind):
+        if cur is not None:
+            kind[k] = notes[group_of[id(cur)]]
+
+
+def _mark(lines: list[str], kind: list[Ignored | None], idx: range | list[int], proto: Ignored) -> None:
+    """Mark lines ``idx`` (those not yet marked) as one block; its count is of non-blank lines."""
+    free = [i for i in idx if kind[i] is None]
+    block = Ignored(proto.kind, sum(1 for i in free if lines[i].strip()), proto.marker)
+    for i in free:
+        kind[i] = block
+
+
+# -- an earlier message under the new text -------------------------------------------------------
+
+
+def _field(line: str) -> str | None:
+    m = _FIELD_RE.match(line)
+    if not m:
+        return None
+    return _FIELD.get(m.group(1).lower())
+
+
+def header_block(lines: list[str], i: int) -> int | None:
+    """If a mail header block (as Outlook writes an earlier message's) starts at line ``i``, the
+    number of lines it spans. One header-like line is not enough: a press letter may start
+    "To: France", or "From: England / To: France / Subject: …". It needs From and Sent/Date
+    (every client writes both)."""
+    first = _field(lines[i])
+    if first not in ("from", "date", "subject"):
+        return None
+    seen: set[str] = set()
+    j = i
+    while j < len(lines) and j - i < 12:
+        f = _field(lines[j])
+        if f is not None:
+            seen.add(f)
+        elif not lines[j].strip() or j + 1 >= len(lines) or _field(lines[j + 1]) is None:
+            break  # a wrapped value ("To: a; b;\n c") is allowed one continuation line
+        j += 1
+    if {"from", "date"} <= seen:
+        return j - i
+    return None
+
+
+def _attribution(lines: list[str], i: int) -> int | None:
+    """If an attribution ("On <date>, <name> wrote:", possibly wrapped over up to three lines as
+    Gmail does) starts at line ``i``, the number of lines it spans."""
+    if not _ATTR_START.match(lines[i]):
+        return None
+    joined = ""
+    for n in range(3):
+        if i + n >= len(lines) or not lines[i + n].strip():
+            return None
+        joined = (joined + " " + lines[i + n].strip()).strip()
+        if _ATTR_VERB.search(joined):
+            return n + 1 if _HAS_DATE_OR_ADDRESS.search(joined) else None
+        if n == 0 and joined.endswith(":"):
+            return None
+    return None
+
+
+def _next_text(lines: list[str], i: int) -> str:
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    return lines[i] if i < len(lines) else ""
+
+
+def _quote_cut(lines: list[str]) -> tuple[int, Ignored] | None:
+    """Where an earlier message without ``>`` quote marks starts: everything from there on is old."""
+    for i, line in enumerate(lines):
+        if not line.strip() or line.lstrip().startswith(">"):
+            continue
+        dashed = _DASHED.match(line)
+        words = dashed.group(1).lower() if dashed else ""
+        if words in _SEPARATOR_WORDS:
+            return i, Ignored("quote", 0, line)
+        if words in _FORWARD_WORDS or _FORWARD_LINE.match(line):
+            return i, Ignored("forward", 0, line)
+        n = header_block(lines, i)
+        if n is not None:
+            start = i
+            k = i - 1
+            while k >= 0 and not lines[k].strip():
+                k -= 1
+            if k >= 0 and _OUTLOOK_RULE.match(lines[k]):
+                start = k
+            return start, Ignored("quote", 0, line)
+        n = _attribution(lines, i)
+        if n is not None and not _next_text(lines, i + n).lstrip().startswith(">"):
+            return i, Ignored("quote", 0, " ".join(l.strip() for l in lines[i:i + n]))
+    return None
+
+
+def _next_nonblank(lines: list[str]) -> list[int]:
+    """For each line, the index of the first non-blank line at or after it (len(lines) if none)."""
+    nxt = [len(lines)] * (len(lines) + 1)
+    for i in range(len(lines) - 1, -1, -1):
+        nxt[i] = i if lines[i].strip() else nxt[i + 1]
+    return nxt
+
+
+def _mark_quotes(lines: list[str], kind: list[Ignored | None]) -> None:
+    """``>`` quotes anywhere (bottom-posting keeps the text after them), each with its attribution."""
+    nxt = _next_nonblank(lines)
+    quoted = [line.lstrip().startswith(">") for line in lines] + [False]
+    i = 0
+    while i < len(lines):
+        if kind[i] is not None:
+            i += 1
+            continue
+        n = _attribution(lines, i) or _bare_attribution(lines, i)
+        start = i
+        j = nxt[i + (n or 0)] if i + (n or 0) < len(lines) else len(lines)
+        if j >= len(lines) or kind[j] is not None or not quoted[j]:
+            i = j if (not n and j > i) else i + 1  # a blank run leads to the same line: skip it
+            continue
+        end = j
+        while end < len(lines) and kind[end] is None and (quoted[end] or (not lines[end].strip() and quoted[nxt[end]])):
+            end += 1
+        if n:
+            marker = " ".join(l.strip() for l in lines[start:start + n])
+        else:  # Apple and iPhone Mail quote the attribution too
+            first = [l.lstrip("> ").rstrip() for l in lines[j:end]]
+            marker = first[0] if first and (_attribution(first, 0) or _bare_attribution(first, 0)) else ""
+        _mark(lines, kind, range(start, end), Ignored("quote", 0, marker))
+        i = end
+
+
+def _bare_attribution(lines: list[str], i: int) -> int | None:
+    """"Bob <bob@example.org> wrote:", "On Tuesday, Bob wrote:": only trusted right above ``>`` lines."""
+    line = lines[i]
+    if _ATTR_VERB.search(line) and not line.lstrip().startswith(">"):
+        return 1
+    return None
+
+
+# -- the judge's own mail ---------------------------------------------------------------------------
+
+
+_EITHER: dict[int, re.Pattern[str]] = {}
+
+
+def _any(patterns: list[re.Pattern[str]], line: str) -> bool:
+    """Whether one of ``patterns`` matches: one alternation, compiled once (a mail may have 50 000 lines)."""
+    rx = _EITHER.get(id(patterns))
+    if rx is None:
+        rx = _EITHER[id(patterns)] = re.compile("|".join(f"(?:{p.pattern})" for p in patterns))
+    return rx.match(line) is not None
+
+
+def _is_title(lines: list[str], i: int) -> bool:
+    """A report's title: "Game tg - Standard Diplomacy - Spring 1901 Movement" over a rule of ``=``
+    (or its HTML part's "Game tg — Spring 1901 Movement")."""
+    return lines[i].lstrip().startswith("Game ") and (
+        _HTML_TITLE.match(lines[i]) is not None
+        or (i + 1 < len(lines) and re.match(r"^\s*={10,}\s*$", lines[i + 1]) is not None))
+
+
+def _mark_judge_mails(lines: list[str], kind: list[Ignored | None]) -> None:
+    """A copy of a whole mail of the judge's must not be executed again: a reply or report from
+    its header (":: Judge: …", or a report's title) to its footer ("No errors encountered.",
+    "Error flag set.", a report's signature). A reply outside a game has no header: from its
+    footer back to the player's last command or order above it."""
+    n = len(lines)
+    # for each line, the next footer, header and line already left out (scanning once, not per header)
+    next_end, next_start, next_marked = [n] * (n + 1), [n] * (n + 1), [n] * (n + 1)
+    for k in range(n - 1, -1, -1):
+        next_end[k] = k if _any(_JUDGE_END, lines[k]) else next_end[k + 1]
+        next_start[k] = k if _any(_JUDGE_START, lines[k]) else next_start[k + 1]
+        next_marked[k] = k if kind[k] is not None else next_marked[k + 1]
+    i = 0
+    while i < n:
+        if kind[i] is None and (_any(_JUDGE_START, lines[i]) or _is_title(lines, i)):
+            end = next_end[i + 1]
+            if end < n and end < next_start[i + 1] and end < next_marked[i + 1]:
+                while end + 1 < n and kind[end + 1] is None and _any(_JUDGE_END, lines[end + 1]):
+                    end += 1  # "1 error encountered." / "Error flag set."
+                first = j = i
+                while j > 0 and kind[j - 1] is None and (not lines[j - 1].strip()
+                                                         or lines[j - 1].lstrip().startswith(">")):
+                    j -= 1
+                    if lines[j].strip():
+                        first = j  # the echo of the command it answers ("> HELP")
+                _mark(lines, kind, range(first, end + 1), Ignored("judge", 0, lines[i]))
+                i = end + 1
+                continue
+        i += 1
+    for end in range(n):
+        if kind[end] is None and _any(_JUDGE_END, lines[end]):
+            i = end
+            while i > 0 and kind[i - 1] is None and not _players_line(lines[i - 1]):
+                i -= 1
+            first = min(k for k in range(i, end + 1) if lines[k].strip())
+            _mark(lines, kind, range(first, end + 1), Ignored("judge", 0, lines[first]))
+
+
+def _mark_judge_notices(lines: list[str], kind: list[Ignored | None]) -> None:
+    """The judge's notices (no footer) and pieces of its mails. A notice runs from its header (or a
+    press notice's "Message from England to France in 'tg':") to the player's first command; a
+    piece is a run of judge-like lines from a line only the judge writes ("(tg.001)" headings,
+    "*** Error:", "Time to deadline:") on. A lone "England: Fleet London -> North Sea." is a
+    player's order."""
+    n = len(lines)
+    i = 0
+    while i < n:
+        press = kind[i] is None and _PRESS_HEADER.match(lines[i]) is not None
+        if kind[i] is None and (press or _any(_JUDGE_START, lines[i])):
+            j = i + 1
+            while j < n and kind[j] is None and not _any(_JUDGE_START, lines[j]) and not _players_line(
+                    lines[j], commands_only=press):  # a letter may hold anything but a command
+                j += 1
+            last = max(k for k in range(i, j) if lines[k].strip())
+            _mark(lines, kind, range(i, last + 1), Ignored("judge", 0, lines[i]))
+            i = j
+            continue
+        i += 1
+
+    def judgy(k: int) -> bool:
+        return kind[k] is None and (not lines[k].strip() or _any(_JUDGE_ANCHOR, lines[k])
+                                    or _any(_JUDGE_START, lines[k]) or _any(_JUDGE_LINE, lines[k])
+                                    or _is_title(lines, k))
+
+    i = 0
+    while i < n:
+        if not judgy(i):
+            i += 1
+            continue
+        j = i
+        while j < n and judgy(j):
+            j += 1
+        run = [k for k in range(i, j) if lines[k].strip()]
+        anchors = [k for k in run if _any(_JUDGE_ANCHOR, lines[k]) or _is_title(lines, k)]
+        if anchors:  # from the first anchor on (the judge's mails start with one), and the echo above it
+            first = anchors[0]
+            while first > i and (not lines[first - 1].strip() or lines[first - 1].lstrip().startswith(">")):
+                first -= 1
+            _mark(lines, kind, range(first, run[-1] + 1), Ignored("judge", 0, lines[anchors[0]]))
+        i = j
+
+
+_ORDER_SHAPED = re.compile(r"^(((a|f|army|fleet)\s+)?\S+(\s+\S+){0,3}\s+(-|->|h|holds?|s|supports?|c|convoys?)(\s|$)"
+                           r"|(build|remove|disband|waive)\s)", re.I)
+
+
+def _players_line(line: str, commands_only: bool = False) -> bool:
+    """A line that ends a judge's notice pasted above the player's text: a command or an order
+    written at the start of the line (the judge indents its examples) that the judge never writes."""
+    if not line or line[0].isspace() or _any(_JUDGE_ANCHOR, line) or _any(_JUDGE_LINE, line):
+        return False
+    if match_keyword(line.strip()) is not None:
+        return True
+    # the judge's lists end their items with "," or "." ("A Liverpool - Yorkshire." wrapped)
+    return not commands_only and _ORDER_SHAPED.match(line) is not None and not line.rstrip().endswith((",", "."))
+
+
+# -- signature and sign-offs ---------------------------------------------------------------------
+
+
+def _mark_signature(lines: list[str], kind: list[Ignored | None]) -> None:
+    for i, line in enumerate(lines):
+        if kind[i] is None and _SIGNATURE.match(line):
+            rest = [k for k in range(i + 1, len(lines)) if kind[k] is None]
+            block = Ignored("signature", sum(1 for k in rest if lines[k].strip()), line)
+            for k in [i] + rest:
+                kind[k] = block
+            return
+
+
+def _unclosed_press(lines: list[str], kind: list[Ignored | None], upto: int) -> bool:
+    """Whether line ``upto`` is inside a PRESS/BROADCAST letter that runs to the end of the mail
+    (its closing words belong to the letter)."""
+    open_ = False
+    for k in range(upto):
+        if kind[k] is not None:
+            continue
+        m = match_keyword(lines[k].strip())
+        if m and m[0] in ("PRESS", "BROADCAST"):
+            open_ = True
+        elif m and m[0] in ("ENDPRESS", "SIGNOFF") and not m[1]:
+            open_ = False
+    return open_
+
+
+def _mark_signoffs(lines: list[str], kind: list[Ignored | None]) -> None:
+    for i, line in enumerate(lines):
+        if kind[i] is None and _DEVICE.match(line):
+            _mark(lines, kind, [i], Ignored("device", 0, line))
+    tail = [i for i, k in enumerate(kind) if k is None and lines[i].strip()]
+    # the closing words may come with up to three lines of name after them
+    for back in range(1, min(4, len(tail)) + 1):
+        i = tail[-back]
+        m = _CLOSING.match(lines[i])
+        if m is None or match_keyword(lines[i].strip()):
+            continue
+        name = m.group("name").strip()
+        after = [lines[k].strip() for k in tail[-back + 1:]] if back > 1 else []
+        if (name and not _is_name(name)) or not all(_is_name(a) for a in after):
+            continue
+        if _unclosed_press(lines, kind, i):
+            return
+        _mark(lines, kind, range(i, len(lines)), Ignored("signoff", 0, " ".join([lines[i].strip()] + after)))
+        return
+
+
+_CONTACT = re.compile(r"^(<?\S+@\S+\.\w+>?|<?(https?://|www\.)\S+>?|(tel|phone|mobile|mob|tél|handy)?[.:]?\s*"
+                      r"[+(]?\d[\d ()./-]{5,}\d)$", re.I)
+
+
+def _is_name(s: str) -> bool:
+    """A name under closing words ("Bob", "Bob Smith", "B.", "-- Bob (England)") or a contact line
+    (address, web page, telephone), not a command or an order."""
+    if _CONTACT.match(s.strip()):
+        return True
+    s = s.strip(" -–—")
+    words = s.split()
+    if not words or len(words) > 4 or not _NAME.match(s) or match_keyword(s):
+        return False
+    # "A Lon H", "F Bre - Mao": a unit then a place is an order, not a name
+    return not (len(words) > 1 and words[0].lower() in ("a", "f", "army", "fleet", "build", "remove", "disband"))

@@ -1,0 +1,299 @@
+"""The one place mail is made, and the one Jinja2 setup: templates in ``templates/``.
+
+``render(template_name, **context) -> (subject, body)`` renders a whole mail: the template's first
+line is ``Subject: …``, then a blank line, then the body. ``render_part(template_name, **context)``
+renders a piece (an order list, a LIST answer) that other mails include.
+
+Every body is a :class:`MailText`: the plain text (over-long lines wrapped at 72 columns) with the
+HTML part riding along, so the service passes it around as a string and :mod:`judge.game.outbox` makes a
+``multipart/alternative`` mail of it. The HTML part comes from the sibling template
+``templates/X.html`` when there is one (Jinja2 with autoescape), else from the text laid out
+block by block (:func:`text_to_html`). Results mails carry the zine report of
+:func:`judge.render.zine.render_results` and its map pictures (:func:`results_mail`), whose
+templates (``templates/report/``) render through :func:`render_report`.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+import jinja2
+from markupsafe import Markup, escape
+
+from judge.resources import templates_dir
+
+if TYPE_CHECKING:
+    from judge.render.zine import Attachment, Report
+
+TEMPLATES_DIR = templates_dir()
+WIDTH = 72
+#: joins the words of one province name so that wrapping never splits "North Sea"
+NBSP = "\xa0"
+
+#: inline styles shared by the generic layout and the ``*.html`` templates (mail clients drop <style>)
+CSS = {
+    "body": "margin:0;padding:14px;background:#efeadf;",
+    "page": ("max-width:780px;margin:0 auto;background:#fffdf7;border:1px solid #d9d0bb;padding:18px 24px;"
+             "font-family:Georgia,'Times New Roman',serif;font-size:15px;line-height:1.5;color:#222;"),
+    "meta": "margin:0 0 12px;font-size:12px;letter-spacing:0.04em;color:#7a6f5a;",
+    "p": "margin:8px 0;",
+    "pre": ("margin:8px 0;font-family:'Courier New',Courier,monospace;font-size:13px;line-height:1.35;"
+            "white-space:pre-wrap;"),
+    "echo": ("margin:8px 0;padding:4px 8px;background:#f3eee0;border-left:3px solid #c9bd9f;"
+             "font-family:'Courier New',Courier,monospace;font-size:13px;white-space:pre-wrap;"),
+    "error": "margin:8px 0;color:#b3261e;font-weight:bold;",
+    "hr": "border:0;border-top:1px solid #d9d0bb;margin:14px 0;",
+    "h2": ("font-size:15px;letter-spacing:0.06em;text-transform:uppercase;border-bottom:1px solid #d9d0bb;"
+           "margin:22px 0 8px;padding-bottom:2px;color:#5a4f3a;"),
+    "table": "border-collapse:collapse;font-size:14px;",
+    "th": "padding:3px 10px 3px 0;text-align:left;border-bottom:1px solid #d9d0bb;vertical-align:bottom;",
+    "td": "padding:3px 10px 3px 0;vertical-align:top;",
+    "num": "padding:3px 0 3px 10px;text-align:right;vertical-align:top;",
+    "press": ("margin:10px 0;padding:6px 10px;border-left:3px solid #c9bd9f;background:#faf6ea;"
+              "font-family:'Courier New',Courier,monospace;font-size:14px;white-space:pre-wrap;"),
+}
+
+
+class MailText(str):
+    """A mail body: the plain text, with its HTML part and attachments (``judge.render.zine.Attachment``)."""
+
+    html: str | None
+    attachments: tuple["Attachment", ...]
+
+    def __new__(cls, text: str, html: str | None = None, attachments: Iterable["Attachment"] = ()) -> "MailText":
+        obj = super().__new__(cls, text)
+        obj.html = html
+        obj.attachments = tuple(attachments)
+        return obj
+
+
+# -- environments --------------------------------------------------------------------------------
+@lru_cache(maxsize=4)
+def _env(directory: str) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(directory),
+        autoescape=False,  # plain text
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["plural"] = _plural
+    env.filters["ljust"] = lambda s, width: str(s).ljust(int(width))
+    env.filters["rjust"] = lambda s, width: str(s).rjust(int(width))
+    return env
+
+
+@lru_cache(maxsize=4)
+def _html_env(directory: str) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(directory),
+        autoescape=True,  # everything a player wrote is escaped
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["plural"] = _plural
+    env.filters["text_html"] = text_to_html
+    env.filters["part"] = part_html
+    env.globals["css"] = CSS
+    return env
+
+
+@lru_cache(maxsize=4)
+def _report_env(directory: str) -> jinja2.Environment:
+    """The zine report's templates: one ``.txt`` and one ``.html`` (autoescaped) for each report."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(directory),
+        autoescape=jinja2.select_autoescape(["html"], default_for_string=False, default=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["wrap"] = wrap
+    env.filters["wrap_lines"] = wrap_lines
+    return env
+
+
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return word if n == 1 else (many or word + "s")
+
+
+def _html_template(template_name: str) -> str | None:
+    name = re.sub(r"\.txt$", ".html", template_name)
+    return name if name != template_name and (TEMPLATES_DIR / name).is_file() else None
+
+
+# -- rendering -----------------------------------------------------------------------------------
+def render_part(template_name: str, /, **context: Any) -> MailText:
+    """Render ``templates/<template_name>`` to text (no subject line), with its HTML sibling if any."""
+    text = tidy(_env(str(TEMPLATES_DIR)).get_template(template_name).render(**context))
+    sibling = _html_template(template_name)
+    html = _html_env(str(TEMPLATES_DIR)).get_template(sibling).render(**context) if sibling else None
+    return MailText(text, html)
+
+
+def render(template_name: str, /, **context: Any) -> tuple[str, MailText]:
+    """Render a whole mail; returns ``(subject, body)``."""
+    text = _env(str(TEMPLATES_DIR)).get_template(template_name).render(**context)
+    first, _, body = text.partition("\n")
+    if not first.startswith("Subject:"):
+        raise ValueError(f"template {template_name} must start with a 'Subject:' line")
+    subject = " ".join(first[len("Subject:"):].split())
+    body = tidy(body.lstrip("\n"))
+    sibling = _html_template(template_name)
+    if sibling:
+        html = _html_env(str(TEMPLATES_DIR)).get_template(sibling).render(page_title=subject, **context)
+    else:
+        html = page(subject, text_to_html(body))
+    return subject, MailText(wrap_text(body), html)
+
+
+def page(subject: str, content: str) -> str:
+    """A whole HTML document around ``content`` (already HTML)."""
+    return _html_env(str(TEMPLATES_DIR)).get_template("_page.html").render(page_title=subject, content=Markup(content))
+
+
+def render_page(template_name: str, /, **context: Any) -> str:
+    """An HTML page that is not a mail (``judge publish``): ``templates/<template_name>``, autoescaped."""
+    return _html_env(str(TEMPLATES_DIR)).get_template(template_name).render(**context)
+
+
+def results_mail(report: "Report", **context: Any) -> tuple[str, MailText]:
+    """A results mail: ``templates/results.txt`` (its njudge ``::`` lines, then the zine text of
+    ``report``); the HTML part and the map pictures are the report's own."""
+    subject, text = render("results.txt", body=report.text, **context)
+    return subject, MailText(text, report.html, report.attachments)
+
+
+def render_report(template_name: str, /, **context: Any) -> str:
+    """Render ``templates/report/<template_name>`` (a part of the zine report)."""
+    return _report_env(str(TEMPLATES_DIR / "report")).get_template(template_name).render(**context)
+
+
+def tidy(text: str) -> str:
+    """No trailing spaces, at most one blank line in a row, one final newline."""
+    out: list[str] = []
+    for line in text.splitlines():
+        line = line if line == "-- " else line.rstrip()  # keep a signature separator
+        if not line and out and not out[-1]:
+            continue
+        out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    while out and not out[0]:
+        out.pop(0)
+    return "\n".join(out) + "\n"
+
+
+# -- the text part: 72 columns -------------------------------------------------------------------
+def wrap_line(line: str, width: int = WIDTH) -> list[str]:
+    """One line, wrapped if longer than ``width``. Continuation lines keep its indent (two more
+    after an echoed command ``> …`` or an error ``*** …``), or line up under its last column
+    (``SET NAME x      what it does``). ``::`` header lines are left alone (mappers read them),
+    and so is a single word longer than the line (a URL)."""
+    if len(line) <= width or line.startswith("::"):
+        return [line]
+    lead = line[:len(line) - len(line.lstrip(" "))]
+    more = lead + ("  " if line.lstrip().startswith((">", "***")) else "")
+    columns = [m.end() for m in re.finditer(r"\S {2,}(?=\S)", line[:width // 2 + 4])]
+    if columns and not line.lstrip().startswith((">", "***")):
+        more = " " * columns[-1]
+    return textwrap.wrap(line, width, initial_indent="", subsequent_indent=more, break_long_words=False,
+                         break_on_hyphens=False, drop_whitespace=True) or [line]
+
+
+def wrap(text: str, indent: int = 4) -> str:
+    """One paragraph, wrapped at 72 columns with a hanging indent; names stay whole."""
+    flat = re.sub(r"[ \t\r\n]+", " ", text).strip()
+    out = textwrap.fill(flat, WIDTH, subsequent_indent=" " * indent, break_long_words=False,
+                        break_on_hyphens=False)
+    return out.replace(NBSP, " ")
+
+
+def wrap_lines(text: str, indent: int = 2) -> str:
+    """Free text (press): each line kept, long lines wrapped, every line indented."""
+    pad = " " * indent
+    lines = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        line = line.rstrip()
+        lines.append(textwrap.fill(line, WIDTH, initial_indent=pad, subsequent_indent=pad,
+                                   break_long_words=True, break_on_hyphens=False) if line else "")
+    return "\n".join(lines).strip("\n")
+
+
+def wrap_text(text: str, width: int = WIDTH) -> str:
+    out: list[str] = []
+    for line in text.split("\n"):
+        out.extend(wrap_line(line, width))
+    return "\n".join(out)
+
+
+# -- the HTML part of a text -----------------------------------------------------------------------
+def _kind(line: str) -> str:
+    s = line.strip()
+    if line.startswith("::"):
+        return "meta"
+    if line.startswith(">"):
+        return "echo"
+    if s.startswith("***"):
+        return "error"
+    if s and set(s) <= set("-=#*") and len(s) >= 4:
+        return "rule"
+    if line.startswith((" ", "\t")) or "  " in s:
+        return "pre"  # indented or laid out in columns
+    return "p"
+
+
+def text_to_html(text: str) -> Markup:
+    """Plain text as HTML with its structure: header lines, echoed commands, errors, column
+    layouts kept monospaced, paragraphs with their line breaks. Everything is escaped."""
+    out: list[str] = []
+    lines = str(text).replace("\r\n", "\n").split("\n")
+    i = 0
+    while i < len(lines):
+        if not lines[i].strip():
+            i += 1
+            continue
+        kind = _kind(lines[i])
+        j = i + 1
+        if kind == "pre":  # a column layout runs on through its short prose lines
+            while j < len(lines) and lines[j].strip() and _kind(lines[j]) in ("pre", "p"):
+                j += 1
+        elif kind not in ("rule",):
+            while j < len(lines) and lines[j].strip() and _kind(lines[j]) == kind:
+                j += 1
+        group = lines[i:j]
+        i = j
+        esc = [str(escape(g)) for g in group]
+        if kind == "meta":
+            out.append(f'<p style="{CSS["meta"]}">' + "<br />".join(e.lstrip(":").strip() for e in esc) + "</p>")
+        elif kind == "echo":
+            out.append(f'<div style="{CSS["echo"]}">' + "\n".join(esc) + "</div>")
+        elif kind == "error":
+            out.append(f'<p style="{CSS["error"]}">' + "<br />".join(esc) + "</p>")
+        elif kind == "rule":
+            out.append(f'<hr style="{CSS["hr"]}" />')
+        elif kind == "pre":
+            out.append(f'<div style="{CSS["pre"]}">' + "\n".join(esc) + "</div>")
+        else:
+            out.append(f'<p style="{CSS["p"]}">' + "<br />".join(esc) + "</p>")
+    return Markup("\n".join(out))
+
+
+def part_html(section: Any) -> Markup:
+    """A piece of a mail: its own HTML if it was rendered from a template with an HTML sibling."""
+    html = getattr(section, "html", None)
+    if html:
+        return Markup(html)
+    return text_to_html(str(section))
+
+
+def mail_html(subject: str, text: str) -> str:
+    """The HTML part of a mail that was not rendered here (its text laid out)."""
+    return page(subject, text_to_html(text))

@@ -1,0 +1,92 @@
+"""Zine-style results reports: one phase's results as plain text and HTML, with the map picture.
+
+``render_results(variant, before, result, game)`` returns a :class:`Report`: subject, the text
+part (wrapped at 72 columns), the HTML part (same content; the map inline as ``cid:map``) and
+the attachments (by default the map as a small palette PNG; ``map_mode`` for SVG, both, a link
+to the archive, or none). Templates: ``templates/report/``, through :mod:`judge.render.templates`. Everything a
+player wrote (names, press) is escaped in the HTML part by Jinja2's autoescape.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+
+from judge.engine import PhaseResult, Position
+from judge.mapdraw import draw_png, draw_svg
+from judge.render.templates import render_report, tidy, wrap, wrap_lines
+from judge.render.view import GameInfo, ReportView, build_view
+from judge.variant import Variant
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Attachment:
+    filename: str
+    content_type: str
+    data: bytes
+    cid: str | None = None  # Content-ID for inline use (``cid:map``), None for a plain attachment
+
+
+@dataclass
+class Report:
+    subject: str
+    text: str
+    html: str
+    attachments: list[Attachment] = field(default_factory=list)  # what the mail carries
+    pictures: list[Attachment] = field(default_factory=list)  # every picture drawn (kept for the archive)
+
+
+#: how a results mail carries the map (``SET MAP``): PNG inline (the default: it fits a list's
+#: size limit), SVG inline, both (PNG inline, SVG attached), a link to the archive, or no map
+MAP_MODES = ("png", "svg", "both", "link", "off")
+#: the mail's PNG: 750 pixels wide, 32 colours; with the text and HTML a report stays under
+#: 60 kB even on a crowded board (``tests/test_results_map.py``)
+MAIL_SCALE = 0.75
+MAIL_PNG_BUDGET = 33_000  # bytes: a busier map is compressed harder, to keep the mail under 60 kB
+
+
+def render_results(variant: Variant, before: Position, result: PhaseResult, game: GameInfo,
+                   pictures: bool = True, map_mode: str = "png", map_url: str | None = None) -> Report:
+    """The results report of one phase: ``before`` is the board the orders were given on.
+
+    ``map_mode`` (one of :data:`MAP_MODES`) says what the mail carries; ``map_url`` is where the
+    archive shows this phase's map (``link``). ``pictures=False``: no map drawn at all."""
+    if map_mode not in MAP_MODES:
+        raise ValueError(f"map mode {map_mode!r} (modes: {', '.join(MAP_MODES)})")
+    if map_mode == "link" and not map_url:
+        map_mode = "png"  # no archive to link to (SET MAP LINK is refused without one)
+    view: ReportView = build_view(variant, before, result, game)
+    subject = f"{game.judge}:{game.name} - {view.phase_short} " + ("Victory" if view.victory else "Results")
+    drawn: list[Attachment] = []
+    attachments: list[Attachment] = []
+    if pictures:
+        title = f"{game.name}: after {result.phase}"
+        svg = Attachment("map.svg", "image/svg+xml",
+                         draw_svg(variant, result.next, result.results, phase=result.next.phase, title=title)
+                         .encode("utf-8"))
+        png: Attachment | None = None
+        if map_mode in ("png", "both", "link"):
+            try:
+                png = Attachment("map.png", "image/png", draw_png(variant, result.next, result.results,
+                                                                  phase=result.next.phase, title=title,
+                                                                  scale=MAIL_SCALE, budget=MAIL_PNG_BUDGET), "map")
+            except (ImportError, OSError) as exc:  # no cairo here: the SVG goes inline instead
+                log.warning("map picture: no PNG (%s); sending SVG only", exc)
+        drawn = [a for a in (png, svg) if a is not None]
+        if map_mode == "both" and png is not None:
+            attachments = [png, svg]
+        elif map_mode in ("png", "both"):
+            attachments = [png] if png is not None else [replace(svg, cid="map")]
+        elif map_mode == "svg":
+            attachments = [replace(svg, cid="map")]
+    inline = any(a.cid == "map" for a in attachments)
+    context = {"r": view, "subject": subject, "pictures": inline,
+               "files": [a.filename for a in attachments], "map_url": map_url if map_mode == "link" else None}
+    text = tidy(render_report("results.txt", **context))
+    html = render_report("results.html", **context)
+    return Report(subject, text, html, attachments, drawn)
+
+
+__all__ = ["Attachment", "GameInfo", "MAP_MODES", "Report", "render_results", "wrap", "wrap_lines"]
