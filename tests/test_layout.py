@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent / "judge"
 
 #: layer -> the layers its modules may import (besides their own)
 ALLOWED: dict[str, set[str]] = {
-    "base": set(),  # judge/__init__, variant, rules: the data everything reads
+    "base": set(),  # judge/__init__, variant, rules, resources: the data everything reads (and where it lies)
     "engine": {"base"},
     "eia": {"base", "engine"},  # Empires in Arms rules: pure, like the engine
     "orders": {"base", "engine"},
@@ -58,7 +58,7 @@ KNOWN_CYCLES: set[tuple[str, ...]] = {
     ("judge.game.archive", "judge.game.eia", "judge.game.lifecycle", "judge.game.results"),
 }
 
-BASE = {"judge", "judge.variant", "judge.rules"}
+BASE = {"judge", "judge.variant", "judge.rules", "judge.resources"}
 
 
 def module_name(path: Path) -> str:
