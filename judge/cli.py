@@ -72,9 +72,12 @@ def adjudicate(variant: str | None, position_file: str | None, orders_file: str 
 
     if batch_file:
         with click.open_file(batch_file, encoding="utf-8") as fh:
-            out = sys.stdout
+            write = sys.stdout.write
+            # one encoder for the run, the same text as json.dumps(res, ensure_ascii=False): results
+            # are fresh trees built from parsed JSON, never circular, so the check is skipped
+            encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
             for res in run_batch(fh):
-                out.write(json.dumps(res, ensure_ascii=False) + "\n")
+                write(encode(res) + "\n")
         return
     if not position_file:
         raise click.UsageError("--position is required (or --batch)")
