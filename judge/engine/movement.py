@@ -259,12 +259,16 @@ class MovementResolver:
         results: list[OrderResult | None] = []
         prov_of = PROV
         check, take = self.check, self.take
-        plain = self._plain if type(self).check is MovementResolver.check else frozenset()
+        own_check = type(self).check is MovementResolver.check
+        plain = self._plain if own_check else frozenset()
+        own_take = type(self).take is MovementResolver.take
+        order_of, result_slot = self.order_of, self.result_slot
         for order in self.input_orders:
             unit = units.get(prov_of[order.loc])
-            if (type(order) is Move and unit is not None and order.power == unit.power and order.kind == unit.kind
-                    and order.loc == unit.loc and not order.via_convoy
-                    and (unit.kind, unit.loc, order.dest) in plain):
+            t = type(order)
+            if (unit is not None and order.power == unit.power and order.kind == unit.kind and order.loc == unit.loc
+                    and (t is Move and not order.via_convoy and (unit.kind, unit.loc, order.dest) in plain
+                         or t is Hold and own_check)):
                 executed: Order = order  # what check() would give, without the call
             else:
                 try:
@@ -272,9 +276,17 @@ class MovementResolver:
                 except Illegal as exc:
                     results.append(OrderResult(order, order.power, order.text(m), "invalid", str(exc)))
                     continue
-            take(executed, len(results), results)
+            slot = len(results)
+            if own_take:  # take(), inline: most orders are for a unit not ordered before
+                prov = prov_of[executed.loc]
+                if prov in result_slot:
+                    take(executed, slot, results)
+                else:
+                    order_of[prov] = executed
+                    result_slot[prov] = slot
+            else:
+                take(executed, slot, results)
             results.append(OrderResult(executed, order.power, None, "", "", False, m))
-        order_of, result_slot = self.order_of, self.result_slot
         for prov, unit in units.items():
             if prov not in order_of:
                 hold = order_of[prov] = Hold(unit.power, unit.kind, unit.loc)

@@ -8,7 +8,7 @@ from judge.engine.orders import Order
 from judge.variant import Map
 
 
-@dataclass
+@dataclass(slots=True)
 class ParsedLine:
     line: str  # the source text of this order
     order: Order | None  # None when the text could not be read (see ``error``)
