@@ -29,13 +29,12 @@ def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, opt
     if position.get("variant") and str(position["variant"]).lower() != v.name.lower():
         raise InputError(f"the position is for variant {position['variant']!r}, not {v.name!r}")
     try:
-        rules = merge_rules(v.rules, options)
-        v = v.with_rules(rules)  # the calendar the game plays
+        rules, v = _game_rules(v, options)
         pos = Position.from_json(position, v, rules)
     except (PositionError, RuleError, VariantError) as exc:
         raise InputError(f"position: {exc}" if isinstance(exc, PositionError) else str(exc)) from None
-    if "army_fleet" not in rules.get("modules", ()) and any(
-            u.kind == "A/F" for u in (*pos.units.values(), *(d.unit for d in pos.dislodged.values()))):
+    if "army_fleet" not in rules.get("modules", ()) and (
+            "A/F" in {u.kind for u in pos.units.values()} or any(d.unit.kind == "A/F" for d in pos.dislodged.values())):
         raise InputError("position: an A/F unit needs the Army/Fleet rules (variant af_standard, or "
                          "--option modules=army_fleet)")
     from judge.engine import modules
@@ -62,6 +61,20 @@ def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, opt
         out["events"] = result.events
     del m
     return out
+
+
+def _game_rules(v: Variant, options: dict[str, Any] | None) -> tuple[dict[str, Any], Variant]:
+    """The rules a game plays (the variant's, then ``options``) and the variant with the calendar
+    they name. Without options they are the same for every case of a variant: worked out once
+    and remembered on it while its rules stay as they were (a fresh copy of the dict each time)."""
+    if options:
+        rules = merge_rules(v.rules, options)
+        return rules, v.with_rules(rules)
+    memo = v.__dict__.get("_plain_rules")
+    if memo is None or memo[0] != v.rules:
+        rules = merge_rules(v.rules, None)
+        memo = v.__dict__["_plain_rules"] = (dict(v.rules), rules, v.with_rules(rules))
+    return dict(memo[1]), memo[2]
 
 
 def run_batch(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
