@@ -386,21 +386,27 @@ class MovementResolver:
         """Decide which moves go by convoy and which convoy orders carry them (DATC 4.A.3)."""
         m = self.m
         convoys_for: dict[tuple[str, str], list[int]] = {}
-        for i, o in enumerate(self.order):
-            if self.code[i] == CONVOY:
-                assert isinstance(o, Convoy)
-                key = (o.target, o.dest)
-                if key in moves_by_route:
-                    convoys_for.setdefault(key, []).append(i)
-                else:
-                    self.void.add(i)  # the army is not ordered to go there
+        if CONVOY in self.code:
+            for i, o in enumerate(self.order):
+                if self.code[i] == CONVOY:
+                    assert isinstance(o, Convoy)
+                    key = (o.target, o.dest)
+                    if key in moves_by_route:
+                        convoys_for.setdefault(key, []).append(i)
+                    else:
+                        self.void.add(i)  # the army is not ordered to go there
+        army_adj = m.army_adj
         for key, i in moves_by_route.items():
             o = self.order[i]
             if o.kind != "A":
                 continue
             src, d = key
-            cs = convoys_for.get(key, [])
-            if d not in m.army_adj.get(src, ()):
+            cs = convoys_for.get(key)
+            if cs is None:  # no convoy orders for it: carried only where it must be or says so
+                if o.via_convoy or d not in army_adj.get(src, ()):  # type: ignore[attr-defined]
+                    self.carried[i] = True
+                continue
+            if d not in army_adj.get(src, ()):
                 self.carried[i] = True
             elif o.via_convoy or any(self.power[c] == self.power[i] for c in cs):  # type: ignore[attr-defined]
                 self.carried[i] = True
