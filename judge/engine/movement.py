@@ -780,15 +780,16 @@ class MovementResolver:
                                frozenset(contested), moved)
 
     def fill_results(self, results: list[OrderResult | None], dislodged: dict[str, Dislodged]) -> None:
+        idx_of, code, res = self.idx_of, self.code, self.res
         for p, slot in self.result_slot.items():
             r = results[slot]
             if r is None or r.result == "invalid":
                 continue
-            i = self.idx_of[p]
-            c = self.code[i]
+            i = idx_of[p]
+            c = code[i]
             was_dislodged = p in dislodged
             if c == MOVE:
-                if self.res[i]:
+                if res[i]:
                     r.result = "succeeds"
                 else:
                     r.result = "fails"
@@ -801,14 +802,14 @@ class MovementResolver:
             elif c == SUPPORT:
                 if i in self.void:
                     r.result, r.reason = "fails", "void: the supported unit was not ordered so"
-                elif self.res[i]:
+                elif res[i]:
                     r.result = "succeeds"
                 else:
                     r.result, r.reason = "fails", ("dislodged" if was_dislodged else "cut")
             elif c == CONVOY:
                 if i in self.void:
                     r.result, r.reason = "fails", "void: the army was not ordered so"
-                elif not self.res[i]:
+                elif not res[i]:
                     r.result, r.reason = "fails", "dislodged"
                 elif any(i in self.carriers[j] and j in self.forced_fail for j in range(len(self.order))):
                     r.result, r.reason = "fails", "convoy paradox: the fleet holds"

@@ -11,6 +11,7 @@ Positions are read from and written to the documented position JSON::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from judge.variant import PROV, Map, Phase, Variant, province_of
@@ -194,8 +195,7 @@ class Position:
         return out
 
 
-def _loc_of(u: Unit) -> str:
-    return u.loc
+_loc_of = attrgetter("loc")  # sort key: a unit's location
 
 
 def _power(variant: Variant, name: str, entry: str) -> str:
