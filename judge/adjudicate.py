@@ -7,7 +7,7 @@ returns ``{"phase", "orders": [...], "next": position}`` (documented in README.m
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from judge.engine import adjudicate
 from judge.orders import parse_orders
@@ -75,6 +75,13 @@ def _game_rules(v: Variant, options: dict[str, Any] | None) -> tuple[dict[str, A
         rules = merge_rules(v.rules, None)
         memo = v.__dict__["_plain_rules"] = (dict(v.rules), rules, v.with_rules(rules))
     return dict(memo[1]), memo[2]
+
+
+def result_encoder() -> Callable[[dict[str, Any]], str]:
+    """``--batch``'s JSON writer: the text of ``json.dumps(res, ensure_ascii=False)``, by one encoder
+    for the run, without the check for circular data (results are fresh trees built from parsed
+    JSON, never circular)."""
+    return json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
 
 def run_batch(lines: Iterable[str]) -> Iterator[dict[str, Any]]:

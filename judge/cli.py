@@ -68,14 +68,12 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 def adjudicate(variant: str | None, position_file: str | None, orders_file: str | None,
                options: tuple[str, ...], batch_file: str | None) -> None:
     """Adjudicate one phase and print the results and the next position as JSON."""
-    from judge.adjudicate import InputError, run_batch, run_phase
+    from judge.adjudicate import InputError, result_encoder, run_batch, run_phase
 
     if batch_file:
         with click.open_file(batch_file, encoding="utf-8") as fh:
             write = sys.stdout.write
-            # one encoder for the run, the same text as json.dumps(res, ensure_ascii=False): results
-            # are fresh trees built from parsed JSON, never circular, so the check is skipped
-            encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+            encode = result_encoder()
             for res in run_batch(fh):
                 write(encode(res) + "\n")
         return
