@@ -134,6 +134,7 @@ def spread(xs: list[float], unit: str = "", fmt: str = ".2f") -> str:
 
 
 def end_to_end(args: argparse.Namespace) -> None:
+    import functools
     import importlib.util
     import json
     import os
@@ -147,7 +148,7 @@ def end_to_end(args: argparse.Namespace) -> None:
         from judge.adjudicate import result_encoder
         encode = result_encoder()
     except ImportError:
-        encode = json.dumps
+        encode = functools.partial(json.dumps, ensure_ascii=False)  # what the CLI wrote then
 
     cases = []
     for case in games(n_games=10**6, years=args.years, seed=args.seed):
