@@ -196,9 +196,12 @@ def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLi
         return None
     if unit is None or unit.kind != kind or unit.loc != loc:
         return None
-    power = _power(ctx, explicit, unit.power)
-    if power is None:
-        return None
+    if ctx.power is None:  # _power() without a signed-on player
+        power = explicit or unit.power
+    else:
+        power = _power(ctx, explicit, unit.power)
+        if power is None:
+            return None
     if op == "-":
         if phase == "retreat":
             return _parsed(line, Retreat(power, kind, loc, shape[5]), power, m, shape[-1])
