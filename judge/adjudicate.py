@@ -52,7 +52,10 @@ def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, opt
         if p.order is None:
             out_orders.append({"power": p.power or "", "order": p.line, "result": "invalid", "reason": p.error})
         else:
-            out_orders.append(next(engine_results).as_json())
+            r = next(engine_results)
+            if r._text is None and r.order is p.order and p.written is not None:
+                r._text = p.written  # the order as read, unchanged: its canonical text is the line's
+            out_orders.append(r.as_json())
     out_orders.extend(r.as_json() for r in engine_results)
     out: dict[str, Any] = {"phase": str(result.phase), "orders": out_orders, "next": result.next.to_json()}
     if result.victory:

@@ -9,7 +9,7 @@ and registering with :data:`ORDER_KINDS`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from judge.variant import Map
@@ -24,10 +24,6 @@ class Order:
     power: str
     kind: str | None
     loc: str
-    #: the canonical text when the reader already has it (an order read from canonical text);
-    #: not a field of the order (not compared, not copied by ``replace``), so a changed order
-    #: never carries an old text
-    written: str | None = field(default=None, init=False, repr=False, compare=False)
 
     keyword: ClassVar[str] = ""
     phases: ClassVar[tuple[str, ...]] = ("movement",)
@@ -168,7 +164,7 @@ class OrderResult:
     def text(self) -> str:
         if self._text is None:
             assert self.order is not None and self.map is not None
-            self._text = self.order.written or self.order.text(self.map)
+            self._text = self.order.text(self.map)
         return self._text
 
     def as_json(self) -> dict[str, str]:

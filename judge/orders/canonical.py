@@ -225,8 +225,7 @@ def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLi
 
 
 def _parsed(line: str, order, power: str, m: Map, written: str | None) -> ParsedLine:
-    order.written = written  # its canonical text: the adjudicator's results need not format it again
-    return ParsedLine(line.strip(), order, power, map=m)
+    return ParsedLine(line.strip(), order, power, map=m, written=written)
 
 
 def _power(ctx: "Context", explicit: str | None, owner: str | None) -> str | None:
