@@ -134,6 +134,7 @@ def spread(xs: list[float], unit: str = "", fmt: str = ".2f") -> str:
 
 
 def end_to_end(args: argparse.Namespace) -> None:
+    import functools
     import importlib.util
     import json
     import os
@@ -142,6 +143,12 @@ def end_to_end(args: argparse.Namespace) -> None:
 
     from corpus import games, mila_case  # bench/corpus.py
     from judge.adjudicate import run_batch
+
+    try:  # the CLI's own JSON writer (older trees: json.dumps)
+        from judge.adjudicate import result_encoder
+        encode = result_encoder()
+    except ImportError:
+        encode = functools.partial(json.dumps, ensure_ascii=False)  # what the CLI wrote then
 
     cases = []
     for case in games(n_games=10**6, years=args.years, seed=args.seed):
@@ -179,7 +186,7 @@ def end_to_end(args: argparse.Namespace) -> None:
     for _ in range(args.runs):
         t0 = time.perf_counter()
         for out in run_batch(lines):
-            json.dumps(out)
+            encode(out)
         inproc.append((time.perf_counter() - t0) / n * 1000)
 
     print(f"end to end: {n} movement phases of robot games (standard, seed {args.seed}), canonical order "

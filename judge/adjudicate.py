@@ -7,7 +7,7 @@ returns ``{"phase", "orders": [...], "next": position}`` (documented in README.m
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from judge.engine import adjudicate
 from judge.orders import parse_orders
@@ -29,13 +29,12 @@ def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, opt
     if position.get("variant") and str(position["variant"]).lower() != v.name.lower():
         raise InputError(f"the position is for variant {position['variant']!r}, not {v.name!r}")
     try:
-        rules = merge_rules(v.rules, options)
-        v = v.with_rules(rules)  # the calendar the game plays
+        rules, v = _game_rules(v, options)
         pos = Position.from_json(position, v, rules)
     except (PositionError, RuleError, VariantError) as exc:
         raise InputError(f"position: {exc}" if isinstance(exc, PositionError) else str(exc)) from None
-    if "army_fleet" not in rules.get("modules", ()) and any(
-            u.kind == "A/F" for u in (*pos.units.values(), *(d.unit for d in pos.dislodged.values()))):
+    if "army_fleet" not in rules.get("modules", ()) and (
+            "A/F" in {u.kind for u in pos.units.values()} or any(d.unit.kind == "A/F" for d in pos.dislodged.values())):
         raise InputError("position: an A/F unit needs the Army/Fleet rules (variant af_standard, or "
                          "--option modules=army_fleet)")
     from judge.engine import modules
@@ -53,7 +52,10 @@ def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, opt
         if p.order is None:
             out_orders.append({"power": p.power or "", "order": p.line, "result": "invalid", "reason": p.error})
         else:
-            out_orders.append(next(engine_results).as_json())
+            r = next(engine_results)
+            if r._text is None and r.order is p.order and p.written is not None:
+                r._text = p.written  # the order as read, unchanged: its canonical text is the line's
+            out_orders.append(r.as_json())
     out_orders.extend(r.as_json() for r in engine_results)
     out: dict[str, Any] = {"phase": str(result.phase), "orders": out_orders, "next": result.next.to_json()}
     if result.victory:
@@ -62,6 +64,27 @@ def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, opt
         out["events"] = result.events
     del m
     return out
+
+
+def _game_rules(v: Variant, options: dict[str, Any] | None) -> tuple[dict[str, Any], Variant]:
+    """The rules a game plays (the variant's, then ``options``) and the variant with the calendar
+    they name. Without options they are the same for every case of a variant: worked out once
+    and remembered on it while its rules stay as they were (a fresh copy of the dict each time)."""
+    if options:
+        rules = merge_rules(v.rules, options)
+        return rules, v.with_rules(rules)
+    memo = v.__dict__.get("_plain_rules")
+    if memo is None or memo[0] != v.rules:
+        rules = merge_rules(v.rules, None)
+        memo = v.__dict__["_plain_rules"] = (dict(v.rules), rules, v.with_rules(rules))
+    return dict(memo[1]), memo[2]
+
+
+def result_encoder() -> Callable[[dict[str, Any]], str]:
+    """``--batch``'s JSON writer: the text of ``json.dumps(res, ensure_ascii=False)``, by one encoder
+    for the run, without the check for circular data (results are fresh trees built from parsed
+    JSON, never circular)."""
+    return json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
 
 def run_batch(lines: Iterable[str]) -> Iterator[dict[str, Any]]:

@@ -68,13 +68,14 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 def adjudicate(variant: str | None, position_file: str | None, orders_file: str | None,
                options: tuple[str, ...], batch_file: str | None) -> None:
     """Adjudicate one phase and print the results and the next position as JSON."""
-    from judge.adjudicate import InputError, run_batch, run_phase
+    from judge.adjudicate import InputError, result_encoder, run_batch, run_phase
 
     if batch_file:
         with click.open_file(batch_file, encoding="utf-8") as fh:
-            out = sys.stdout
+            write = sys.stdout.write
+            encode = result_encoder()
             for res in run_batch(fh):
-                out.write(json.dumps(res, ensure_ascii=False) + "\n")
+                write(encode(res) + "\n")
         return
     if not position_file:
         raise click.UsageError("--position is required (or --batch)")

@@ -102,6 +102,8 @@ class Map:
         self._looked_up: dict[str, str | None] = {}  # lookup() memo: name as written -> id
         self._shown: dict[str, str] = {}  # display() memo: location -> printed key
         self.units_read: dict[str, tuple[str, str]] = {}  # position.parse_unit memo: "F StP/sc" -> (kind, loc)
+        self.units_written: dict[tuple[str, str], str] = {}  # Position.to_json memo: (kind, loc) -> "F StP/sc"
+        self.centres_read: dict[str, str] = {}  # Position.from_json memo: a supply centre as written -> id
         self._alias: dict[str, str] = {}
         for p, prov in provinces.items():
             for a in (prov.key, prov.name, *prov.aliases):
@@ -416,11 +418,21 @@ def available_variants(seeds_dir: Path | None = None) -> list[str]:
                   if _kind(p, p.stat().st_mtime_ns) == "diplomacy")
 
 
+_TABLE_HEADER = re.compile(r"^[ \t]*\[", re.M)
+
+
 @lru_cache(maxsize=64)
 def _kind(path: Path, _mtime: int) -> str:
     """The seed's ``kind`` (default ``diplomacy``); unreadable files count as Diplomacy so they fail loudly."""
     try:
-        kind = tomllib.loads(path.read_text(encoding="utf-8")).get("kind", "diplomacy")
+        text = path.read_text(encoding="utf-8")
+        # top-level keys come before the first table header: read only those (the file is read
+        # whole just after); cut inside a multi-line value the head does not parse: read it all
+        head = _TABLE_HEADER.split(text, 1)[0]
+        try:
+            kind = tomllib.loads(head).get("kind", "diplomacy")
+        except tomllib.TOMLDecodeError:
+            kind = tomllib.loads(text).get("kind", "diplomacy")
     except (OSError, tomllib.TOMLDecodeError):
         return "diplomacy"
     return kind if isinstance(kind, str) else "diplomacy"

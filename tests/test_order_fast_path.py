@@ -54,6 +54,8 @@ def _same(b: Board, text: str, power: str | None = None) -> None:
     slow = parse_orders(text, b.pos, power, rules=b.rules, check=True, fast=False)
     assert fast == slow, text
     assert [p.canonical for p in fast] == [p.canonical for p in slow]
+    for p in fast:  # the text the fast path hands on is the order's canonical text
+        assert p.order is None or p.written in (None, p.order.text(b.m)), (p.line, p.written)
 
 
 @pytest.mark.parametrize("vname,options", CONFIGS, ids=IDS)

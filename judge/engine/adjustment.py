@@ -16,14 +16,14 @@ def unit_count(u: Unit) -> int:
 
 def adjustments_due(pos: Position) -> dict[str, int]:
     """Power -> builds (positive) or removals (negative) due."""
-    due: dict[str, int] = {}
-    for power in pos.variant.powers:
-        n_units = sum(unit_count(u) for u in pos.units.values() if u.power == power)
-        n_centres = sum(1 for c, p in pos.centres.items() if p == power)
-        diff = n_centres - n_units
-        if diff:
-            due[power] = diff
-    return due
+    diff = dict.fromkeys(pos.variant.powers, 0)  # one pass over the board, not one a power
+    for u in pos.units.values():
+        if u.power in diff:
+            diff[u.power] -= unit_count(u)
+    for p in pos.centres.values():
+        if p in diff:
+            diff[p] += 1
+    return {power: d for power, d in diff.items() if d}
 
 
 def build_centre_owners(pos: Position) -> dict[str, str]:

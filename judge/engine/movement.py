@@ -259,12 +259,16 @@ class MovementResolver:
         results: list[OrderResult | None] = []
         prov_of = PROV
         check, take = self.check, self.take
-        plain = self._plain if type(self).check is MovementResolver.check else frozenset()
+        own_check = type(self).check is MovementResolver.check
+        plain = self._plain if own_check else frozenset()
+        own_take = type(self).take is MovementResolver.take
+        order_of, result_slot = self.order_of, self.result_slot
         for order in self.input_orders:
             unit = units.get(prov_of[order.loc])
-            if (type(order) is Move and unit is not None and order.power == unit.power and order.kind == unit.kind
-                    and order.loc == unit.loc and not order.via_convoy
-                    and (unit.kind, unit.loc, order.dest) in plain):
+            t = type(order)
+            if (unit is not None and order.power == unit.power and order.kind == unit.kind and order.loc == unit.loc
+                    and (t is Move and not order.via_convoy and (unit.kind, unit.loc, order.dest) in plain
+                         or t is Hold and own_check)):
                 executed: Order = order  # what check() would give, without the call
             else:
                 try:
@@ -272,9 +276,17 @@ class MovementResolver:
                 except Illegal as exc:
                     results.append(OrderResult(order, order.power, order.text(m), "invalid", str(exc)))
                     continue
-            take(executed, len(results), results)
+            slot = len(results)
+            if own_take:  # take(), inline: most orders are for a unit not ordered before
+                prov = prov_of[executed.loc]
+                if prov in result_slot:
+                    take(executed, slot, results)
+                else:
+                    order_of[prov] = executed
+                    result_slot[prov] = slot
+            else:
+                take(executed, slot, results)
             results.append(OrderResult(executed, order.power, None, "", "", False, m))
-        order_of, result_slot = self.order_of, self.result_slot
         for prov, unit in units.items():
             if prov not in order_of:
                 hold = order_of[prov] = Hold(unit.power, unit.kind, unit.loc)
@@ -374,21 +386,27 @@ class MovementResolver:
         """Decide which moves go by convoy and which convoy orders carry them (DATC 4.A.3)."""
         m = self.m
         convoys_for: dict[tuple[str, str], list[int]] = {}
-        for i, o in enumerate(self.order):
-            if self.code[i] == CONVOY:
-                assert isinstance(o, Convoy)
-                key = (o.target, o.dest)
-                if key in moves_by_route:
-                    convoys_for.setdefault(key, []).append(i)
-                else:
-                    self.void.add(i)  # the army is not ordered to go there
+        if CONVOY in self.code:
+            for i, o in enumerate(self.order):
+                if self.code[i] == CONVOY:
+                    assert isinstance(o, Convoy)
+                    key = (o.target, o.dest)
+                    if key in moves_by_route:
+                        convoys_for.setdefault(key, []).append(i)
+                    else:
+                        self.void.add(i)  # the army is not ordered to go there
+        army_adj = m.army_adj
         for key, i in moves_by_route.items():
             o = self.order[i]
             if o.kind != "A":
                 continue
             src, d = key
-            cs = convoys_for.get(key, [])
-            if d not in m.army_adj.get(src, ()):
+            cs = convoys_for.get(key)
+            if cs is None:  # no convoy orders for it: carried only where it must be or says so
+                if o.via_convoy or d not in army_adj.get(src, ()):  # type: ignore[attr-defined]
+                    self.carried[i] = True
+                continue
+            if d not in army_adj.get(src, ()):
                 self.carried[i] = True
             elif o.via_convoy or any(self.power[c] == self.power[i] for c in cs):  # type: ignore[attr-defined]
                 self.carried[i] = True
@@ -762,15 +780,16 @@ class MovementResolver:
                                frozenset(contested), moved)
 
     def fill_results(self, results: list[OrderResult | None], dislodged: dict[str, Dislodged]) -> None:
+        idx_of, code, res = self.idx_of, self.code, self.res
         for p, slot in self.result_slot.items():
             r = results[slot]
             if r is None or r.result == "invalid":
                 continue
-            i = self.idx_of[p]
-            c = self.code[i]
+            i = idx_of[p]
+            c = code[i]
             was_dislodged = p in dislodged
             if c == MOVE:
-                if self.res[i]:
+                if res[i]:
                     r.result = "succeeds"
                 else:
                     r.result = "fails"
@@ -783,14 +802,14 @@ class MovementResolver:
             elif c == SUPPORT:
                 if i in self.void:
                     r.result, r.reason = "fails", "void: the supported unit was not ordered so"
-                elif self.res[i]:
+                elif res[i]:
                     r.result = "succeeds"
                 else:
                     r.result, r.reason = "fails", ("dislodged" if was_dislodged else "cut")
             elif c == CONVOY:
                 if i in self.void:
                     r.result, r.reason = "fails", "void: the army was not ordered so"
-                elif not self.res[i]:
+                elif not res[i]:
                     r.result, r.reason = "fails", "dislodged"
                 elif any(i in self.carriers[j] and j in self.forced_fail for j in range(len(self.order))):
                     r.result, r.reason = "fails", "convoy paradox: the fleet holds"

@@ -168,7 +168,8 @@ class OrderResult:
         return self._text
 
     def as_json(self) -> dict[str, str]:
-        out = {"power": self.power, "order": self.text, "result": self.result, "reason": self.reason}
+        text = self._text if self._text is not None else self.text
+        out = {"power": self.power, "order": text, "result": self.result, "reason": self.reason}
         if self.default:
             out["default"] = True  # type: ignore[assignment]
         return out

@@ -11,6 +11,7 @@ Positions are read from and written to the documented position JSON::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from judge.variant import PROV, Map, Phase, Variant, province_of
@@ -99,10 +100,12 @@ class Position:
             if phase == variant.calendar.start:
                 extra = {**start.get("extra", {}), **extra}
         units: dict[str, Unit] = {}
+        known = m.units_read  # parse_unit's memo, looked at here first (a few hundred texts a map)
         for pname, ulist in (raw_units or {}).items():
             power = _power(variant, pname, "units")
             for text in ulist or ():
-                u = parse_unit(text, m, power, f"units.{pname}")
+                hit = known.get(text) if type(text) is str else None
+                u = Unit(power, hit[0], hit[1]) if hit is not None else parse_unit(text, m, power, f"units.{pname}")
                 if u.prov in units:
                     raise PositionError(f"units.{pname}: two units in {m.provinces[u.prov].key}")
                 units[u.prov] = u
@@ -113,14 +116,19 @@ class Position:
                 for c in p.centres:
                     centres[c] = p.name
         else:
+            read = m.centres_read  # centre names read well before -> province id
             for pname, clist in raw_centres.items():
                 power = _power(variant, pname, "centers")
                 for c in clist or ():
-                    pid = m.lookup(c)
+                    pid = read.get(c) if type(c) is str else None
                     if pid is None:
-                        raise PositionError(f"centers.{pname}: unknown province {c!r}")
-                    if pid not in m.centres:
-                        raise PositionError(f"centers.{pname}: {m.provinces[pid].key} is not a supply centre")
+                        pid = m.lookup(c)
+                        if pid is None:
+                            raise PositionError(f"centers.{pname}: unknown province {c!r}")
+                        if pid not in m.centres:
+                            raise PositionError(f"centers.{pname}: {m.provinces[pid].key} is not a supply centre")
+                        if type(c) is str and len(read) < 4096:
+                            read[c] = pid
                     centres[pid] = power
         dislodged: dict[str, Dislodged] = {}
         unknown_options: list[str] = []
@@ -157,12 +165,22 @@ class Position:
     def to_json(self) -> dict[str, Any]:
         m = self.map
         shown = m.display
+        texts = m.units_written  # (kind, loc) -> "F StP/sc", per map
         units: dict[str, list[str]] = {p: [] for p in self.variant.powers}
         for u in sorted(self.units.values(), key=_loc_of):
-            units.setdefault(u.power, []).append(f"{u.kind} {shown(u.loc)}")
+            text = texts.get((u.kind, u.loc))
+            if text is None:
+                text = texts[(u.kind, u.loc)] = f"{u.kind} {shown(u.loc)}"
+            if u.power in units:
+                units[u.power].append(text)
+            else:
+                units[u.power] = [text]
         centres: dict[str, list[str]] = {p: [] for p in self.variant.powers}
         for c, p in sorted(self.centres.items()):
-            centres.setdefault(p, []).append(shown(c))
+            if p in centres:
+                centres[p].append(shown(c))
+            else:
+                centres[p] = [shown(c)]
         dislodged: dict[str, list[dict[str, Any]]] = {}
         for d in sorted(self.dislodged.values(), key=lambda d: d.unit.loc):
             dislodged.setdefault(d.unit.power, []).append({
@@ -177,8 +195,7 @@ class Position:
         return out
 
 
-def _loc_of(u: Unit) -> str:
-    return u.loc
+_loc_of = attrgetter("loc")  # sort key: a unit's location
 
 
 def _power(variant: Variant, name: str, entry: str) -> str:

@@ -71,12 +71,16 @@ class Table:
         return names.coast(toks, 1) is None and (len(toks) == 1 or toks[1].text != "/")
 
     def shape(self, line: str) -> tuple | None:
-        """``(power named, order word, kind, location, more...)`` for a canonical line, else None;
-        remembered (orders repeat from phase to phase and game to game)."""
+        """``(power named, order word, kind, location, more..., text)`` for a canonical line, else
+        None; ``text`` is the line without the power's name, as the order prints it (the names in
+        it are the printed keys). Remembered (orders repeat from phase to phase and game to game)."""
         try:
             return self.shapes[line]
         except KeyError:
             found = self._shape(line)
+            if found is not None:
+                words = line.split()
+                found = (*found, " ".join(words[1:] if found[0] is not None else words))
             if len(self.shapes) < 20000:
                 self.shapes[line] = found
             return found
@@ -167,7 +171,7 @@ def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLi
         power = ctx.power or explicit
         if phase != "adjustment" or power is None or (ctx.power and explicit and explicit != ctx.power):
             return None
-        return _parsed(line, Waive(power, None, ""), power, m)
+        return _parsed(line, Waive(power, None, ""), power, m, shape[-1])
     kind, loc, prov = shape[2], shape[3], shape[4]
     if op == "Build" or op == "Remove":
         if phase != "adjustment":
@@ -177,12 +181,12 @@ def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLi
                 power = pos.centres.get(prov)
             else:
                 power = _power(ctx, explicit, None)
-            return None if power is None else _parsed(line, Build(power, kind, loc), power, m)
+            return None if power is None else _parsed(line, Build(power, kind, loc), power, m, shape[-1])
         unit = pos.units.get(prov)
         if unit is None or unit.kind != kind or unit.loc != loc:
             return None
         power = _power(ctx, explicit, unit.power)
-        return None if power is None else _parsed(line, Remove(power, kind, loc), power, m)
+        return None if power is None else _parsed(line, Remove(power, kind, loc), power, m, shape[-1])
     if phase == "movement":
         unit = pos.units.get(prov)
     elif phase == "retreat":
@@ -192,32 +196,36 @@ def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLi
         return None
     if unit is None or unit.kind != kind or unit.loc != loc:
         return None
-    power = _power(ctx, explicit, unit.power)
-    if power is None:
-        return None
+    if ctx.power is None:  # _power() without a signed-on player
+        power = explicit or unit.power
+    else:
+        power = _power(ctx, explicit, unit.power)
+        if power is None:
+            return None
     if op == "-":
         if phase == "retreat":
-            return _parsed(line, Retreat(power, kind, loc, shape[5]), power, m)
-        return _parsed(line, Move(power, kind, loc, shape[5], False), power, m)
+            return _parsed(line, Retreat(power, kind, loc, shape[5]), power, m, shape[-1])
+        return _parsed(line, Move(power, kind, loc, shape[5], False), power, m, shape[-1])
     if phase != "movement":
-        return _parsed(line, Disband(power, kind, loc), power, m) if op == "D" else None
+        return _parsed(line, Disband(power, kind, loc), power, m, shape[-1]) if op == "D" else None
     if op == "H":
-        return _parsed(line, Hold(power, kind, loc), power, m)
+        return _parsed(line, Hold(power, kind, loc), power, m, shape[-1])
     if op == "via":
-        return _parsed(line, Move(power, kind, loc, shape[5], True), power, m)
+        return _parsed(line, Move(power, kind, loc, shape[5], True), power, m, shape[-1])
     if op == "S" or op == "C":
         tkind, target = shape[5], _target(ctx, shape[6])
         if target is None:
             return None
+        written = shape[-1] if target == shape[6] else None  # else the unit's coast, not the one written
         if op == "S":
-            return _parsed(line, Support(power, kind, loc, tkind, target, shape[7]), power, m)
+            return _parsed(line, Support(power, kind, loc, tkind, target, shape[7]), power, m, written)
         if ARMY_FLEET not in ctx.modules:
-            return _parsed(line, Convoy(power, kind, loc, tkind, target, shape[7]), power, m)
+            return _parsed(line, Convoy(power, kind, loc, tkind, target, shape[7]), power, m, written)
     return None
 
 
-def _parsed(line: str, order, power: str, m: Map) -> ParsedLine:
-    return ParsedLine(line.strip(), order, power, map=m)
+def _parsed(line: str, order, power: str, m: Map, written: str | None) -> ParsedLine:
+    return ParsedLine(line.strip(), order, power, map=m, written=written)
 
 
 def _power(ctx: "Context", explicit: str | None, owner: str | None) -> str | None:

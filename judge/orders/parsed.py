@@ -8,7 +8,7 @@ from judge.engine.orders import Order
 from judge.variant import Map
 
 
-@dataclass
+@dataclass(slots=True)
 class ParsedLine:
     line: str  # the source text of this order
     order: Order | None  # None when the text could not be read (see ``error``)
@@ -17,6 +17,9 @@ class ParsedLine:
     suggestions: list[str] = field(default_factory=list)  # "did you mean" candidates
     warnings: list[str] = field(default_factory=list)  # legal but pointless, or read with a guess
     map: Map | None = field(default=None, repr=False, compare=False)  # for ``canonical``
+    #: the order's canonical text when the reader already has it (the canonical fast path), so
+    #: the adjudicator's results need not format it again; None: work it out from the order
+    written: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def canonical(self) -> str:
