@@ -61,9 +61,14 @@ def test_a_results_mail_with_the_default_map_fits_a_list(tmp_path: Path) -> None
     t.close()
 
 
-def test_a_crowded_board_still_fits() -> None:
-    """Every supply centre occupied, every unit moving or supporting: the busiest map there is."""
-    v = load_variant("standard")
+@pytest.mark.parametrize("vname", ["standard", "1885", "deluge2", "coast_running"])
+def test_a_crowded_board_still_fits(vname: str) -> None:
+    """Every supply centre occupied, every unit moving or supporting: the busiest map there is, in
+    every variant (1885 II's nine powers and wider board need the smaller fallback picture)."""
+    v = load_variant(vname)
+    phase = v.calendar.start
+    while phase.kind != "movement":
+        phase = v.calendar.following(phase)
     rng = random.Random(5)
     m = v.map
     units: dict[str, list[str]] = {p: [] for p in v.powers}
@@ -71,7 +76,7 @@ def test_a_crowded_board_still_fits() -> None:
         locs = m.fleet_locs.get(c, ())
         units[rng.choice(list(v.powers))].append(f"F {m.display(locs[0])}" if locs and rng.random() < 0.4
                                                  else f"A {m.display(c)}")
-    pos = Position.from_json({"variant": "standard", "phase": "Fall 1905 Movement", "units": units}, v)
+    pos = Position.from_json({"variant": vname, "phase": str(phase), "units": units}, v)
     lines = []
     for u in pos.units.values():
         reach = sorted(m.army_adj.get(u.prov, ()) if u.kind == "A" else m.fleet_reach.get(u.loc, ()))

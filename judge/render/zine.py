@@ -45,6 +45,9 @@ MAP_MODES = ("png", "svg", "both", "link", "off")
 #: 60 kB even on a crowded board (``tests/test_results_map.py``)
 MAIL_SCALE = 0.75
 MAIL_PNG_BUDGET = 33_000  # bytes: a busier map is compressed harder, to keep the mail under 60 kB
+#: a map still over the budget at zlib's best (1885 II's nine powers and wider board) is drawn once
+#: more at this smaller scale (a fixed one, so its palette is worked out once per map, not per picture)
+MAIL_SCALE_SMALL = 0.66
 
 
 def render_results(variant: Variant, before: Position, result: PhaseResult, game: GameInfo,
@@ -69,9 +72,12 @@ def render_results(variant: Variant, before: Position, result: PhaseResult, game
         png: Attachment | None = None
         if map_mode in ("png", "both", "link"):
             try:
-                png = Attachment("map.png", "image/png", draw_png(variant, result.next, result.results,
-                                                                  phase=result.next.phase, title=title,
-                                                                  scale=MAIL_SCALE, budget=MAIL_PNG_BUDGET), "map")
+                picture = draw_png(variant, result.next, result.results, phase=result.next.phase, title=title,
+                                   scale=MAIL_SCALE, budget=MAIL_PNG_BUDGET)
+                if len(picture) > MAIL_PNG_BUDGET:
+                    picture = draw_png(variant, result.next, result.results, phase=result.next.phase,
+                                       title=title, scale=MAIL_SCALE_SMALL, budget=MAIL_PNG_BUDGET)
+                png = Attachment("map.png", "image/png", picture, "map")
             except (ImportError, OSError) as exc:  # no cairo here: the SVG goes inline instead
                 log.warning("map picture: no PNG (%s); sending SVG only", exc)
         drawn = [a for a in (png, svg) if a is not None]
