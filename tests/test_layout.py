@@ -39,13 +39,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 
 #: (importer, imported) arrows against the story that are still there, each with the step that removes it
-KNOWN_ARROWS: set[tuple[str, str]] = {
-    # the engine's variant modules read the order language's variant kinds (left for a later step)
-    ("judge.engine.modules.army_fleet", "judge.orders.variant_kinds"),
-    ("judge.engine.modules.coast_running", "judge.orders.variant_kinds"),
-    ("judge.engine.modules.transform", "judge.orders.variant_kinds"),
-    ("judge.engine.modules.davis1885", "judge.orders.lexer"),
-}
+KNOWN_ARROWS: set[tuple[str, str]] = set()
 
 #: module cycles still there, as sorted tuples of modules, each with the step that removes it
 KNOWN_CYCLES: set[tuple[str, ...]] = {
