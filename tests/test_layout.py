@@ -47,9 +47,6 @@ KNOWN_CYCLES: set[tuple[str, ...]] = {
     # the engine's own knots, left for a later step (movement.py is being reworked meanwhile)
     ("judge.engine.adjustment", "judge.engine.least_effect", "judge.engine.modules", "judge.engine.movement",
      "judge.engine.position", "judge.engine.retreat", "judge.engine.right_hand"),
-    # the results mail needs the game's facts and the game sends it; the archive and EiA games read
-    # both (one package now; untying the modules is left for a later step)
-    ("judge.game.archive", "judge.game.eia", "judge.game.lifecycle", "judge.game.results"),
 }
 
 BASE = {"judge", "judge.variant", "judge.rules", "judge.resources"}
