@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge import mapdraw  # noqa: E402
 from judge.render import zine as report_module  # noqa: E402
-from judge.game import lifecycle as games  # noqa: E402
+from judge.game import events, lifecycle as games  # noqa: E402
 from judge.game import orderbook  # noqa: E402
 from judge.game.config import JudgeConfig  # noqa: E402
 from judge.mail.receive import Judge  # noqa: E402
@@ -125,7 +125,7 @@ def main() -> None:
         setup = time.perf_counter() - t
 
         finished: dict[int, float] = {}
-        run_event = games.run_event
+        run_event = events.run_event
         pictures = [0]
         draw_png = mapdraw.draw_png
 
@@ -143,12 +143,12 @@ def main() -> None:
         v = load_variant("standard")
         mapdraw.draw_png(v, Position.from_json(v.start_position(), v), scale=scale)
         mapdraw.draw_svg(v, Position.from_json(v.start_position(), v))
-        games.run_event = timed_event
+        events.run_event = timed_event
         report_module.draw_png = counted_png
         t0 = time.perf_counter()
         done = judge.run_due(now=deadline + timedelta(seconds=30))
         t1 = time.perf_counter()
-        games.run_event = run_event
+        events.run_event = run_event
         report_module.draw_png = draw_png
 
         sizes = [len(r["message"]) for r in judge.store.all("SELECT message FROM outbox WHERE kind = 'results'")]

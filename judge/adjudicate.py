@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from judge.engine import adjudicate
 from judge.orders import parse_orders
+from judge.orders.lexer import order_lines
 from judge.engine.position import Position, PositionError
 from judge.rules import RuleError, merge_rules
 from judge.variant import Variant, VariantError, load_variant
@@ -42,7 +43,7 @@ def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, opt
     def parse(text: str, at: Position) -> list:
         return parse_orders(text, at, rules=rules, warn=False)  # warnings are not printed
 
-    parsed = modules.read_orders(orders, pos, rules, parse)
+    parsed = modules.read_orders(orders, pos, rules, parse, order_lines)
     good = [p.order for p in parsed if p.order is not None]
     result = adjudicate(pos, good, rules)
     m = pos.map

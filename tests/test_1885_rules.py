@@ -296,10 +296,11 @@ def test_hidden_unit_defends_its_province_during_the_first_move():
 def test_orders_for_hidden_units_are_read():
     from judge.engine.modules.davis1885 import read_orders
     from judge.orders import parse_orders as parse
+    from judge.orders.lexer import order_lines
 
     pos = Position.from_json(start(), V)
-    got = read_orders("Italy: F Rom - Tys\nRussia: Sev - Ukr\nSweden: A Nwy H\nFrance: A Par - Bur", pos,
-                      V.rules, parse)
+    got = read_orders("Italy: F Rom - Tys  # the fleet\nRussia: Sev - Ukr\nSweden: A Nwy H\nFrance: A Par - Bur\n"
+                      "-- \nItaly: A Rom H", pos, V.rules, parse, order_lines)
     assert [(p.order.kind, p.order.loc) for p in got] == [("F", "rom"), (None, "sev"), ("A", "nwy"), ("A", "par")]
     assert read_orders("France: A Par - Bur", Position.from_json(hold_all(start()), V), V.rules, parse) is None
 

@@ -13,7 +13,7 @@ from judge.engine import adjudicate
 from judge.engine.modules.deluge import LAST_UNIT
 from judge.engine.position import Position
 from judge.orders import parse_orders as parse_canonical
-from judge.orders.variant_kinds import Transform
+from judge.engine.variant_kinds import Transform
 from judge.rules import merge_rules
 from judge.variant import load_variant
 

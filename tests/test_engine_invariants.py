@@ -53,7 +53,7 @@ from judge.engine.modules.davis1885 import pending_choices
 from judge.engine.orders import Build, Move, Remove, Retreat, Support
 from judge.engine.position import Position
 from judge.orders import parse_orders
-from judge.orders.variant_kinds import Disembark
+from judge.engine.variant_kinds import Disembark
 from judge.rules import merge_rules
 from judge.variant import load_variant, province_of
 

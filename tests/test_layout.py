@@ -39,13 +39,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 
 #: (importer, imported) arrows against the story that are still there, each with the step that removes it
-KNOWN_ARROWS: set[tuple[str, str]] = {
-    # the engine's variant modules read the order language's variant kinds (left for a later step)
-    ("judge.engine.modules.army_fleet", "judge.orders.variant_kinds"),
-    ("judge.engine.modules.coast_running", "judge.orders.variant_kinds"),
-    ("judge.engine.modules.transform", "judge.orders.variant_kinds"),
-    ("judge.engine.modules.davis1885", "judge.orders.lexer"),
-}
+KNOWN_ARROWS: set[tuple[str, str]] = set()
 
 #: module cycles still there, as sorted tuples of modules, each with the step that removes it
 KNOWN_CYCLES: set[tuple[str, ...]] = {
@@ -53,9 +47,6 @@ KNOWN_CYCLES: set[tuple[str, ...]] = {
     # the engine's own knots, left for a later step (movement.py is being reworked meanwhile)
     ("judge.engine.adjustment", "judge.engine.least_effect", "judge.engine.modules", "judge.engine.movement",
      "judge.engine.position", "judge.engine.retreat", "judge.engine.right_hand"),
-    # the results mail needs the game's facts and the game sends it; the archive and EiA games read
-    # both (one package now; untying the modules is left for a later step)
-    ("judge.game.archive", "judge.game.eia", "judge.game.lifecycle", "judge.game.results"),
 }
 
 BASE = {"judge", "judge.variant", "judge.rules", "judge.resources"}

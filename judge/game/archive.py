@@ -20,20 +20,11 @@ import click
 from markupsafe import Markup
 
 from judge.render.templates import render_page
+from judge.game.archive_paths import phase_stem
 from judge.game.store import Store
 
 PAGE_FILE = re.compile(r"^\d{3,}-[A-Za-z0-9_-]+\.(?:html|png|svg|txt)$")  # what we write in a game's folder
 
-
-
-def phase_stem(seq: int, short: str) -> str:
-    """The file name (without extension) of a processed phase in its game's folder: "003-F1901M"."""
-    return f"{seq:03d}-{re.sub(r'[^A-Za-z0-9_-]', '', short)}"
-
-
-def map_url(archive_url: str, game: str, seq: int, short: str) -> str:
-    """Where the archive served at ``archive_url`` shows a phase's map (``SET MAP LINK``)."""
-    return f"{archive_url.rstrip('/')}/{game}/{phase_stem(seq, short)}.png"
 
 def _outcome(outcome: dict[str, Any] | None) -> str:
     if not outcome:
@@ -53,7 +44,7 @@ def _report_body(html: str, picture: str) -> str:
 def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int]:
     """Write the archive of every game in ``store`` into ``out``; returns counts."""
     from judge.game import lifecycle as games
-    from judge.game.results import player_label
+    from judge.game.seats import player_label
 
     out.mkdir(parents=True, exist_ok=True)
     counts = {"games": 0, "phases": 0, "pictures": 0}

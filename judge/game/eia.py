@@ -545,7 +545,7 @@ def archive_listing(store: Any, game: Game) -> tuple[str, list[dict[str, Any]], 
     """``judge publish`` of an EiA game: its title, one line per team member (the name shown in
     public reports, never an address; no colour: there is no map), and the open month's name.
     Its pages are the gazettes, the public text kept in ``phases.report``."""
-    from judge.game.results import player_label
+    from judge.game.seats import player_label
 
     players = [{"power": f"{s['power']} ({opts(game)['roles'].get(str(s['id']), 'member')})",
                 "player": player_label(store, s), "colour": "transparent"}

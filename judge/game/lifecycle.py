@@ -25,6 +25,7 @@ from judge.game import deadlines, orderbook, outbox, results as zine
 from judge.game.config import JudgeConfig
 from judge.game.passwords import hash_password, verify_password
 from judge.render.templates import render
+from judge.game.seats import address_of, master_address, seat_addresses, seat_of_power, seats
 from judge.game.store import Store, dumps, from_iso, iso, loads
 from judge.variant import Phase, Variant, VariantError, available_variants, load_variant
 
@@ -113,12 +114,6 @@ def player_id(ctx: Ctx, address: str) -> int:
     if pid is None:
         pid = ctx.store.insert("players", address=address, name="", created=iso(ctx.now))
     return int(pid)
-
-
-def address_of(store: Store, pid: int | None) -> str | None:
-    if pid is None:
-        return None
-    return store.scalar("SELECT address FROM players WHERE id = ?", (pid,))
 
 
 def default_options(cfg: JudgeConfig) -> dict[str, Any]:
@@ -233,28 +228,6 @@ def create_game(ctx: Ctx, name: str, password: str, variant: str, options: list[
 
 
 # -- seats ------------------------------------------------------------------------------------------
-def seats(store: Store, game_id: int, role: str | None = "player") -> list[Any]:
-    if role is None:
-        return store.all("SELECT * FROM seats WHERE game_id = ? ORDER BY id", (game_id,))
-    return store.all("SELECT * FROM seats WHERE game_id = ? AND role = ? ORDER BY id", (game_id, role))
-
-
-def seat_of_power(store: Store, game_id: int, power: str) -> Any:
-    return store.one("SELECT * FROM seats WHERE game_id = ? AND role = 'player' AND power = ?", (game_id, power))
-
-
-def seat_addresses(store: Store, seat: Any) -> list[str]:
-    extra = loads(seat["addresses"], [])
-    if extra:
-        return list(extra)
-    a = address_of(store, seat["player_id"])
-    return [a] if a else []
-
-
-def master_address(store: Store, game: Game) -> str | None:
-    return address_of(store, game.master_id)
-
-
 def list_address(store: Store, game: Game) -> str | None:
     """The game's mailing list (SET LIST), if it has one."""
     return store.scalar("SELECT list_address FROM games WHERE id = ?", (game.id,))
@@ -739,13 +712,9 @@ def check_concession(ctx: Ctx, game: Game) -> bool:
 
 
 # -- the timed events ---------------------------------------------------------------------------------
-def run_event(ctx: Ctx, ev: Any) -> None:
-    game = game_by_id(ctx.store, ev["game_id"])
-    if game.variant_name == "eia_afa":  # Empires in Arms: months, not Diplomacy phases
-        from judge.game import eia as eia_games
-
-        eia_games.run_event(ctx, game, ev)
-        return
+def run_phase_event(ctx: Ctx, game: Game, ev: Any) -> None:
+    """A Diplomacy game's timed event (reminder, deadline, grace): :func:`judge.game.events.run_event`
+    sends each game's events to its own kind of game."""
     ph = current_phase(ctx.store, game)
     if game.state != "active" or ph is None or ph.id != ev["phase_id"]:
         return

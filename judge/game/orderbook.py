@@ -20,6 +20,7 @@ from judge.engine.modules.davis1885 import hidden_units
 from judge.engine.orders import ORDER_KINDS, Build, Order, Remove, Waive
 from judge.engine.position import Position
 from judge.orders import parse_orders
+from judge.orders.lexer import order_lines
 from judge.game.store import Store, dumps, iso, loads
 from judge.variant import province_of
 
@@ -37,7 +38,7 @@ def parse_order_text(text: str, pos: Position, power: str, rules: dict[str, Any]
     def parse(t: str, p: Position) -> list[Any]:
         return parse_orders(t, p, power=power, check=True, rules=rules)
 
-    return read_orders(text, pos, rules, parse)
+    return read_orders(text, pos, rules, parse, order_lines)
 
 
 # -- stored form -----------------------------------------------------------------------------------

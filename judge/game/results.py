@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 from judge.engine import PhaseResult
 from judge.engine.position import Position
 from judge.render.zine import GameInfo, render_results
-from judge.game.archive import map_url
+from judge.game.archive_paths import map_url
 from judge.render.templates import MailText, results_mail as render_results_mail
+from judge.game.seats import master_address, player_label, seat_addresses, seat_of_power, seats
 from judge.game.store import Store, iso, loads
 
 if TYPE_CHECKING:
@@ -27,29 +28,17 @@ if TYPE_CHECKING:
 GREY_SENDER = "Anonymous"
 
 
-def player_label(store: Store, seat: Any) -> str | None:
-    """How a seat's player is named in public reports: the name they set, else the mailbox
-    name (never the whole address); None for a vacant seat."""
-    if seat is None or seat["player_id"] is None or seat["status"] == "vacant":
-        return None
-    row = store.one("SELECT name, address FROM players WHERE id = ?", (seat["player_id"],))
-    if row is None:
-        return None
-    return (row["name"] or "").strip() or str(row["address"]).partition("@")[0]
-
-
 def master_orders(store: Store, game: "Game", ph: "PhaseRow") -> list[tuple[str, str]]:
     """Orders standing for a power that came from the master (BECOME), as ``(power, order)``."""
-    from judge.game import lifecycle as games
     from judge.game.orderbook import from_dict, order_key
 
-    master = games.master_address(store, game)
+    master = master_address(store, game)
     if not master:
         return []
     out: list[tuple[str, str]] = []
     for power in game.variant.powers:
-        seat = games.seat_of_power(store, game.id, power)
-        own = set(games.seat_addresses(store, seat)) if seat is not None else set()
+        seat = seat_of_power(store, game.id, power)
+        own = set(seat_addresses(store, seat)) if seat is not None else set()
         slots: dict[str, tuple[Any, str, bool]] = {}
         rows = store.all("SELECT o.orders, i.sender FROM orders o LEFT JOIN inbox i ON i.message_id = o.message_id "
                          "WHERE o.phase_id = ? AND o.power = ? AND o.state = 'active' ORDER BY o.id", (ph.id, power))
@@ -70,10 +59,8 @@ def public_press(store: Store, game: "Game", ph: "PhaseRow") -> list[tuple[str, 
 
 
 def game_info(ctx: "Ctx", game: "Game", ph: "PhaseRow", new: "PhaseRow | None") -> GameInfo:
-    from judge.game import lifecycle as games
-
     st = ctx.store
-    players = {s["power"]: player_label(st, s) for s in games.seats(st, game.id) if s["power"]}
+    players = {s["power"]: player_label(st, s) for s in seats(st, game.id) if s["power"]}
     return GameInfo(name=game.name, judge=ctx.cfg.code, players=players, gm_actions=master_orders(st, game, ph),
                     deadline=new.deadline if new is not None else None,
                     timezone=str(game.options.get("timezone") or ctx.cfg.timezone),

@@ -15,7 +15,7 @@ import traceback
 from datetime import datetime
 from typing import Any
 
-from judge.game import deadlines, lifecycle as games, outbox
+from judge.game import deadlines, events, lifecycle as games, outbox
 from judge.mail import abuse
 from judge.game.config import JudgeConfig
 from judge.game.lifecycle import Ctx, GameError
@@ -208,7 +208,7 @@ class Judge:
                     return done
                 st.update("events", ev["id"], state="done", done_at=iso(now))
                 try:
-                    with_savepoint(st, lambda: games.run_event(Ctx(st, self.cfg, now), ev))
+                    with_savepoint(st, lambda: events.run_event(Ctx(st, self.cfg, now), ev))
                 except TRANSIENT:
                     raise
                 except Exception:

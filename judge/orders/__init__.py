@@ -11,8 +11,9 @@ Belgium can't reach London"); the adjudicator itself passes ``check=False`` and 
 
 Modules: ``lexer`` (the orders block of a mail, tokens), ``names`` (provinces, coasts, powers),
 ``parser`` (the grammar, and what is checked while reading), ``review`` (the engine's verdicts
-and the warnings that need all the orders), ``variant_kinds`` (embark, disembark, fast ferry,
-protect, transform), ``cli`` (``judge parse``).
+and the warnings that need all the orders), ``cli`` (``judge parse``). The variant rule modules'
+order kinds (embark, disembark, fast ferry, protect, transform) are engine types
+(:mod:`judge.engine.variant_kinds`); the parser reads them.
 """
 
 from __future__ import annotations
@@ -20,18 +21,15 @@ from __future__ import annotations
 from typing import Any
 
 from judge.engine.position import Position
-from judge.orders import variant_kinds as _variant_kinds  # registers the variant order kinds
+from judge.engine.variant_kinds import ARMY_FLEET  # importing it registers the variant order kinds
 from judge.orders.canonical import read_line, table_for
 from judge.orders.lexer import order_lines, tokenize
 from judge.orders.names import names_for
 from judge.orders.parsed import ParsedLine
 from judge.orders.parser import Context, LineReader
 from judge.orders.review import engine_verdicts, mismatch_warnings
-from judge.orders.variant_kinds import ARMY_FLEET
 
 __all__ = ["parse_orders", "ParsedLine"]
-
-del _variant_kinds
 
 
 def parse_orders(text: str, pos: Position, power: str | None = None, *, check: bool = False,

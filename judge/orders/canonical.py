@@ -21,7 +21,7 @@ from judge.engine.orders import Build, Convoy, Disband, Hold, Move, Remove, Retr
 from judge.orders.lexer import tokenize
 from judge.orders.names import Names
 from judge.orders.parsed import ParsedLine
-from judge.orders.variant_kinds import ARMY_FLEET
+from judge.engine.variant_kinds import ARMY_FLEET
 from judge.variant import Map
 
 if TYPE_CHECKING:

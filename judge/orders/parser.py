@@ -20,7 +20,7 @@ from judge.engine.position import KIND_WORD, Position, Unit
 from judge.orders.lexer import Tok
 from judge.orders.names import AmbiguousName, Names, PowerName, or_list
 from judge.orders.parsed import ParsedLine
-from judge.orders.variant_kinds import (ARMY_FLEET, COAST_RUNNING, TRANSFORM, Disembark, Embark, FastFerry,
+from judge.engine.variant_kinds import (ARMY_FLEET, COAST_RUNNING, TRANSFORM, Disembark, Embark, FastFerry,
                                         Protect, Transform)
 from judge.variant import Map
 

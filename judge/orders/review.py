@@ -19,7 +19,7 @@ from judge.engine.orders import Convoy, Hold, Move, Order, Support
 from judge.engine.retreat import adjudicate_retreats
 from judge.engine.position import KIND_WORD, Position
 from judge.orders.parsed import ParsedLine
-from judge.orders.variant_kinds import Disembark, FastFerry, Protect
+from judge.engine.variant_kinds import Disembark, FastFerry, Protect
 from judge.variant import Map, province_of
 
 REPLACED = "replaced by a later order for the same unit"

@@ -13,8 +13,9 @@ by name in a variant's or game's ``rules.modules``. A module may supply:
   leave it to the standard rules);
 - ``adjudicate_retreats(pos, orders, rules)``: take over a retreat phase (return ``(results,
   units)`` like :func:`judge.engine.retreat.adjudicate_retreats`, or None);
-- ``read_orders(text, pos, rules, parse)``: read order text where the board alone cannot (1885 II:
-  orders for hidden start units); return parsed lines like ``parse(text, pos)``, or None;
+- ``read_orders(text, pos, rules, parse, lines)``: read order text where the board alone cannot
+  (1885 II: orders for hidden start units); ``lines(text)`` gives its order lines; return parsed
+  lines like ``parse(text, pos)``, or None;
 - ``retreat_options(after, unit, attacker_from, contested, rules)``: where a dislodged unit may
   retreat (like :func:`judge.engine.retreat.retreat_options`), or None for the standard answer;
 - ``at_phase_start(pos, rules)``: note module state from the position a phase starts from (a
@@ -26,7 +27,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from judge.engine.movement import MovementResolver
 from judge.engine.position import Position, Unit
@@ -155,7 +156,9 @@ def retreat_options(after: Position, unit: Unit, attacker_from: str | None, cont
     return standard(after, unit, attacker_from, contested)
 
 
-def read_orders(text: str, pos: Position, rules: dict[str, Any], parse: Callable[[str, Position], list]) -> list:
-    """Order text -> parsed lines: ``parse(text, pos)`` unless an enabled module reads it itself."""
-    out = _first(rules, "read_orders", text, pos, rules, parse)
+def read_orders(text: str, pos: Position, rules: dict[str, Any], parse: Callable[[str, Position], list],
+                lines: Callable[[str], Iterable[str]] = str.splitlines) -> list:
+    """Order text -> parsed lines: ``parse(text, pos)`` unless an enabled module reads it itself
+    (line by line: ``lines`` is the order language's split of the text into order lines)."""
+    out = _first(rules, "read_orders", text, pos, rules, parse, lines)
     return out if out is not None else parse(text, pos)

@@ -10,7 +10,7 @@ open is written in ``docs/rulings.md``, section "Army/Fleet module".
 (position JSON ``"A/F Eng"``). It fights as one unit (strength one, may be supported), may move
 to a sea space, hold and support, but may not convoy ("Fast Ferry") and no army may board it.
 
-**Orders** (types in :mod:`judge.orders.variant_kinds`):
+**Orders** (types in :mod:`judge.engine.variant_kinds`):
 
 - ``A Lon E F Eng`` — embark: an army in a coastal province boards a fleet of its power in an
   adjacent sea space;
@@ -53,7 +53,7 @@ from judge.engine.movement import (CONVOY, GUESSING, MOVE, RESOLVED, SUPPORT, UN
                                    MovementOutcome, _a)
 from judge.engine.orders import Convoy, Move, Order, OrderResult, Remove, Retreat, Support
 from judge.engine.position import Dislodged, Position, Unit
-from judge.orders.variant_kinds import Disembark, Embark, FastFerry
+from judge.engine.variant_kinds import Disembark, Embark, FastFerry
 from judge.variant import PROV, Map
 
 NAME = "army_fleet"

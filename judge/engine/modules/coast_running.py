@@ -32,7 +32,7 @@ from judge.engine.modules import RuleModule
 from judge.engine.movement import CONVOY, RESOLVED, UNRESOLVED, Illegal, _a
 from judge.engine.orders import Order, OrderResult
 from judge.engine.position import Unit
-from judge.orders.variant_kinds import Protect  # the order's shape belongs to the order language
+from judge.engine.variant_kinds import Protect
 from judge.variant import Map, province_of
 
 

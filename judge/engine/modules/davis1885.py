@@ -151,8 +151,8 @@ def place_choices(pos: Position, orders: list[Order], rules: dict[str, Any]) -> 
     return out, events
 
 
-def read_orders(text: str, pos: Position, rules: dict[str, Any], parse: Callable[[str, Position], list]
-                ) -> list | None:
+def read_orders(text: str, pos: Position, rules: dict[str, Any], parse: Callable[[str, Position], list],
+                lines: Callable[[str], Iterable[str]] = str.splitlines) -> list | None:
     """Read the first move's orders, which may name hidden units the board does not show yet.
 
     Each line is read twice, against the board with every hidden unit an army and with every
@@ -161,6 +161,8 @@ def read_orders(text: str, pos: Position, rules: dict[str, Any], parse: Callable
     board, and is left open (None). A line that reads on only one of the two boards is taken
     from that one; one that reads on neither, from the board as it is, for its error. Which kind
     each hidden unit is, is then decided from these orders by the engine (:func:`choose_kind`).
+    ``lines`` splits the text into order lines (the order language's idea of the orders block,
+    passed in: the engine does not read mail).
     """
     pending = pending_choices(pos)
     if not pending:
@@ -172,7 +174,7 @@ def read_orders(text: str, pos: Position, rules: dict[str, Any], parse: Callable
             w.units[prov] = Unit(power, kind, prov)
         worlds.append(w)
     out: list = []
-    for line in _order_lines(text):
+    for line in lines(text):
         as_a, as_f = (parse(line, w) for w in worlds)
         ok_a = bool(as_a) and all(p.order is not None for p in as_a)
         ok_f = bool(as_f) and all(p.order is not None for p in as_f)
@@ -194,14 +196,6 @@ def _unwritten_kinds_open(a: Order, f: Order) -> Order:
     changes = {fl.name: None for fl in dataclasses.fields(a)
                if getattr(a, fl.name) == "A" and getattr(f, fl.name) == "F"}
     return dataclasses.replace(a, **changes) if changes else a
-
-
-def _order_lines(text: str) -> list[str]:
-    try:
-        from judge.orders.lexer import order_lines  # the order language's idea of the orders block
-    except ImportError:
-        return text.splitlines()
-    return list(order_lines(text))
 
 
 class HiddenStartUnits:

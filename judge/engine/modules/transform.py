@@ -5,7 +5,7 @@ turn into a fleet. Such a transformation will be successful provided the unit is
 that move." Conversions go one way only: a fleet never becomes an army (the rules' summary:
 "the conversion of armies to fleets (but not vice versa)").
 
-The order (``A Lon T F``, type :class:`judge.orders.variant_kinds.Transform`) counts as a hold
+The order (``A Lon T F``, type :class:`judge.engine.variant_kinds.Transform`) counts as a hold
 in the movement: the army keeps its province, may be supported to hold, and is dislodged like any
 holding unit. After the moves every transforming army that was not dislodged is replaced by a
 fleet of the same power in the same place; in a province with several coasts the order must name
@@ -18,7 +18,7 @@ from judge.engine.modules import RuleModule
 from judge.engine.movement import Illegal, MovementOutcome
 from judge.engine.orders import Order
 from judge.engine.position import Position, Unit
-from judge.orders.variant_kinds import Transform
+from judge.engine.variant_kinds import Transform
 
 
 class TransformResolver:

@@ -1,9 +1,10 @@
 """Order kinds of the variant rule modules: only their shape here, not their semantics.
 
-Each type carries every location its orders name, so that the rule modules
-(``judge/engine/modules/<module>.py``) can give them meaning without touching the order
-language. ``module`` names the rule module that must be enabled (``rules["modules"]``) for
-the order to be accepted; the parser refuses them otherwise. The A/F unit kind itself
+Engine data, like the standard kinds in :mod:`judge.engine.orders`: the rule modules
+(``judge/engine/modules/<module>.py``) give them meaning, the order language
+(:mod:`judge.orders.parser`) reads them, and neither needs the other. Each type carries every
+location its orders name. ``module`` names the rule module that must be enabled
+(``rules["modules"]``) for the order to be accepted; the parser refuses them otherwise. The A/F unit kind itself
 ("A/F Eng - Mao") needs no type of its own: it is ``kind="A/F"`` on the standard types.
 
 Canonical texts (what ``text(map)`` prints, and what the parser reads back):
