@@ -39,6 +39,9 @@ POISON = {
     "from-name": raw_mail("=?utf-8?q?Eve=0D=0ABcc:_victim@evil.test?= <p6@example.test>"),
     "reply-to": raw_mail("p7@example.test", "HELP", "Reply-To: =?utf-8?q?x=0D=0A?= <p7@example.test>"),
     "nul-id": raw_mail("p8@example.test", mid="<a\x00b@c>"),
+    # found by the fuzz below: read raw, the second word's pieces looked like "_victim@evil.test?="
+    "reply-to-words": raw_mail("p9@example.test", "HELP",
+                               "Reply-To: =?utf-8?q?a=0D=0Ab?= =?utf-8?q?Bcc:_victim@evil.test?="),
 }
 
 
@@ -261,3 +264,14 @@ def test_fuzzed_headers_through_serve_and_deliver(tmp_path_factory: pytest.TempP
         assert not piped.stdout.decode().startswith("failed"), piped.stdout
     for f in (out / "new").iterdir() if (out / "new").is_dir() else []:
         assert_clean(f.read_bytes())
+
+
+def test_the_pieces_of_an_encoded_word_are_no_reply_address() -> None:
+    """A Reply-To the header parser refuses is read raw for an address in it; the raw text of an
+    encoded word (``=?utf-8?q?Bcc:_victim@evil.test?=``) must not give one: the answer goes to From."""
+    from judge.mail.incoming import parse_message, plausible_address
+
+    mail = parse_message(POISON["reply-to-words"], JUDGE)
+    assert mail.reply_to == ["p9@example.test"]
+    assert not plausible_address("_victim@evil.test?=") and not plausible_address("a@evil..test")
+    assert plausible_address("player.one+dip@mail.example-host.co.uk") and plausible_address("gm@localhost")

@@ -156,13 +156,19 @@ def _addresses(msg: EmailMessage, name: str) -> list[str]:
     return [a for a in (addr.strip().lower() for addr in found) if plausible_address(a)]
 
 
+#: a host name: dot-separated labels of letters, digits and inner hyphens
+_DOMAIN = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*", re.I)
+
+
 def plausible_address(addr: str) -> bool:
     """An address the judge will write into a header and an SMTP envelope: ASCII, one ``@``
     with text on both sides, none of the characters that would make it two addresses or a
-    header of its own."""
+    header of its own, and a host name after the ``@`` (so the pieces of a hostile encoded word,
+    ``=?utf-8?q?Bcc:_x@evil.test?=`` read raw, are no address)."""
     local, at, domain = addr.rpartition("@")
     return (bool(at and local and domain) and "@" not in local and not any(c in addr for c in ' <>,;:"()[]\\')
-            and not CONTROL.search(addr) and addr.isascii() and len(addr) <= 254)
+            and not CONTROL.search(addr) and addr.isascii() and len(addr) <= 254
+            and _DOMAIN.fullmatch(domain) is not None)
 
 
 def clean_subject(subject: str, code: str = "") -> str:
