@@ -185,7 +185,9 @@ def test_unknown_set_option_is_unknown_not_master_only(table: Table) -> None:
     assert "WAIT" in body and "DEADLINE" in body and "PASSWORD" in body and "MAP" in body
     # every master word of the other commands is known (SET MAP came with the results map, SET
     # CALENDAR with 1885's calendar switch): a player is told they are the master's, not unknown
-    for word in ("MAP PNG", "CALENDAR build_months", "CONVOY_PARADOX 1971"):
+    from judge.game.lifecycle import OPTION_WORDS
+
+    for word in ("MAP PNG", "CALENDAR build_months", "CONVOY_PARADOX 1971", *(f"{w} x" for w in OPTION_WORDS)):
         out = table.send(eng, table.signon("England") + f"\nSET {word}")
         body = flat(table.reply_to(eng, out).body)
         assert "only the game master" in body and "unknown SET option" not in body, word

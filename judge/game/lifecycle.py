@@ -125,6 +125,9 @@ def default_options(cfg: JudgeConfig) -> dict[str, Any]:
 PHASE_KIND_WORDS = {"move": "movement", "moves": "movement", "movement": "movement", "movements": "movement",
                     "retreat": "retreat", "retreats": "retreat", "adjust": "adjustment", "adjustment": "adjustment",
                     "adjustments": "adjustment", "build": "adjustment", "builds": "adjustment"}
+CENTRE_WORDS = ("centres", "centers", "centre", "center")
+#: the game options :func:`apply_option` takes besides the rule switches (the master's SET words)
+OPTION_WORDS = ("map", "grace", "press", *CENTRE_WORDS, *PHASE_KIND_WORDS)
 
 
 MAP_NOTES = {"png": "the map as a small PNG picture in the mail",
@@ -173,7 +176,7 @@ def apply_option(game: Game, name: str, value: str, started: bool, archive_url: 
             raise GameError(f"press takes one of {', '.join(PRESS_MODES)}, not {value!r}")
         game.options["press"] = v
         return f"Press set to {v}."
-    if key in ("centres", "centers", "centre", "center"):
+    if key in CENTRE_WORDS:
         if not value.isdigit() or not 1 <= int(value) <= len(game.variant.map.centres):
             raise GameError(f"centres takes a number from 1 to {len(game.variant.map.centres)}")
         game.options["centres"] = int(value)

@@ -37,11 +37,12 @@ def set_list(h: Handler, g: Game, value: str) -> None:
 MAX_SEAT_ADDRESSES = 3
 
 
-#: SET words, for "unknown SET option" (the first ten master words are the ones listed in it)
+#: SET words, as "unknown SET option" lists them
 PLAYER_SET_KEYS = ("WAIT", "NOWAIT", "DRAW", "NODRAW", "PASSWORD", "ADDRESS", "NAME", "ALLY", "NOALLY",
                    "CONCEDE", "NOCONCEDE")
-MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "CENTRES", "LIST", "NOLIST", "MAP",
-                   *(w.upper() for w in games.PHASE_KIND_WORDS), "CENTERS", "CENTRE", "CENTER")
+MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "CENTRES", "LIST", "NOLIST", "MAP")
+#: every word the master's SET takes: its own (DEADLINE, LIST) and each game option the game takes
+MASTER_SET_WORDS = frozenset({*MASTER_SET_KEYS, *(w.upper() for w in games.OPTION_WORDS)})
 
 #: SET words that stand for a command of their own (njudge: SET CONCEDE p)
 SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "NOALLY", "NOALLIES": "NOALLY",
@@ -128,9 +129,9 @@ def set_(h: Handler, cmd: Command) -> None:
         h.say(f"Reports now name you {name}." if name else "Reports now name you by your mailbox name.")
         return
     # the master's settings: an unknown word is said to be unknown, whoever sends it
-    if key not in MASTER_SET_KEYS and key.lower().replace("-", "_") not in RULE_SWITCHES:
+    if key not in MASTER_SET_WORDS and key.lower().replace("-", "_") not in RULE_SWITCHES:
         raise CommandError(f"unknown SET option {key}. Players: " + ", ".join(PLAYER_SET_KEYS)
-                           + ". The master also: " + ", ".join(MASTER_SET_KEYS[:10])
+                           + ". The master also: " + ", ".join(MASTER_SET_KEYS)
                            + ", and the rule switches " + ", ".join(sorted(RULE_SWITCHES)))
     g = h.need_master()
     if key in ("LIST", "NOLIST"):
