@@ -25,6 +25,7 @@ from judge.game.lifecycle import (Ctx, Game, GameError, audience, master_address
                                 seat_addresses, seats, tell_all)
 from judge.game.passwords import PasswordError, check_new_password, hash_password
 from judge.render.templates import render
+from judge.game.seats import address_of
 from judge.game.store import dumps, from_iso, iso, loads
 
 KIND = "eia_afa"
@@ -199,7 +200,7 @@ def eject(ctx: Ctx, game: Game, address: str) -> str:
 def roster(ctx: Ctx, game: Game) -> list[str]:
     out = []
     for nation in LETTERS.values():
-        team = [f"{ctx.store.scalar('SELECT address FROM players WHERE id = ?', (s['player_id'],))} ({role(game, s)})"
+        team = [f"{address_of(ctx.store, s['player_id'])} ({role(game, s)})"
                 for s in members(ctx, game, nation)]
         out.append(f"{nation}: {', '.join(team) if team else '(no team: the master plays it)'}")
     return out
@@ -481,7 +482,7 @@ def console_process(ctx: Ctx, game: Game) -> str:
 def console_show(ctx: Ctx, game: Game) -> dict[str, Any]:
     """``judge game show`` on an EiA game: teams, month, commands in (not their text: that is secret)."""
     ph = current(ctx, game)
-    teams = {n: [{"address": ctx.store.scalar("SELECT address FROM players WHERE id = ?", (s["player_id"],)),
+    teams = {n: [{"address": address_of(ctx.store, s["player_id"]),
                   "role": role(game, s)} for s in members(ctx, game, n)] for n in LETTERS.values()}
     return {"name": game.name, "variant": KIND, "state": game.state, "outcome": game.outcome,
             "master": master_address(ctx.store, game), "month": ph["short"] if ph else None,

@@ -15,6 +15,7 @@ from judge.eia.context import MASTER
 from judge.game import eia
 from judge.game.lifecycle import Game, GameError, get_game, seats
 from judge.game.passwords import PasswordError, verify_password
+from judge.game.seats import address_of
 from judge.game.store import dumps, iso
 
 GAME_WORDS = ("LIST", "WHOGAME", "HISTORY", "SUMMARY")
@@ -125,7 +126,7 @@ def _signon(h: Any, cmd: Any, game: Game) -> None:
     if letter == "?":
         words = cmd.args[2:]
         mine = [s for s in seats(st, game.id) if s["player_id"] is not None and
-                st.scalar("SELECT address FROM players WHERE id = ?", (s["player_id"],)) == h.mail.sender]
+                address_of(st, s["player_id"]) == h.mail.sender]
         for s in mine:
             if verify_password(password, s["password_hash"]):
                 _enter(h, game, s)
@@ -317,8 +318,7 @@ def _set_role_by_master(h: Any, game: Game, words: list[str]) -> None:
     if len(words) < 2:
         raise CommandError("SET ROLE <member's address> <role>")
     address = words[0].lower()
-    found = [s for s in eia.members(h.ctx, game) if (h.ctx.store.scalar(
-        "SELECT address FROM players WHERE id = ?", (s["player_id"],)) or "").lower() == address]
+    found = [s for s in eia.members(h.ctx, game) if (address_of(h.ctx.store, s["player_id"]) or "").lower() == address]
     if not found:
         raise CommandError(f"{words[0]} is not a member of a team in '{game.name}'")
     eia.opts(game)["roles"][str(found[0]["id"])] = eia.role_of(words[1:])
