@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Iterable, Iterator
 
-from judge.engine import adjudicate
+from judge.engine import adjudicate, modules, read_position
 from judge.orders import parse_orders
 from judge.orders.lexer import order_lines
 from judge.engine.position import Position, PositionError
@@ -31,15 +31,13 @@ def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, opt
         raise InputError(f"the position is for variant {position['variant']!r}, not {v.name!r}")
     try:
         rules, v = _game_rules(v, options)
-        pos = Position.from_json(position, v, rules)
+        pos = read_position(position, v, rules)
     except (PositionError, RuleError, VariantError) as exc:
         raise InputError(f"position: {exc}" if isinstance(exc, PositionError) else str(exc)) from None
     if "army_fleet" not in rules.get("modules", ()) and (
             "A/F" in {u.kind for u in pos.units.values()} or any(d.unit.kind == "A/F" for d in pos.dislodged.values())):
         raise InputError("position: an A/F unit needs the Army/Fleet rules (variant af_standard, or "
                          "--option modules=army_fleet)")
-    from judge.engine import modules
-
     def parse(text: str, at: Position) -> list:
         return parse_orders(text, at, rules=rules, warn=False)  # warnings are not printed
 

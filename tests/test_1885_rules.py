@@ -15,6 +15,7 @@ from judge.adjudicate import InputError, run_phase
 from judge.engine.least_effect import effect_key, least_effect_removals
 from judge.engine.modules import UnknownModule, get_module
 from judge.engine.modules.davis1885 import alliance_victory, declared_alliances
+from judge.engine import read_position
 from judge.engine.position import Position
 from judge.engine.right_hand import bearing, facing, right_hand_order, right_hand_retreat
 from judge.variant import load_variant
@@ -566,7 +567,7 @@ def test_default_retreat_at_the_four_point_meeting_in_a_game():
 
 
 def test_convoyed_attack_faces_north():
-    p = Position.from_json({"variant": "1885", "phase": "April 1885 Retreat",
+    p = read_position({"variant": "1885", "phase": "April 1885 Retreat",
                             "units": {"England": ["A Bre"]},
                             "dislodged": {"France": [{"unit": "F Bre", "from": None}]}}, V)
     d = p.dislodged["bre"]
@@ -643,7 +644,7 @@ def test_bad_retreat_falls_back_to_the_right_hand_rule():
 
 # -- rule 10c: removals with least effect -------------------------------------------------------------------
 def _board(units: dict[str, str], cents: dict[str, list[str]], phase="March 1885 Adjustment", **extra) -> Position:
-    return Position.from_json({"variant": "1885", **pos_at(phase, units, cents), **({"extra": extra} if extra else {})}, V)
+    return read_position({"variant": "1885", **pos_at(phase, units, cents), **({"extra": extra} if extra else {})}, V)
 
 
 def test_removal_spares_a_threatened_centre_and_the_front():

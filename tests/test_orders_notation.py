@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judge.engine.orders import Build, Convoy, Disband, Hold, Move, Remove, Retreat, Waive
+from judge.engine import read_position
 from judge.engine.position import Position
 from judge.orders import ParsedLine, parse_orders
 from judge.variant import load_variant
@@ -15,7 +16,7 @@ V = load_variant("standard")
 def board(units: dict[str, list[str]] | None = None, phase: str = "Spring 1901 Movement", **more) -> Position:
     data = V.start_position() if units is None else {"variant": "standard", "phase": phase, "units": units}
     data = {**data, "phase": phase, **more}
-    return Position.from_json(data, V)
+    return read_position(data, V)
 
 
 START = board()

@@ -8,17 +8,18 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from judge.engine import read_position
 from judge.engine.position import Position
 from judge.orders import parse_orders
 from judge.variant import load_variant
 
 V = load_variant("standard")
-START = Position.from_json(V.start_position(), V)
-RETREAT = Position.from_json({"variant": "standard", "phase": "Spring 1901 Retreat",
+START = read_position(V.start_position(), V)
+RETREAT = read_position({"variant": "standard", "phase": "Spring 1901 Retreat",
                               "units": {"Germany": ["A Ber"], "France": ["A Mun"]},
                               "dislodged": {"Germany": [{"unit": "A Mun", "from": "Bur"}],
                                             "Russia": [{"unit": "F Nwy", "from": "Nth"}]}}, V)
-WINTER = Position.from_json({"variant": "standard", "phase": "Winter 1901 Adjustment",
+WINTER = read_position({"variant": "standard", "phase": "Winter 1901 Adjustment",
                              "units": {"Germany": ["A Ber", "A Mun", "F Kie"], "Russia": ["A War"]},
                              "centers": {"Russia": ["StP", "Mos", "War", "Sev"], "Germany": ["Ber", "Kie"]}}, V)
 AF_RULES = {"modules": ("army_fleet", "coast_running", "transform")}

@@ -9,11 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from judge.engine.adjustment import adjustments_due, build_centre_owners
+from judge.engine import modules
+from judge.engine.adjustment import adjustments_due
+from judge.engine.centres import build_centre_owners
 from judge.engine.movement import MovementResolver
 from judge.engine.orders import Order, OrderResult
 from judge.engine.position import Dislodged, Position, Unit
-from judge.variant import Phase
+from judge.variant import Phase, Variant
 
 
 @dataclass
@@ -25,17 +27,24 @@ class PhaseResult:
     events: list[str] = field(default_factory=list)  # e.g. "Army in Lon drowned"
 
 
+def read_position(data: dict[str, Any], variant: Variant, rules: dict[str, Any] | None = None) -> Position:
+    """Read a position as a person or another program writes it: a dislodged unit given without
+    its ``retreats`` gets the ones the rules (default: the variant's) allow on that board."""
+    rules = rules if rules is not None else variant.rules
+
+    def retreats_of(pos: Position, d: Dislodged) -> tuple[str, ...]:
+        return modules.retreat_options(pos, d.unit, d.attacker_from, frozenset(), rules)
+
+    return Position.from_json(data, variant, retreats_of=retreats_of)
+
+
 def resolver_class(rules: dict[str, Any]) -> type[MovementResolver]:
     """The movement resolver with every enabled rule module mixed in."""
-    from judge.engine import modules
-
     return modules.resolver_for(tuple(rules.get("modules", ())))
 
 
 def adjudicate(pos: Position, orders: list[Order], rules: dict[str, Any] | None = None) -> PhaseResult:
     """Adjudicate the phase ``pos`` is in with ``orders``; return results and the next position."""
-    from judge.engine import modules  # (modules imports the resolver: not at module level)
-
     rules = rules if rules is not None else pos.variant.rules
     pos = modules.at_phase_start(pos, rules)
     kind = pos.phase.kind
@@ -65,8 +74,6 @@ def advance(after: Position, rules: dict[str, Any], events: list[str]) -> tuple[
     skipped; supply-centre ownership is updated on entering every adjustment phase, and the
     victory condition checked there. Map changes scheduled after a phase are applied as it ends.
     """
-    from judge.engine import modules
-
     variant = after.variant
     cal = variant.calendar
     pos = after
@@ -123,9 +130,7 @@ def check_victory(pos: Position, rules: dict[str, Any]) -> dict[str, Any] | None
     if need and leaders and leaders[0][1] >= need:
         if len(leaders) == 1 or leaders[1][1] < leaders[0][1]:
             return {"winner": [leaders[0][0]], "kind": "solo", "centres": leaders[0][1], "final": True}
-    from judge.engine import modules
-
     return modules.check_victory(pos, counts, rules)
 
 
-__all__ = ["adjudicate", "advance", "PhaseResult", "Position", "Unit", "Dislodged", "Order", "OrderResult"]
+__all__ = ["adjudicate", "advance", "read_position", "PhaseResult", "Position", "Unit", "Dislodged", "Order", "OrderResult"]

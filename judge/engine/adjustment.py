@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import deque
 
+from judge.engine.centres import build_centre_owners
+from judge.engine.least_effect import least_effect_removals
 from judge.engine.orders import Build, Order, OrderResult, Remove, Waive
 from judge.engine.position import Position, Unit
 from judge.variant import province_of
@@ -24,24 +26,6 @@ def adjustments_due(pos: Position) -> dict[str, int]:
         if p in diff:
             diff[p] += 1
     return {power: d for power, d in diff.items() if d}
-
-
-def build_centre_owners(pos: Position) -> dict[str, str]:
-    """Owners of the build centres: build sites that are not supply centres (1885 II: Sicily).
-
-    A build centre is owned like a supply centre but counts for nothing (neither builds nor
-    victory): its owner may build there if it is one of the owner's build sites. Owners are kept
-    in ``pos.extra["build_centres"]`` (province -> power), updated with the centres' owners; one
-    not recorded there belongs to the power that lists it among its ``build_sites``.
-    """
-    m = pos.map
-    rec = {m.lookup(k) or k: v for k, v in (pos.extra.get("build_centres") or {}).items()}
-    out: dict[str, str] = {}
-    for pw in pos.variant.powers.values():
-        for s in pw.build_sites:
-            if s not in m.centres:
-                out.setdefault(s, rec.get(s, pw.name))
-    return out
 
 
 def build_sites(pos: Position, power: str, rules: dict | None = None) -> list[str]:
@@ -165,7 +149,6 @@ def civil_disorder_removals(pos: Position, units: dict[str, Unit], power: str, c
     rule = rules.get("civil_disorder", "distance_2023")
     mine = [u for u in units.values() if u.power == power and u.prov in pos.units]
     if rule == "least_effect":
-        from judge.engine.least_effect import least_effect_removals
         return least_effect_removals(pos, mine, count)
     m = pos.map
     owned = {c for c, p in pos.centres.items() if p == power}

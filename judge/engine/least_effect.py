@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Sequence
 
-from judge.engine.adjustment import build_centre_owners
+from judge.engine.centres import build_centre_owners
 from judge.engine.position import Position, Unit
 from judge.variant import Map
 

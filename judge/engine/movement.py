@@ -20,6 +20,7 @@ from typing import Iterable
 
 from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Support
 from judge.engine.position import Dislodged, Position, Unit
+from judge.engine.retreat import retreat_options
 from judge.variant import PROV, Map, province_of
 
 HOLD, MOVE, SUPPORT, CONVOY, OTHER = 0, 1, 2, 3, 4
@@ -769,7 +770,6 @@ class MovementResolver:
                 contested.add(d)
         dislodged: dict[str, Dislodged] = {}
         if dislodged_units:
-            from judge.engine.retreat import retreat_options
             after = Position(self.pos.variant, self.pos.phase, new_units, self.pos.centres)
         for u, k in dislodged_units:
             attacker_from = None if self.carried[k] else self.src[k]

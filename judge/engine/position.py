@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any
+from typing import Any, Callable
 
 from judge.variant import PROV, Map, Phase, Variant, province_of
 
@@ -81,10 +81,12 @@ class Position:
 
     # -- JSON --------------------------------------------------------------------------------
     @classmethod
-    def from_json(cls, data: dict[str, Any], variant: Variant, rules: dict[str, Any] | None = None
-                  ) -> "Position":
-        """Read a position. ``rules`` (default: the variant's) decide the retreats worked out for
-        dislodged units given without ``retreats`` (the A/F rules have their own)."""
+    def from_json(cls, data: dict[str, Any], variant: Variant, *,
+                  retreats_of: Callable[["Position", Dislodged], tuple[str, ...]] | None = None) -> "Position":
+        """Read a position. A dislodged unit given without ``retreats`` gets ``retreats_of(position,
+        dislodged)``; without ``retreats_of`` that is an error. Which retreats a unit has depends on
+        the rules (the A/F module has its own), so the board does not decide it:
+        :func:`judge.engine.read_position` reads a position with the rules' answer."""
         if not isinstance(data, dict):
             raise PositionError("position must be a JSON object")
         try:
@@ -153,13 +155,13 @@ class Position:
         if dislodged and phase.kind != "retreat":
             raise PositionError(f"dislodged: units are dislodged only in a retreat phase, not in {phase}")
         pos = cls(variant, phase, units, centres, dislodged, extra)
-        if unknown_options:  # retreat options not given: work them out from the board, by the rules
-            from judge.engine.modules import retreat_options
-            rules = rules if rules is not None else variant.rules
+        if unknown_options:  # retreat options not given: the caller's rules work them out
+            if retreats_of is None:
+                raise PositionError(f"dislodged: the retreats of the unit in {m.display(unknown_options[0])} "
+                                    "are not given")
             for prov in unknown_options:
                 d = pos.dislodged[prov]
-                pos.dislodged[prov] = Dislodged(d.unit, d.attacker_from,
-                                                retreat_options(pos, d.unit, d.attacker_from, frozenset(), rules))
+                pos.dislodged[prov] = Dislodged(d.unit, d.attacker_from, retreats_of(pos, d))
         return pos
 
     def to_json(self) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from judge.engine.orders import Disband, Order, OrderResult, Retreat
 from judge.engine.position import Position, Unit
+from judge.engine.right_hand import right_hand_retreats
 from judge.variant import province_of
 
 
@@ -106,7 +107,6 @@ def default_retreats(pos: Position, unordered: list, taken: set[str], rules: dic
     Rule the units are settled together, so that no default retreat bounces another retreat.
     """
     if rules.get("default_retreat", "disband") == "right_hand":
-        from judge.engine.right_hand import right_hand_retreats
         dests = right_hand_retreats(pos, unordered, taken)
         return [Retreat(d.unit.power, d.unit.kind, d.unit.loc, dest) if dest is not None
                 else Disband(d.unit.power, d.unit.kind, d.unit.loc) for d, dest in zip(unordered, dests)]

@@ -29,7 +29,8 @@ from judge.cli import parse_options
               help="Also report orders the adjudicator would refuse as illegal.")
 def parse(variant: str | None, position_file: str, power: str | None, options: tuple[str, ...], check: bool) -> None:
     """Read free-form orders from stdin and print what the judge understood, as JSON."""
-    from judge.engine.position import Position, PositionError
+    from judge.engine import read_position
+    from judge.engine.position import PositionError
     from judge.orders import parse_orders
     from judge.rules import RuleError, merge_rules
     from judge.variant import VariantError, load_variant
@@ -42,7 +43,7 @@ def parse(variant: str | None, position_file: str, power: str | None, options: t
         v = load_variant(variant or position.get("variant") or "standard")
         rules = merge_rules(v.rules, parse_options(options))
         v = v.with_rules(rules)  # the calendar the game plays, as ``judge adjudicate`` reads it
-        pos = Position.from_json(position, v, rules)
+        pos = read_position(position, v, rules)
         if power is not None and v.power(power) is None:
             raise click.UsageError(f"unknown power {power!r} (powers: {', '.join(v.powers)})")
     except (OSError, json.JSONDecodeError, VariantError, PositionError, RuleError) as exc:

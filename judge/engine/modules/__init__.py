@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
+from judge.engine import adjustment, retreat
 from judge.engine.movement import MovementResolver
 from judge.engine.position import Position, Unit
 from judge.variant import province_of
@@ -130,16 +131,13 @@ def check_end(pos: Position, rules: dict[str, Any]) -> dict | None:
 
 def adjudicate_adjustments(pos: Position, orders: list, rules: dict[str, Any]) -> tuple:
     """The adjustment phase: the first enabled module that takes it over, else the standard rules."""
-    from judge.engine.adjustment import adjudicate_adjustments as standard
-
-    return _first(rules, "adjudicate_adjustments", pos, orders, rules) or standard(pos, orders, rules)
+    return (_first(rules, "adjudicate_adjustments", pos, orders, rules)
+            or adjustment.adjudicate_adjustments(pos, orders, rules))
 
 
 def adjudicate_retreats(pos: Position, orders: list, rules: dict[str, Any]) -> tuple:
     """The retreat phase: the first enabled module that takes it over, else the standard rules."""
-    from judge.engine.retreat import adjudicate_retreats as standard
-
-    return _first(rules, "adjudicate_retreats", pos, orders, rules) or standard(pos, orders, rules)
+    return _first(rules, "adjudicate_retreats", pos, orders, rules) or retreat.adjudicate_retreats(pos, orders, rules)
 
 
 def retreat_options(after: Position, unit: Unit, attacker_from: str | None, contested: frozenset[str],
@@ -151,9 +149,7 @@ def retreat_options(after: Position, unit: Unit, attacker_from: str | None, cont
             out = m.retreat_options(after, unit, attacker_from, contested, rules)
             if out is not None:
                 return out
-    from judge.engine.retreat import retreat_options as standard
-
-    return standard(after, unit, attacker_from, contested)
+    return retreat.retreat_options(after, unit, attacker_from, contested)
 
 
 def read_orders(text: str, pos: Position, rules: dict[str, Any], parse: Callable[[str, Position], list],

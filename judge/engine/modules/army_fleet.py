@@ -48,10 +48,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from judge.engine import modules
+from judge.engine.adjustment import adjustments_due, unit_count
 from judge.engine.modules import RuleModule
 from judge.engine.movement import (CONVOY, GUESSING, MOVE, RESOLVED, SUPPORT, UNRESOLVED, Illegal,
                                    MovementOutcome, _a)
-from judge.engine.orders import Convoy, Move, Order, OrderResult, Remove, Retreat, Support
+from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Remove, Retreat, Support
+from judge.engine.retreat import retreat_options as standard_retreat_options
 from judge.engine.position import Dislodged, Position, Unit
 from judge.engine.variant_kinds import Disembark, Embark, FastFerry
 from judge.variant import PROV, Map
@@ -350,8 +353,6 @@ class ArmyFleetResolver:
                 d = Disembark(ex.power, "A", fp, ex.dest)  # type: ignore[arg-type]
                 self.landings[fp] = Landing(-1, d, fp, True, self.embarks.get(fp))
                 self.landings[fp].slot = judge_gives(None, d, "no order: landed by its fleet")
-
-        from judge.engine.orders import Hold
 
         for prov, unit in units.items():
             if prov not in self.order_of:
@@ -897,10 +898,8 @@ class ArmyFleetResolver:
                     continue
                 if moves >= MAX_MOVES:
                     f = Unit(d.unit.power, "F", d.unit.loc)
-                    from judge.engine.retreat import retreat_options
-
-                    after.dislodged[prov] = Dislodged(f, d.attacker_from,
-                                                      retreat_options(after, f, d.attacker_from, out.contested))
+                    after.dislodged[prov] = Dislodged(f, d.attacker_from, standard_retreat_options(
+                        after, f, d.attacker_from, out.contested))
                     events.append(_starved(d.unit, m))
                 else:
                     retreating[m.display(prov)] = {"moves": moves, "power": d.unit.power,
@@ -951,11 +950,9 @@ def retreat_options(after: Position, u: Unit, attacker_from: str | None, contest
                     rules: dict[str, Any]) -> tuple[str, ...]:
     """Where a dislodged unit may retreat under the A/F rules, on the board ``after`` the moves (from
     the movement phase, or a retreat position whose ``retreats`` the judge works out)."""
-    from judge.engine.retreat import retreat_options as standard
-
     m = after.map
     davis = af_rules(rules) != AGAR
-    opts = standard(after, u, attacker_from, contested)
+    opts = standard_retreat_options(after, u, attacker_from, contested)
     if u.kind == "A/F" and davis:
         seas = tuple(o for o in opts if m.terrain[PROV[o]] == "sea")
         return seas or opts  # Davis IV a: a sea space if any is open; else the fleet goes alone
@@ -975,8 +972,6 @@ def adjudicate_retreats(pos: Position, orders: list[Order], rules: dict[str, Any
     """Retreats with A/Fs: an A/F that retreats ashore becomes a fleet and its army is disbanded
     (Agar 6; Davis IV a when no sea space is open); an army that retreats onto a fleet of its power
     forms an A/F (Agar 6). ``F Eng - Mao`` for a dislodged A/F is its retreat order."""
-    from judge.engine import modules
-
     m = pos.map
     fixed = []
     for o in orders:
@@ -1010,9 +1005,6 @@ def adjudicate_adjustments(pos: Position, orders: list[Order], rules: dict[str, 
     A/F in Eng (one removal); ``Remove A/F Eng`` (or ``F Eng``) takes both (two removals). A power
     in civil disorder loses the army of an A/F the standard order picks, not the whole A/F (Davis
     IV c). None (the other rules decide) when no A/F is on the board."""
-    from judge.engine import modules
-    from judge.engine.adjustment import adjustments_due, unit_count
-
     if not any(u.kind == "A/F" for u in pos.units.values()):
         return None
     m = pos.map

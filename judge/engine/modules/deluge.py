@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from judge.engine import modules
 from judge.engine.adjustment import adjustments_due
 from judge.engine.modules import RuleModule
 from judge.engine.orders import Build, Order, OrderResult, Waive
@@ -433,8 +434,6 @@ def adjudicate_adjustments(pos: Position, orders: list[Order], rules: dict[str, 
         coast_of[len(passed)] = o.loc
         passed.append(Build(o.power, "F", p))
     # the other enabled modules (the A/F rules' removals) judge the rest, as without a sinking
-    from judge.engine import modules
-
     others = {**rules, "modules": tuple(m for m in rules.get("modules", ()) if m != "deluge")}
     results, units = modules.adjudicate_adjustments(pos, passed, others)
     for i, loc in coast_of.items():
@@ -586,8 +585,6 @@ def opening_builds(pos: Position, orders: list[Order], rules: dict[str, Any]):
     owner leaves unbuilt gets the regular game's unit there (rule 0, "Regular Diplomacy rules apply
     except when they don't"), from the seed's ``[deluge.opening]``, not a waived build: a power
     that misses the first deadline still starts the game with its units."""
-    from judge.engine import modules
-
     others = {**rules, "modules": tuple(m for m in rules.get("modules", ()) if m != "deluge")}
     results, units = modules.adjudicate_adjustments(pos, orders, others)
     m = pos.map
