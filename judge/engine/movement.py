@@ -10,7 +10,10 @@ paradox, broken by the configured rule (Szykman by default: the convoys of the p
 
 The resolver is generic over "carried" moves: a move that needs carriers (an army's convoy
 fleets; a coast-running fleet's protecting armies) succeeds only along an unbroken chain of
-carriers. Rule modules subclass :class:`MovementResolver` and override the hooks.
+carriers. Rule modules mix a class into :class:`MovementResolver` that overrides some of its
+:data:`HOOKS` (and adds methods of its own); the steps themselves (``prepare``, ``build``,
+``run``, ``resolve``, ``outcome``) are the core's, the same for every variant
+(``tests/test_engine_hooks.py`` checks that no module replaces them).
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Support
+from judge.engine import retreat
 from judge.engine.position import Dislodged, Position, Unit
-from judge.engine.retreat import retreat_options
 from judge.variant import PROV, Map, province_of
 
 HOLD, MOVE, SUPPORT, CONVOY, OTHER = 0, 1, 2, 3, 4
@@ -45,17 +48,41 @@ class MovementOutcome:
     moved: dict[str, str] = field(default_factory=dict)  # from province -> to location (successful moves)
 
 
+#: The methods of :class:`MovementResolver` a rule module's mixin may override, by step. Orders
+#: are read (``read_order``, ``survey``; ``side_order`` for orders that are not their unit's own,
+#: settled with the rest in ``settle``), checked (``check*`` …), indexed as decisions
+#: (``code_of``, ``build_carriers``, ``extend_index``), decided (``adjudicate`` and the
+#: strengths; ``backup_rule``, ``break_paradox`` for cycles) and turned into the board after the
+#: moves (``unit_after``, ``can_stand``, ``strand``, ``arrival``, ``retreat_options``,
+#: ``fill_results``, ``after_movement``).
+HOOKS = frozenset({
+    "starting_board", "read_order", "survey", "side_order", "settle",
+    "check", "check_other", "check_move", "check_support", "check_convoy", "convoy_possible",
+    "can_reach_for_support", "target_can_reach", "carrier_kinds",
+    "code_of", "build_carriers", "extend_index",
+    "adjudicate", "path_ok", "chain_ok", "hold_strength", "attack_strength", "prevent_strength",
+    "move_succeeds", "backup_rule", "break_paradox", "decisions_final",
+    "unit_after", "can_stand", "strand", "arrival", "retreat_options", "fill_results", "after_movement",
+})
+
+
 class MovementResolver:
     """Adjudicates one movement phase. Build it, then call :meth:`run`."""
 
+    stale = False  # a paradox rule changed decisions others may have read: resolve all again
+
     def __init__(self, position: Position, orders: Iterable[Order], rules: dict | None = None):
-        self.pos = position
-        self.m: Map = position.map
         self.rules = rules if rules is not None else position.variant.rules
-        self.paradox_rule = self.rules.get("convoy_paradox", "szykman")
         self.input_orders = list(orders)
+        self.pos = self.starting_board(position)
+        self.m: Map = self.pos.map
+        self.paradox_rule = self.rules.get("convoy_paradox", "szykman")
         # moves legal on any board, taken as written (a module with its own check_move checks all)
         self._plain = self.m.plain_moves if type(self).check_move is MovementResolver.check_move else frozenset()
+
+    def starting_board(self, position: Position) -> Position:
+        """Hook: the board the moves start from (1885 II: with the hidden start units placed)."""
+        return position
 
     # ------------------------------------------------------------------ legality (4.E.1)
     def check(self, order: Order, unit: Unit | None) -> Order:
@@ -252,19 +279,29 @@ class MovementResolver:
 
     # ------------------------------------------------------------------ set-up
     def prepare(self) -> list[OrderResult | None]:
-        """Check every order; choose each unit's order (the last legal one wins)."""
+        """Check every order; choose each unit's order (the last legal one wins). The result of the
+        k-th order given is ``results[k]``; the orders the judge gives come after them."""
         m = self.m
         units = self.pos.units
         self.order_of: dict[str, Order] = {}  # province -> executed order
         self.result_slot: dict[str, int] = {}  # province -> index of its result
-        results: list[OrderResult | None] = []
+        inputs = self.input_orders
+        if type(self).read_order is not MovementResolver.read_order:
+            inputs = [self.read_order(o) for o in inputs]
+        self.survey(inputs)
+        results: list[OrderResult | None] = [None] * len(inputs)
+        side: list[tuple[int, Order]] = []
+        side_order = self.side_order if type(self).side_order is not MovementResolver.side_order else None
         prov_of = PROV
         check, take = self.check, self.take
         own_check = type(self).check is MovementResolver.check
         plain = self._plain if own_check else frozenset()
         own_take = type(self).take is MovementResolver.take
         order_of, result_slot = self.order_of, self.result_slot
-        for order in self.input_orders:
+        for slot, order in enumerate(inputs):
+            if side_order is not None and side_order(order):
+                side.append((slot, order))
+                continue
             unit = units.get(prov_of[order.loc])
             t = type(order)
             if (unit is not None and order.power == unit.power and order.kind == unit.kind and order.loc == unit.loc
@@ -275,9 +312,8 @@ class MovementResolver:
                 try:
                     executed = check(order, unit)
                 except Illegal as exc:
-                    results.append(OrderResult(order, order.power, order.text(m), "invalid", str(exc)))
+                    results[slot] = OrderResult(order, order.power, order.text(m), "invalid", str(exc))
                     continue
-            slot = len(results)
             if own_take:  # take(), inline: most orders are for a unit not ordered before
                 prov = prov_of[executed.loc]
                 if prov in result_slot:
@@ -287,13 +323,49 @@ class MovementResolver:
                     result_slot[prov] = slot
             else:
                 take(executed, slot, results)
-            results.append(OrderResult(executed, order.power, None, "", "", False, m))
+            results[slot] = OrderResult(executed, order.power, None, "", "", False, m)
+        self.settle(side, results)
         for prov, unit in units.items():
             if prov not in order_of:
-                hold = order_of[prov] = Hold(unit.power, unit.kind, unit.loc)
-                result_slot[prov] = len(results)
-                results.append(OrderResult(hold, unit.power, None, "", "no order", True, m))
+                self.give(prov, Hold(unit.power, unit.kind, unit.loc), "no order", results)
         return results
+
+    def read_order(self, order: Order) -> Order:
+        """Hook: the order as the module reads it, before anything else (A/F: ``A Eng - Bre`` from a
+        sea space is a landing)."""
+        return order
+
+    def survey(self, orders: list[Order]) -> None:
+        """Hook: look over all the orders as given, before any is checked (what a module's checks
+        depend on: which fleets armies board, which units are ordered to support)."""
+
+    def side_order(self, order: Order) -> bool:
+        """Hook: is ``order`` not its unit's own order but one beside it (an A/F's army's landing)?
+        Such orders are left to :meth:`settle`."""
+        return False
+
+    def settle(self, side: list[tuple[int, Order]], results: list[OrderResult | None]) -> None:
+        """Hook: the rules between orders, once every unit's order is checked: check the side orders
+        (their results go in ``results[slot]``), :meth:`drop` orders that other orders make
+        impossible, :meth:`give` the orders the judge gives. Units still without an order hold."""
+        assert not side
+
+    def give(self, prov: str | None, order: Order, reason: str, results: list[OrderResult | None]) -> int:
+        """The judge gives ``order`` (the unit's in ``prov``; with None, an order beside the units'
+        own); returns the index of its result."""
+        slot = len(results)
+        if prov is not None:
+            self.order_of[prov] = order
+            self.result_slot[prov] = slot
+        results.append(OrderResult(order, order.power, None, "", reason, True, self.m))
+        return slot
+
+    def drop(self, prov: str, reason: str, results: list[OrderResult | None]) -> None:
+        """The order checked for the unit in ``prov`` is invalid after all, for ``reason``."""
+        r = results[self.result_slot.pop(prov)]
+        assert r is not None
+        r.result, r.reason = "invalid", reason
+        del self.order_of[prov]
 
     def take(self, executed: Order, slot: int, results: list[OrderResult | None]) -> None:
         """``executed`` becomes its unit's order, its result at ``slot``; an earlier order for the
@@ -317,7 +389,7 @@ class MovementResolver:
         order = self.order = [self.order_of[p] for p in provs]
         self.power = [units[p].power for p in provs]
         code = self.code = [OTHER] * n
-        self.src = provs
+        self.src = list(provs)  # (grows with the decisions a module adds: add_decision)
         dst: list[str | None] = [None] * n
         self.dst = dst
         self.carried = [False] * n  # a move that needs carriers (convoy)
@@ -375,6 +447,28 @@ class MovementResolver:
                 j = idx_of.get(dst[i])  # type: ignore[arg-type]
                 if j is not None and code[j] == MOVE and dst[j] == provs[i] and not carried[j]:
                     h2h[i] = j
+        self.extend_index()
+
+    def extend_index(self) -> None:
+        """Hook: index a module's own orders once the core's are (decisions beside the units'
+        own orders are added with :meth:`add_decision`)."""
+
+    def add_decision(self, order: Order, c: int, src: str, dest: str | None) -> int:
+        """Add a decision of kind ``c`` for ``order`` that is not a unit's own order (an A/F's
+        landing, or its path); returns its index."""
+        i = len(self.order)
+        self.order.append(order)
+        self.power.append(order.power)
+        self.code.append(c)
+        self.src.append(src)
+        self.dst.append(dest)
+        self.carried.append(False)
+        self.carriers.append([])
+        self.h2h.append(-1)
+        self.supports.append([])
+        if c == MOVE and dest is not None:
+            self.into.setdefault(dest, []).append(i)
+        return i
 
     def code_of(self, order: Order) -> int:
         """Decision kind of an order type the core does not know (rule modules' subclasses)."""
@@ -431,7 +525,14 @@ class MovementResolver:
             self.resolve(i)
         if self.paradox_rule == "convoyed_attack_yields":
             self.apply_convoyed_attack_yields()
+        while self.stale:
+            self.stale = False
+            self.resolve_all()
+        self.decisions_final()
         return self.outcome(results)
+
+    def decisions_final(self) -> None:
+        """Hook: every decision is final; note what follows from them before the board is drawn."""
 
     def resolve(self, i: int) -> bool:
         st = self.state[i]
@@ -739,45 +840,84 @@ class MovementResolver:
 
     # ------------------------------------------------------------------ outcome
     def outcome(self, results: list[OrderResult | None]) -> MovementOutcome:
-        m = self.m
-        provs = self.provs
         units = self.pos.units
+        code, res, order, dst, idx_of = self.code, self.res, self.order, self.dst, self.idx_of
+        arrivals: dict[str, int] = {}  # province -> the successful move into it
+        for i in range(len(order)):
+            if code[i] == MOVE and res[i]:
+                arrivals[dst[i]] = i  # type: ignore[index]
+        hooked = type(self).unit_after is not MovementResolver.unit_after
+        unit_after, can_stand = self.unit_after, self.can_stand
         new_units: dict[str, Unit] = {}
         moved: dict[str, str] = {}
-        dislodged_by: dict[str, int] = {}
-        code, res, order, dst = self.code, self.res, self.order, self.dst
-        for i, p in enumerate(provs):
-            if code[i] == MOVE and res[i]:
-                moved[p] = order[i].dest  # type: ignore[attr-defined]
-                dislodged_by[dst[i]] = i  # type: ignore[index]
-        for p, u in units.items():
-            if p in moved:
-                loc = moved[p]
-                new_units[PROV[loc]] = Unit(u.power, u.kind, loc)
         dislodged_units: list[tuple[Unit, int]] = []
+        stranded: list[tuple[Unit, str]] = []
         for p, u in units.items():
-            if p in moved:
-                continue
-            if p in dislodged_by:
-                dislodged_units.append((u, dislodged_by[p]))
+            j = idx_of[p]
+            if hooked:
+                after_u = unit_after(p, u)
+                if after_u is None:
+                    continue
+                u = after_u
+            if code[j] == MOVE and res[j]:
+                loc = order[j].dest  # type: ignore[attr-defined]
+                moved[p] = loc
+                if hooked and not can_stand(u, loc):
+                    stranded.append((u, loc))
+                    continue
+                new_units[PROV[loc]] = Unit(u.power, u.kind, loc)
+            elif p in arrivals:
+                dislodged_units.append((u, arrivals[p]))
             else:
                 new_units[p] = u
+        for i in range(len(self.provs), len(order)):  # moves beside the units' own orders
+            if code[i] == MOVE and res[i]:
+                arrived = self.arrival(i)
+                if arrived is not None:
+                    new_units[arrived.prov] = arrived
         contested = set()
         for d, movers in self.into.items():
-            if d in new_units or d in dislodged_by:
+            if d in new_units or d in arrivals:
                 continue
             if any(self.prevent_strength(k) > 0 for k in movers):
                 contested.add(d)
+        contested_f = frozenset(contested)
         dislodged: dict[str, Dislodged] = {}
-        if dislodged_units:
+        if dislodged_units or stranded:
             after = Position(self.pos.variant, self.pos.phase, new_units, self.pos.centres)
-        for u, k in dislodged_units:
-            attacker_from = None if self.carried[k] else self.src[k]
-            dislodged[u.prov] = Dislodged(u, attacker_from, retreat_options(after, u, attacker_from,
-                                                                             frozenset(contested)))
+            for u, k in dislodged_units:
+                attacker_from = None if self.carried[k] else self.src[k]
+                dislodged[u.prov] = Dislodged(u, attacker_from,
+                                              self.retreat_options(after, u, attacker_from, contested_f))
+            if stranded:
+                self.strand(stranded, after, contested_f, dislodged)
         self.fill_results(results, dislodged)
-        return MovementOutcome([r for r in results if r is not None], new_units, dislodged,
-                               frozenset(contested), moved)
+        return MovementOutcome([r for r in results if r is not None], new_units, dislodged, contested_f, moved)
+
+    def unit_after(self, prov: str, unit: Unit) -> Unit | None:
+        """Hook: the unit in ``prov`` as it ends the moves, where it is (its kind may change: an A/F
+        whose army landed is a fleet); None when it ends them aboard another unit."""
+        return unit
+
+    def can_stand(self, unit: Unit, loc: str) -> bool:
+        """Hook (with :meth:`unit_after`): may ``unit``, after a successful move, stand in ``loc``?"""
+        return True
+
+    def strand(self, stranded: list[tuple[Unit, str]], after: Position, contested: frozenset[str],
+               dislodged: dict[str, Dislodged]) -> None:
+        """Hook: place the units that moved where they cannot stand (see :meth:`can_stand`), as
+        dislodged units (keyed by the province they left) or on the board ``after``."""
+        raise AssertionError("a module that says a unit cannot stand must place it")
+
+    def arrival(self, i: int) -> Unit | None:
+        """Hook: the unit a successful move beside the units' own orders (:meth:`add_decision`) puts
+        on the board (an A/F's army that lands), or None."""
+        return None
+
+    def retreat_options(self, after: Position, unit: Unit, attacker_from: str | None,
+                        contested: frozenset[str]) -> tuple[str, ...]:
+        """Hook: where a dislodged unit may retreat on the board ``after`` the moves."""
+        return retreat.retreat_options(after, unit, attacker_from, contested)
 
     def fill_results(self, results: list[OrderResult | None], dislodged: dict[str, Dislodged]) -> None:
         idx_of, code, res = self.idx_of, self.code, self.res

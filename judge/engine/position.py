@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Callable
 
-from judge.variant import PROV, Map, Phase, Variant, province_of
+from judge.variant import PROV, Map, Phase, Variant
 
 UNIT_KINDS = ("A", "F", "A/F")
 KIND_WORD = {"A": "army", "F": "fleet", "A/F": "army/fleet"}

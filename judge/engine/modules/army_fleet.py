@@ -53,7 +53,7 @@ from judge.engine.adjustment import adjustments_due, unit_count
 from judge.engine.modules import RuleModule
 from judge.engine.movement import (CONVOY, GUESSING, MOVE, RESOLVED, SUPPORT, UNRESOLVED, Illegal,
                                    MovementOutcome, _a)
-from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Remove, Retreat, Support
+from judge.engine.orders import Convoy, Move, Order, OrderResult, Remove, Retreat, Support
 from judge.engine.retreat import retreat_options as standard_retreat_options
 from judge.engine.position import Dislodged, Position, Unit
 from judge.engine.variant_kinds import Disembark, Embark, FastFerry
@@ -209,26 +209,22 @@ class ArmyFleetResolver:
         return LandingSupport(order.power, unit.kind, unit.loc, "A", sea, dp)
 
     # -- set-up ---------------------------------------------------------------------------
-    def prepare(self: Any) -> list[OrderResult | None]:
-        m = self.m
+    def read_order(self: Any, order: Order) -> Order:
+        if type(order) is Move and order.kind == "A" and self.m.terrain.get(PROV[order.loc]) == "sea":
+            return Disembark(order.power, "A", order.loc, order.dest)  # an army at sea moving ashore lands
+        return order
+
+    def side_order(self: Any, order: Order) -> bool:
+        return isinstance(order, Disembark)  # the army's order, beside its A/F's (or fleet's) own
+
+    def survey(self: Any, orders: list[Order]) -> None:
         units = self.pos.units
-        inputs = self.input_orders
-        results: list[OrderResult | None] = [None] * len(inputs)
-
-        def invalid(slot: int, o: Order, reason: str) -> None:
-            results[slot] = OrderResult(o, o.power, None, "invalid", reason, map=m)
-
-        landing_raw: list[tuple[int, Disembark]] = []
-        unit_raw: list[tuple[int, Order]] = []
         boarded: dict[str, str] = {}  # fleet province -> power, for embark orders as written
         last_written: dict[str, Order] = {}  # province -> the last order written for its unit
-        for slot, o in enumerate(inputs):
-            if type(o) is Move and o.kind == "A" and m.terrain.get(PROV[o.loc]) == "sea":
-                o = Disembark(o.power, "A", o.loc, o.dest)
+        landings = [o for o in orders if isinstance(o, Disembark)]
+        for o in orders:
             if isinstance(o, Disembark):
-                landing_raw.append((slot, o))
                 continue
-            unit_raw.append((slot, o))
             if o.loc:
                 last_written[PROV[o.loc]] = o
             if isinstance(o, Embark) and o.fleet:
@@ -238,30 +234,19 @@ class ArmyFleetResolver:
         # where a landing is ordered from the A/F's own space (the fleet's order is then its own)
         self._lands_here = set()
         self._landing_sources: dict[str, str] = {}
-        for _, o in landing_raw:
+        for o in landings:
             s = PROV[o.loc]
             self._landing_sources[s] = o.power
             u = units.get(s)
             if u is not None and u.power == o.power and (u.kind == "A/F" or boarded.get(s) == o.power):
                 self._lands_here.add(s)
 
-        self.order_of: dict[str, Order] = {}
-        self.result_slot: dict[str, int] = {}
-        for slot, o in unit_raw:
-            unit = units.get(PROV[o.loc])
-            try:
-                ex = self.check(o, unit)
-            except Illegal as exc:
-                invalid(slot, o, str(exc))
-                continue
-            self.take(ex, slot, results)
-            results[slot] = OrderResult(ex, o.power, None, "", map=m)
+    def settle(self: Any, side: list[tuple[int, Order]], results: list[OrderResult | None]) -> None:
+        m = self.m
+        units = self.pos.units
 
         def drop(prov: str, reason: str) -> None:
-            r = results[self.result_slot.pop(prov)]
-            assert r is not None
-            r.result, r.reason = "invalid", reason
-            del self.order_of[prov]
+            self.drop(prov, reason, results)
 
         # boardings: one army per fleet; not onto a fleet that ferries another army
         by_fleet: dict[str, list[str]] = {}
@@ -282,11 +267,12 @@ class ArmyFleetResolver:
 
         # landings
         self.landings: dict[str, Landing] = {}  # A/F province -> its landing
-        for slot, o in landing_raw:
+        for slot, o in side:
+            assert isinstance(o, Disembark)
             try:
                 lan = self._check_landing(slot, o)
             except Illegal as exc:
-                invalid(slot, o, str(exc))
+                results[slot] = OrderResult(o, o.power, None, "invalid", str(exc), map=m)
                 continue
             if lan.af in self.landings:
                 old = results[self.landings[lan.af].slot]
@@ -324,15 +310,10 @@ class ArmyFleetResolver:
                 drop(prov, "a fleet that lands its army may support that landing, or move, but not support "
                            "another unit (Davis III g)")
 
-        defaults: list[OrderResult | None] = []
         self._implied: dict[int, str] = {}  # result slot -> why the judge gave the order
 
         def judge_gives(prov: str | None, ex: Order, reason: str) -> int:
-            slot = len(results) + len(defaults)
-            if prov is not None:
-                self.order_of[prov] = ex
-                self.result_slot[prov] = slot
-            defaults.append(OrderResult(ex, ex.power, None, "", reason, default=True, map=m))
+            slot = self.give(prov, ex, reason, results)
             if prov is None or isinstance(ex, Move):
                 self._implied[slot] = reason
             return slot
@@ -353,11 +334,6 @@ class ArmyFleetResolver:
                 d = Disembark(ex.power, "A", fp, ex.dest)  # type: ignore[arg-type]
                 self.landings[fp] = Landing(-1, d, fp, True, self.embarks.get(fp))
                 self.landings[fp].slot = judge_gives(None, d, "no order: landed by its fleet")
-
-        for prov, unit in units.items():
-            if prov not in self.order_of:
-                judge_gives(prov, Hold(unit.power, unit.kind, unit.loc), "no order")
-        return results + defaults
 
     def _check_landing(self: Any, slot: int, o: Disembark) -> Landing:
         m = self.m
@@ -399,12 +375,9 @@ class ArmyFleetResolver:
             return EMBARK
         return super().code_of(order)  # type: ignore[misc]
 
-    def build(self: Any) -> None:
-        super().build()  # type: ignore[misc]
-        self.src = list(self.src)
+    def extend_index(self: Any) -> None:
         self.forced: dict[int, bool] = {}  # decisions set by a paradox rule
         self.stood: set[int] = set()  # decisions of units that "stand" after a paradox
-        self._stale = False
         self._events: list[str] = []
         idx_of, code = self.idx_of, self.code
         self.embark_idx: dict[str, int] = {fp: idx_of[a] for fp, a in self.embarks.items()}
@@ -414,8 +387,8 @@ class ArmyFleetResolver:
         for lan in self.landings.values():
             lan.main = idx_of[lan.af]
             lan.embark = self.embark_idx.get(lan.af, -1)
-            lan.path = self._append(lan.order, PATH, PROV[lan.order.loc], None)
-            lan.d = self._append(lan.order, MOVE, PROV[lan.order.loc], lan.order.dest)
+            lan.path = self.add_decision(lan.order, PATH, PROV[lan.order.loc], None)
+            lan.d = self.add_decision(lan.order, MOVE, PROV[lan.order.loc], lan.order.dest)
             self.carried[lan.d] = True
             self.carriers[lan.d] = [lan.path]
             self.land_of[lan.d] = lan
@@ -452,21 +425,6 @@ class ArmyFleetResolver:
                 own = sorted((c for c in self.carriers[i] if self.power[c] == self.power[i]), key=lambda c: self.src[c])
                 if own:
                     self.own_ferries[i] = own
-
-    def _append(self: Any, order: Order, c: int, src: str, dest: str | None) -> int:
-        i = len(self.order)
-        self.order.append(order)
-        self.power.append(order.power)
-        self.code.append(c)
-        self.src.append(src)
-        self.dst.append(dest)
-        self.carried.append(False)
-        self.carriers.append([])
-        self.h2h.append(-1)
-        self.supports.append([])
-        if c == MOVE and dest is not None:
-            self.into.setdefault(dest, []).append(i)
-        return i
 
     # -- decisions ------------------------------------------------------------------------
     def adjudicate(self: Any, i: int) -> bool:
@@ -694,23 +652,13 @@ class ArmyFleetResolver:
         for d in cycle:
             if self.state[d] != RESOLVED:
                 self.state[d] = UNRESOLVED
-        self._stale = True  # decisions outside the cycle may have read what changed
+        self.stale = True  # decisions outside the cycle may have read what changed
 
     # -- outcome --------------------------------------------------------------------------
-    def outcome(self: Any, results: list[OrderResult | None]) -> MovementOutcome:
-        while self._stale:
-            self._stale = False
-            self.resolve_all()
-        m = self.m
-        units = self.pos.units
-        code, res, dst, order = self.code, self.res, self.dst, self.order
-        n = len(order)
-        arrivals: dict[str, int] = {}
-        for i in range(n):
-            if code[i] == MOVE and res[i]:
-                arrivals[dst[i]] = i  # type: ignore[index]
+    def decisions_final(self: Any) -> None:
+        res = self.res
         # armies at sea at the end of the move: fleet province (start) -> army's origin (or the fleet)
-        cargo: dict[str, str] = {p: p for p, u in units.items() if u.kind == "A/F"}
+        cargo: dict[str, str] = {p: p for p, u in self.pos.units.items() if u.kind == "A/F"}
         for fp, army in self.embarks.items():
             if res[self.idx_of[army]]:
                 cargo[fp] = army
@@ -721,75 +669,43 @@ class ArmyFleetResolver:
                 if c >= 0:
                     ferried[j] = c
                     cargo[self.src[c]] = self.src[j]
-        new_units: dict[str, Unit] = {}
-        moved: dict[str, str] = {}
-        dislodged_units: list[tuple[Unit, int]] = []
-        ashore: list[tuple[Unit, str]] = []  # Davis IV e: an A/F whose fleet went ashore
-        self._af_final: list[tuple[str, str, str | None]] = []  # (final province, "units"/"dislodged", origin A/F)
-        for p, u in units.items():
-            j = self.idx_of[p]
-            if u.kind == "A":
-                if (code[j] == EMBARK and res[j]) or j in ferried:
-                    continue  # at sea: placed with its fleet
-                if code[j] == MOVE and res[j]:
-                    loc = order[j].dest
-                    new_units[PROV[loc]] = Unit(u.power, u.kind, loc)
-                    moved[p] = loc
-                elif p in arrivals:
-                    dislodged_units.append((u, arrivals[p]))
-                else:
-                    new_units[p] = u
-                continue
-            lan = self.landings.get(p)
-            has_army = p in cargo
-            if lan is not None and res[lan.d]:
-                new_units[lan.order.dest] = Unit(u.power, "A", lan.order.dest)
-                has_army = False
-            kind = "A/F" if has_army else "F"
-            origin = p if u.kind == "A/F" else None
-            if code[j] == MOVE and res[j]:
-                loc = order[j].dest
-                moved[p] = loc
-                if kind == "A/F" and m.terrain[PROV[loc]] != "sea":
-                    ashore.append((Unit(u.power, "A/F", u.loc), loc))
-                    continue
-                new_units[PROV[loc]] = Unit(u.power, kind, loc)
-                if kind == "A/F":
-                    self._af_final.append((PROV[loc], "units", origin))
-            elif p in arrivals:
-                dislodged_units.append((Unit(u.power, kind, u.loc), arrivals[p]))
-                if kind == "A/F":
-                    self._af_final.append((p, "dislodged", origin))
-            else:
-                new_units[p] = Unit(u.power, kind, u.loc) if kind != u.kind else u
-                if kind == "A/F":
-                    self._af_final.append((p, "units", origin))
-        contested = set()
-        for d, movers in self.into.items():
-            if d in new_units or d in arrivals:
-                continue
-            if any(self.prevent_strength(k) > 0 for k in movers):
-                contested.add(d)
-        contested_f = frozenset(contested)
-        after = Position(self.pos.variant, self.pos.phase, new_units, self.pos.centres)
-        dislodged: dict[str, Dislodged] = {}
-        for u, k in dislodged_units:
-            attacker_from = None if self.carried[k] else self.src[k]
-            dislodged[u.prov] = Dislodged(u, attacker_from, self.retreat_options(after, u, attacker_from, contested_f))
-        for u, loc in ashore:  # Davis IV e: "the GM will move the A/F to the nearest sea space"
-            opts = tuple(o for o in self.retreat_options(after, Unit(u.power, "A/F", loc), None, contested_f)
+        self._cargo = cargo
+        self._ferried = ferried
+        self._ashore: set[str] = set()
+
+    def unit_after(self: Any, prov: str, unit: Unit) -> Unit | None:
+        j = self.idx_of[prov]
+        if unit.kind == "A":
+            if (self.code[j] == EMBARK and self.res[j]) or j in self._ferried:
+                return None  # at sea: it is its fleet's army now
+            return unit
+        lan = self.landings.get(prov)
+        has_army = prov in self._cargo and not (lan is not None and self.res[lan.d])
+        kind = "A/F" if has_army else "F"
+        return Unit(unit.power, kind, unit.loc) if kind != unit.kind else unit
+
+    def arrival(self: Any, i: int) -> Unit | None:
+        lan = self.land_of.get(i)
+        return Unit(lan.order.power, "A", lan.order.dest) if lan is not None else None
+
+    def can_stand(self: Any, unit: Unit, loc: str) -> bool:
+        return unit.kind != "A/F" or self.m.terrain[PROV[loc]] == "sea"
+
+    def strand(self: Any, stranded: list[tuple[Unit, str]], after: Position, contested: frozenset[str],
+               dislodged: dict[str, Dislodged]) -> None:
+        """Davis IV e: an A/F whose fleet went ashore with the army still aboard: "the GM will move
+        the A/F to the nearest sea space" — a retreat to a sea space, or the army is lost."""
+        m = self.m
+        for u, loc in stranded:
+            opts = tuple(o for o in self.retreat_options(after, Unit(u.power, "A/F", loc), None, contested)
                          if m.terrain[PROV[o]] == "sea")
             if opts:
                 dislodged[u.prov] = Dislodged(u, None, opts)
-                self._af_final.append((u.prov, "dislodged", u.prov if units[u.prov].kind == "A/F" else None))
             else:
-                new_units[PROV[loc]] = Unit(u.power, "F", loc)
+                after.units[PROV[loc]] = Unit(u.power, "F", loc)
                 self._events.append(f"{u.power}: the army of the A/F that went ashore in {m.display(loc)} "
                                     "is annihilated (no sea space to go to)")
-        self._ferried = ferried
-        self._ashore = {u.prov for u, _ in ashore}
-        self.fill_results(results, dislodged)
-        return MovementOutcome([r for r in results if r is not None], new_units, dislodged, contested_f, moved)
+            self._ashore.add(u.prov)
 
     def retreat_options(self: Any, after: Position, u: Unit, attacker_from: str | None,
                         contested: frozenset[str]) -> tuple[str, ...]:
@@ -871,6 +787,7 @@ class ArmyFleetResolver:
 
     # -- after the moves ------------------------------------------------------------------
     def after_movement(self: Any, after: Position, out: MovementOutcome, events: list[str]) -> None:
+        finals = self._af_final(out)  # (before the other modules change the board)
         super().after_movement(after, out, events)  # type: ignore[misc]
         events.extend(self._events)
         after.extra.pop(RETREATING, None)
@@ -881,7 +798,7 @@ class ArmyFleetResolver:
         old = rations_at_start(self.pos)
         fresh: dict[str, int] = {}
         retreating: dict[str, dict[str, Any]] = {}
-        for prov, where, origin in self._af_final:
+        for prov, where, origin in finals:
             moves = (old.get(origin, 0) if origin is not None else 0) + 1
             if where == "units":
                 u = after.units.get(prov)
@@ -910,6 +827,21 @@ class ArmyFleetResolver:
             after.extra.pop(RATIONS, None)
         if retreating:
             after.extra[RETREATING] = retreating
+
+
+    def _af_final(self: Any, out: MovementOutcome) -> list[tuple[str, str, str | None]]:
+        """The A/Fs after the moves: (province, "units" or "dislodged", the province of the A/F it
+        was at the start, or None for an army that went aboard this turn)."""
+        start = self.pos.units
+        came_from = {PROV[loc]: p for p, loc in out.moved.items()}
+        found = []
+        for where, board in (("units", out.units), ("dislodged", {p: d.unit for p, d in out.dislodged.items()})):
+            for prov, u in board.items():
+                if u.kind != "A/F":
+                    continue
+                was = came_from.get(prov, prov) if where == "units" else prov
+                found.append((prov, where, was if start[was].kind == "A/F" else None))
+        return found
 
 
 def _w(kind: str) -> str:

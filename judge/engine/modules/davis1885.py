@@ -201,11 +201,9 @@ def _unwritten_kinds_open(a: Order, f: Order) -> Order:
 class HiddenStartUnits:
     """Resolver mixin: put the hidden start units on the board before the first move."""
 
-    def __init__(self, position: Position, orders: Iterable[Order], rules: dict | None = None):
-        orders = list(orders)
-        rules = rules if rules is not None else position.variant.rules
-        position, self.revealed = place_choices(position, orders, rules)
-        super().__init__(position, orders, rules)  # type: ignore[call-arg]
+    def starting_board(self: Any, position: Position) -> Position:
+        position, self.revealed = place_choices(position, self.input_orders, self.rules)
+        return position
 
     def after_movement(self, after: Position, out: MovementOutcome, events: list[str]) -> None:
         super().after_movement(after, out, events)  # type: ignore[misc]
