@@ -3,8 +3,9 @@
 A module is ``judge/engine/modules/<name>.py`` defining ``MODULE = RuleModule(...)``. Enabled
 by name in a variant's or game's ``rules.modules``. A module may supply:
 
-- ``resolver_mixin``: a class mixed in before :class:`MovementResolver` (new order kinds'
-  legality and decisions, by overriding the resolver's hooks);
+- ``resolver_mixin``: a class mixed in before :class:`MovementResolver`: new order kinds'
+  legality and decisions, by overriding the resolver's hooks (``movement.HOOKS``; never its steps
+  ``prepare``, ``build``, ``run``, ``outcome``), plus methods of its own;
 - ``on_map_change(pos, change, rules, events)``: what happens to units when the map changes;
 - ``adjustment_needed(pos, rules)``: force an adjustment phase that counts alone would skip;
 - ``check_victory(pos, counts, rules)`` / ``check_end(pos, rules)``: extra ways a game ends;

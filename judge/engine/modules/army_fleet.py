@@ -1008,8 +1008,5 @@ def adjudicate_adjustments(pos: Position, orders: list[Order], rules: dict[str, 
     return results, out_units
 
 
-MODULE = RuleModule(NAME, resolver_mixin=ArmyFleetResolver,
-                    **{k: v for k, v in (("adjudicate_retreats", adjudicate_retreats),
-                                         ("adjudicate_adjustments", adjudicate_adjustments),
-                                         ("retreat_options", retreat_options))
-                       if k in RuleModule.__dataclass_fields__})
+MODULE = RuleModule(NAME, resolver_mixin=ArmyFleetResolver, adjudicate_retreats=adjudicate_retreats,
+                    adjudicate_adjustments=adjudicate_adjustments, retreat_options=retreat_options)

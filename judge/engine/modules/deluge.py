@@ -559,23 +559,6 @@ def check_end(pos: Position, rules: dict[str, Any]) -> dict | None:
     return {"winner": [], "kind": "no single survivor", "survivors": alive, "final": True}
 
 
-MODULE = RuleModule("deluge", resolver_mixin=DelugeResolver, on_map_change=on_map_change,
-                    check_victory=check_victory, check_end=check_end, at_phase_start=at_phase_start,
-                    **({"adjudicate_adjustments": adjudicate_adjustments}
-                       if "adjudicate_adjustments" in RuleModule.__dataclass_fields__ else {}))
-
-
-if __name__ == "__main__":  # pragma: no cover - a data tool for game masters
-    import sys
-    import tomllib
-
-    from judge.variant import SEEDS_DIR
-
-    path = sys.argv[1] if len(sys.argv) > 1 else str(SEEDS_DIR / "deluge2.toml")
-    with open(path, "rb") as fh:
-        sys.stdout.write(changes_toml(tomllib.load(fh)))
-
-
 def _opening(pos: Position) -> dict[str, list[str]]:
     return pos.variant.raw.get("deluge", {}).get("opening", {})
 
@@ -611,3 +594,19 @@ def opening_builds(pos: Position, orders: list[Order], rules: dict[str, Any]):
         if not placed:
             out.append(r)
     return out, units
+
+
+MODULE = RuleModule("deluge", resolver_mixin=DelugeResolver, on_map_change=on_map_change,
+                    check_victory=check_victory, check_end=check_end, at_phase_start=at_phase_start,
+                    adjudicate_adjustments=adjudicate_adjustments)
+
+
+if __name__ == "__main__":  # pragma: no cover - a data tool for game masters
+    import sys
+    import tomllib
+
+    from judge.variant import SEEDS_DIR
+
+    path = sys.argv[1] if len(sys.argv) > 1 else str(SEEDS_DIR / "deluge2.toml")
+    with open(path, "rb") as fh:
+        sys.stdout.write(changes_toml(tomllib.load(fh)))
