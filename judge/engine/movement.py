@@ -325,9 +325,12 @@ class MovementResolver:
                 take(executed, slot, results)
             results[slot] = OrderResult(executed, order.power, None, "", "", False, m)
         self.settle(side, results)
-        for prov, unit in units.items():
-            if prov not in order_of:
-                self.give(prov, Hold(unit.power, unit.kind, unit.loc), "no order", results)
+        unordered = [u for p, u in units.items() if p not in order_of]
+        if len(unordered) > 1:  # listed as the board lists them, whatever order the dict was built in
+            rank = {name: i for i, name in enumerate(self.pos.variant.powers)}
+            unordered.sort(key=lambda u: (rank.get(u.power, len(rank)), u.power, u.loc))
+        for unit in unordered:
+            self.give(unit.prov, Hold(unit.power, unit.kind, unit.loc), "no order", results)
         return results
 
     def read_order(self, order: Order) -> Order:
@@ -852,7 +855,8 @@ class MovementResolver:
         moved: dict[str, str] = {}
         dislodged_units: list[tuple[Unit, int]] = []
         stranded: list[tuple[Unit, str]] = []
-        for p, u in units.items():
+        staying: list[tuple[str, Unit]] = []
+        for p, u in units.items():  # the units that moved come first on the new board, then the rest
             j = idx_of[p]
             if hooked:
                 after_u = unit_after(p, u)
@@ -866,7 +870,10 @@ class MovementResolver:
                     stranded.append((u, loc))
                     continue
                 new_units[PROV[loc]] = Unit(u.power, u.kind, loc)
-            elif p in arrivals:
+            else:
+                staying.append((p, u))
+        for p, u in staying:
+            if p in arrivals:
                 dislodged_units.append((u, arrivals[p]))
             else:
                 new_units[p] = u
