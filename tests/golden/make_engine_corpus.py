@@ -260,7 +260,7 @@ class Scenario:
             if att is None:
                 continue
             p1, p2 = rng.sample(sorted(pos.variant.powers), 2)
-            if self.af and rng.random() < 0.4:
+            if self.af and rng.random() < 0.5:
                 done = self.af_template(pos, lines, sea, to, to_loc, frm, att, p1, p2)
                 if done:
                     return done
@@ -290,7 +290,24 @@ class Scenario:
         space (Davis III c; Deluge II 3 g)."""
         rng, m = self.rng, pos.map
         d = m.display
-        if rng.random() < 0.5:
+        piece = rng.random()
+        if piece < 0.2:  # Davis IV e: the landing disrupted, the fleet (army aboard) ordered ashore
+            ashore = [(p, loc) for p in sorted(m.fleet_reach.get(sea, ())) if m.terrain[p] == "coast"
+                      and p not in (to, frm, province_of(att)) for loc in m.unit_locs("F", p)
+                      if sea in map(province_of, m.fleet_adj.get(loc, ()))]
+            helpers = [loc for loc in m.unit_locs("F", frm) if sea in map(province_of, m.fleet_adj.get(loc, ()))]
+            if not ashore or not helpers:
+                return set()
+            c2, c2_loc = rng.choice(ashore)
+            for p in (to, c2):
+                pos.units.pop(p, None)
+            pos.units[sea] = Unit(p1, "A/F", sea)
+            pos.units[province_of(att)] = Unit(p2, "F", att)
+            pos.units[frm] = Unit(p2, "F", helpers[0])
+            lines += [f"{p1}: A {d(sea)} D {d(to)}", f"{p1}: F {d(sea)} - {d(c2_loc)}",
+                      f"{p2}: F {d(att)} - {d(sea)}", f"{p2}: F {d(helpers[0])} S F {d(att)} - {d(sea)}"]
+            return {sea, to, c2, frm, province_of(att)}
+        if piece < 0.65:
             before = [s for s in sorted(m.fleet_adj.get(sea, ()))
                       if m.terrain[province_of(s)] == "sea" and province_of(s) not in (to, province_of(att))]
             if not before:
