@@ -326,9 +326,8 @@ class MovementResolver:
             results[slot] = OrderResult(executed, order.power, None, "", "", False, m)
         self.settle(side, results)
         unordered = [u for p, u in units.items() if p not in order_of]
-        if len(unordered) > 1:  # listed as the board lists them, whatever order the dict was built in
-            rank = {name: i for i, name in enumerate(self.pos.variant.powers)}
-            unordered.sort(key=lambda u: (rank.get(u.power, len(rank)), u.power, u.loc))
+        if len(unordered) > 1:  # by power and place, whatever order the board was built in (as stored)
+            unordered.sort(key=_power_and_place)
         for unit in unordered:
             self.give(unit.prov, Hold(unit.power, unit.kind, unit.loc), "no order", results)
         return results
@@ -966,6 +965,10 @@ class MovementResolver:
                 r.result = "fails" if was_dislodged else "succeeds"
             if was_dislodged and "dislodged" not in r.reason:  # a void or given support, a void convoy too
                 r.reason = (r.reason + ", " if r.reason else "") + "dislodged"
+
+
+def _power_and_place(u: Unit) -> tuple[str, str]:
+    return (u.power, u.loc)
 
 
 def _w(kind: str) -> str:

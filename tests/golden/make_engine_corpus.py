@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from judge.demo.robots import Robot  # noqa: E402
-from judge.engine import adjudicate, modules  # noqa: E402
+from judge.engine import adjudicate, modules, read_position  # noqa: E402
 from judge.engine.position import Position, Unit  # noqa: E402
 from judge.orders import parse_orders  # noqa: E402
 from judge.orders.lexer import order_lines  # noqa: E402
@@ -104,7 +104,7 @@ def replay(case: dict[str, Any]) -> tuple[dict[str, Any], Position]:
     the next position). The position is read from its JSON, as the test reads it."""
     rules = merge_rules(case["rules"])
     v = load_variant(case["variant"]).with_rules(rules)
-    pos = Position.from_json(case["position"], v, rules)
+    pos = read_position(case["position"], v, rules)
     return run(v, rules, pos, "".join(line + "\n" for line in case["orders"]))
 
 
@@ -122,7 +122,7 @@ def robot_phases(v: Variant, rules: dict[str, Any], rng: random.Random, games: i
     for _ in range(games):
         robots = [Robot(f"r{i}@corpus.invalid", "x", random.Random(rng.random()), power=p, free_form=False)
                   for i, p in enumerate(v.powers)]
-        pos = Position.from_json(v.start_position(), v, rules)
+        pos = read_position(v.start_position(), v, rules)
         start_year = pos.phase.year
         while pos.phase.year < start_year + ROBOT_YEARS:
             lines = [f"{r.power}: {line}" for r in robots for line in r.orders(pos, rules)]

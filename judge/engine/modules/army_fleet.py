@@ -830,17 +830,23 @@ class ArmyFleetResolver:
 
 
     def _af_final(self: Any, out: MovementOutcome) -> list[tuple[str, str, str | None]]:
-        """The A/Fs after the moves: (province, "units" or "dislodged", the province of the A/F it
-        was at the start, or None for an army that went aboard this turn)."""
-        start = self.pos.units
-        came_from = {PROV[loc]: p for p, loc in out.moved.items()}
+        """The A/Fs after the moves, in the order of the fleets on the board they started from:
+        (province, "units" or "dislodged", the province of the A/F it was at the start, or None
+        for a fleet an army went aboard this turn)."""
         found = []
-        for where, board in (("units", out.units), ("dislodged", {p: d.unit for p, d in out.dislodged.items()})):
-            for prov, u in board.items():
-                if u.kind != "A/F":
-                    continue
-                was = came_from.get(prov, prov) if where == "units" else prov
-                found.append((prov, where, was if start[was].kind == "A/F" else None))
+        for p, u in self.pos.units.items():
+            if u.kind == "A":
+                continue
+            origin = p if u.kind == "A/F" else None
+            d = out.dislodged.get(p)
+            if d is not None:
+                if d.unit.kind == "A/F":
+                    found.append((p, "dislodged", origin))
+                continue
+            here = PROV[out.moved[p]] if p in out.moved else p
+            now = out.units.get(here)
+            if now is not None and now.kind == "A/F":
+                found.append((here, "units", origin))
         return found
 
 
