@@ -185,10 +185,7 @@ def test_unit_after_can_stand_and_strand():
 
 
 def test_a_module_that_strands_must_place_the_unit():
-    class Careless:
-        def unit_after(self, prov, unit):
-            return unit
-
+    class Careless:  # (can_stand alone, without unit_after, is heard too)
         def can_stand(self, unit, loc):
             return False
 

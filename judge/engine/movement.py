@@ -848,7 +848,8 @@ class MovementResolver:
         for i in range(len(order)):
             if code[i] == MOVE and res[i]:
                 arrivals[dst[i]] = i  # type: ignore[index]
-        hooked = type(self).unit_after is not MovementResolver.unit_after
+        after_hook = type(self).unit_after is not MovementResolver.unit_after
+        stand_hook = type(self).can_stand is not MovementResolver.can_stand
         unit_after, can_stand = self.unit_after, self.can_stand
         new_units: dict[str, Unit] = {}
         moved: dict[str, str] = {}
@@ -857,7 +858,7 @@ class MovementResolver:
         staying: list[tuple[str, Unit]] = []
         for p, u in units.items():  # the units that moved come first on the new board, then the rest
             j = idx_of[p]
-            if hooked:
+            if after_hook:
                 after_u = unit_after(p, u)
                 if after_u is None:
                     continue
@@ -865,7 +866,7 @@ class MovementResolver:
             if code[j] == MOVE and res[j]:
                 loc = order[j].dest  # type: ignore[attr-defined]
                 moved[p] = loc
-                if hooked and not can_stand(u, loc):
+                if stand_hook and not can_stand(u, loc):
                     stranded.append((u, loc))
                     continue
                 new_units[PROV[loc]] = Unit(u.power, u.kind, loc)
