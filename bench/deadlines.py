@@ -1,10 +1,10 @@
 """Deadline bursts: many games due at the same minute, from the deadline to every report handed to SMTP.
 
-    python bench/deadlines.py [--games 1000] [--smtp] [--map png|svg|both|link|off] [--seed 1]
+    python bench/deadlines.py [--games 1000] [--variant standard] [--smtp] [--map png|svg|both|link|off] [--seed 1]
 
-Set-up (not timed): ``--games`` standard games through the real game service on an SQLite
-file, each with a master, seven players and a mailing list; the robots' orders for Spring 1901
-(judge/demo/robots.py) are in, and one player has ``SET WAIT``, so each game waits for its
+Set-up (not timed): ``--games`` games of ``--variant`` (default standard) through the real game service on an SQLite
+file, each with a master, a player for every power and a mailing list; the robots' orders for the
+first phase (judge/demo/robots.py) are in, and one player has ``SET WAIT``, so each game waits for its
 deadline, all of them the same minute. Timed: ``Judge.run_due`` at that minute, as the daemon's
 scheduler calls it: each game adjudicated, its report and map made, a results mail composed for
 every player, the master and the list, all queued in the outbox (one transaction a game). That
@@ -13,7 +13,8 @@ mail to a local SMTP sink (aiosmtpd) through aiosmtplib, one connection, and tim
 
 Prints games per second, the latency from the deadline to each game's reports being queued
 (median, p95, max: games are processed one after the other, so the last waits for all), map
-pictures drawn per game, and the size of the results mails.
+pictures drawn and PNG files encoded per game (a results mail of 1885 II drew two PNGs and
+encoded three before its mail scale was settled once per map), and the size of the results mails.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from judge.variant import load_variant  # noqa: E402
 START = datetime(2030, 3, 1, 12, 0, tzinfo=timezone.utc)
 
 
-def set_up(judge: Judge, n: int, seed: int, map_mode: str) -> datetime:
+def set_up(judge: Judge, n: int, seed: int, map_mode: str, variant: str = "standard") -> datetime:
     """``n`` games with orders in and a deadline each at the same minute; returns that minute."""
     cfg = judge.cfg
     st = judge.store
@@ -53,8 +54,8 @@ def set_up(judge: Judge, n: int, seed: int, map_mode: str) -> datetime:
         with st.transaction():
             ctx = games.Ctx(st, cfg, START)
             options = [f"map={map_mode}"] if map_mode != "png" else []  # (png: the default)
-            g = games.create_game(ctx, f"g{i}", "masterpw", "standard", options, f"gm{i}@bench.test")
-            for k in range(7):
+            g = games.create_game(ctx, f"g{i}", "masterpw", variant, options, f"gm{i}@bench.test")
+            for k in range(len(g.variant.powers)):
                 games.join(ctx, g, f"p{k}.g{i}@bench.test", f"pw{k}")
             games.start(ctx, g)
             st.update("games", g.id, list_address=f"g{i}-list@lists.bench.test")
@@ -113,6 +114,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--variant", default="standard")
     ap.add_argument("--map", default="png", choices=["png", "svg", "both", "link", "off"])
     ap.add_argument("--smtp", action="store_true", help="also send every report to a local SMTP sink")
     args = ap.parse_args()
@@ -121,46 +123,70 @@ def main() -> None:
                           password_cost=4, archive_url="https://judge.bench.test/games")
         judge = Judge(cfg)
         t = time.perf_counter()
-        deadline = set_up(judge, args.games, args.seed, args.map)
+        deadline = set_up(judge, args.games, args.seed, args.map, args.variant)
         setup = time.perf_counter() - t
 
         finished: dict[int, float] = {}
         run_event = events.run_event
-        pictures = [0]
-        draw_png = mapdraw.draw_png
+        pictures = {"png": 0, "svg": 0, "encoded": 0}
+        draw_png, draw_svg = mapdraw.draw_png, mapdraw.draw_svg
 
         def timed_event(ctx, ev):  # noqa: ANN001
             run_event(ctx, ev)
             finished[ev["game_id"]] = time.perf_counter()
 
         def counted_png(*a, **k):  # noqa: ANN002,ANN003
-            pictures[0] += 1
+            pictures["png"] += 1
             return draw_png(*a, **k)
+
+        def counted_svg(*a, **k):  # noqa: ANN002,ANN003
+            pictures["svg"] += 1
+            return draw_svg(*a, **k)
+
+        try:  # every PNG file written (a picture compressed again to fit the budget counts twice)
+            from PIL import Image
+            save = Image.Image.save
+
+            def counted_save(self, fp, format=None, **k):  # noqa: ANN001,ANN003,A002
+                pictures["encoded"] += format == "PNG"
+                return save(self, fp, format, **k)
+        except ImportError:
+            Image = None
 
         # warm-up (not timed): a daemon has drawn a map of this variant before, so its modules are
         # loaded and the map's layout and unchanging layers are made
-        scale = getattr(report_module, "MAIL_SCALE", 1.0)
-        v = load_variant("standard")
-        mapdraw.draw_png(v, Position.from_json(v.start_position(), v), scale=scale)
+        # (both mail scales' palettes, and the mail scale of the map)
+        v = load_variant(args.variant)
+        for scale in (report_module.MAIL_SCALE, report_module.MAIL_SCALE_SMALL):
+            mapdraw.draw_png(v, Position.from_json(v.start_position(), v), scale=scale)
         mapdraw.draw_svg(v, Position.from_json(v.start_position(), v))
+        if hasattr(report_module, "mail_fit"):
+            report_module.mail_fit(v, v.map)
         events.run_event = timed_event
-        report_module.draw_png = counted_png
+        report_module.draw_png, report_module.draw_svg = counted_png, counted_svg
+        if Image is not None:
+            Image.Image.save = counted_save
         t0 = time.perf_counter()
         done = judge.run_due(now=deadline + timedelta(seconds=30))
         t1 = time.perf_counter()
         events.run_event = run_event
-        report_module.draw_png = draw_png
+        report_module.draw_png, report_module.draw_svg = draw_png, draw_svg
+        if Image is not None:
+            Image.Image.save = save
 
         sizes = [len(r["message"]) for r in judge.store.all("SELECT message FROM outbox WHERE kind = 'results'")]
         lat = sorted((x - t0) * 1000 for x in finished.values())
         n = len(finished)
-        print(f"{n} standard games due at the same minute ({done} events), map {args.map.upper()}, "
+        print(f"{n} {args.variant} games due at the same minute ({done} events), map {args.map.upper()}, "
               f"set-up {setup:.0f} s (not timed), CPython {sys.version.split()[0]}")
         print(f"deadline -> reports queued for SMTP: {t1 - t0:.2f} s, {n / (t1 - t0):.1f} games/s, "
               f"{(t1 - t0) / n * 1000:.1f} ms a game")
         print(f"latency per game: median {statistics.median(lat):.0f} ms, p95 {lat[int(0.95 * (n - 1))]:.0f} ms, "
               f"max {lat[-1]:.0f} ms")
-        print(f"PNG maps drawn: {pictures[0]} ({pictures[0] / max(n, 1):.2f} a game); results mails: {len(sizes)} "
+        print(f"maps drawn: {pictures['png']} PNG ({pictures['png'] / max(n, 1):.2f} a game), {pictures['svg']} SVG "
+              f"({pictures['svg'] / max(n, 1):.2f} a game); PNG files encoded: {pictures['encoded']} "
+              f"({pictures['encoded'] / max(n, 1):.2f} a game)")
+        print(f"results mails: {len(sizes)} "
               f"({len(sizes) / max(n, 1):.1f} a game), {statistics.median(sizes) / 1024:.1f} kB median, "
               f"{max(sizes) / 1024:.1f} kB largest")
         if args.smtp:

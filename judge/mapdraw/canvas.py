@@ -286,13 +286,15 @@ class CairoCanvas:
         ctx.show_text(s)
 
     def result(self, budget: int | None = None, colours: int = PNG_COLOURS, keep: tuple[str, ...] = (),
-               palette: Any = None) -> bytes:
+               palette: Any = None, hard: bool = False) -> bytes:
         """PNG bytes: a palette image of ``colours`` colours where Pillow is there (32: under half
         the size of 128; the map has a dozen flat colours, and text and lines stay legible).
         ``budget``: bytes above which the PNG is compressed harder (zlib's best: a tenth smaller).
         ``keep``: colours the palette must have exactly (the powers': a unit covers few pixels,
         and the colours chosen by counting pixels would give it a neighbour's). ``palette``: a
-        Pillow "P" image (:meth:`palette`) to take instead of choosing from this picture."""
+        Pillow "P" image (:meth:`palette`) to take instead of choosing from this picture. ``hard``:
+        zlib's best at once (a map whose mail pictures are known to go over the budget: the same
+        bytes as compressing twice, for one encoding)."""
         self.surface.flush()
         try:
             from PIL import Image
@@ -306,6 +308,9 @@ class CairoCanvas:
             palette = self._choose_palette(Image, img, colours, keep)
         pal = img.quantize(palette=palette, dither=Image.Dither.NONE)
         buf = io.BytesIO()
+        if hard:
+            pal.save(buf, "PNG", compress_level=9)
+            return buf.getvalue()
         # zlib level 5, not the default 6: a third less time for 3 % more bytes, which the shorter
         # palette gives back
         pal.save(buf, "PNG", optimize=False, compress_level=5)

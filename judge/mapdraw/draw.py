@@ -40,9 +40,9 @@ def draw_svg(variant: Variant, position: Position, results: list[OrderResult] | 
 
 def draw_png(variant: Variant, position: Position, results: list[OrderResult] | None = None,
              phase: Phase | str | None = None, title: str | None = None, scale: float = 1.0,
-             budget: int | None = None) -> bytes:
+             budget: int | None = None, hard: bool = False) -> bytes:
     """The same picture as PNG (painted with cairo), for mail clients that block SVG; ``budget``:
-    bytes above which it is compressed harder (a mail's picture)."""
+    bytes above which it is compressed harder (a mail's picture); ``hard``: compressed harder at once."""
     m, lay, phase = _map(variant, position, phase)
     canvas = CairoCanvas(lay.width, lay.height + LEGEND_H, scale)
     paint(canvas, variant, m, lay, position, results, title or f"{variant.title}: {phase}")
@@ -54,7 +54,7 @@ def draw_png(variant: Variant, position: Position, results: list[OrderResult] | 
         keep += [_tint(c) for c in keep]
     colours = PNG_COLOURS + 4 * extra
     palette = _palette(variant, m, lay, scale, colours, tuple(keep)) if m is variant.map else None
-    return canvas.result(budget, colours, tuple(keep), palette)
+    return canvas.result(budget, colours, tuple(keep), palette, hard)
 
 
 #: map -> (variant, scale, colours, kept colours) -> the palette its PNG pictures take

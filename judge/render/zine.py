@@ -10,13 +10,15 @@ player wrote (names, press) is escaped in the HTML part by Jinja2's autoescape.
 from __future__ import annotations
 
 import logging
+import weakref
 from dataclasses import dataclass, field, replace
 
 from judge.engine import PhaseResult, Position
+from judge.engine.orders import OrderResult
 from judge.mapdraw import draw_png, draw_svg
 from judge.render.templates import render_report, tidy, wrap, wrap_lines
 from judge.render.view import GameInfo, ReportView, build_view
-from judge.variant import Variant
+from judge.variant import Map, Phase, Variant
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,43 @@ MAIL_PNG_BUDGET = 33_000  # bytes: a busier map is compressed harder, to keep th
 #: more at this smaller scale (a fixed one, so its palette is worked out once per map, not per picture)
 MAIL_SCALE_SMALL = 0.66
 
+#: map -> variant name -> (scale, hard): where the mail pictures of that map start
+_MAIL_FIT: "weakref.WeakKeyDictionary[Map, dict[str, tuple[float, bool]]]" = weakref.WeakKeyDictionary()
+
+
+def mail_fit(variant: Variant, m: Map) -> tuple[float, bool]:
+    """The scale a mail picture of ``m`` is drawn at, and whether it goes to zlib's best at once.
+
+    Worked out once per map (as its palette is) from the variant's opening position, so each
+    phase's picture is drawn and encoded once: 1885 II's went over the budget at ``MAIL_SCALE``
+    every phase, and was encoded twice there, then drawn again smaller and encoded twice more.
+    Depends only on the map and the variant, never on which game was drawn first; a map the
+    opening is not on starts at ``MAIL_SCALE``."""
+    per_map = _MAIL_FIT.setdefault(m, {})
+    if variant.name not in per_map:
+        fit = (MAIL_SCALE, False)
+        if m is variant.map:
+            start = Position.from_json(variant.start_position(), variant)
+            if len(draw_png(variant, start, scale=MAIL_SCALE)) > MAIL_PNG_BUDGET:
+                if len(draw_png(variant, start, scale=MAIL_SCALE, hard=True)) <= MAIL_PNG_BUDGET:
+                    fit = (MAIL_SCALE, True)
+                else:
+                    fit = (MAIL_SCALE_SMALL, len(draw_png(variant, start, scale=MAIL_SCALE_SMALL)) > MAIL_PNG_BUDGET)
+        per_map[variant.name] = fit
+    return per_map[variant.name]
+
+
+def mail_png(variant: Variant, position: Position, results: list[OrderResult], phase: Phase, title: str) -> bytes:
+    """The mail's PNG of ``position``: at the map's :func:`mail_fit`; a board busier than the
+    opening that still goes over the budget is drawn once more at ``MAIL_SCALE_SMALL``."""
+    scale, hard = mail_fit(variant, variant.map_at(phase))
+    picture = draw_png(variant, position, results, phase=phase, title=title, scale=scale, budget=MAIL_PNG_BUDGET,
+                       hard=hard)
+    if len(picture) > MAIL_PNG_BUDGET and scale > MAIL_SCALE_SMALL:
+        picture = draw_png(variant, position, results, phase=phase, title=title, scale=MAIL_SCALE_SMALL,
+                           budget=MAIL_PNG_BUDGET)
+    return picture
+
 
 def render_results(variant: Variant, before: Position, result: PhaseResult, game: GameInfo,
                    pictures: bool = True, map_mode: str = "png", map_url: str | None = None) -> Report:
@@ -72,12 +111,8 @@ def render_results(variant: Variant, before: Position, result: PhaseResult, game
         png: Attachment | None = None
         if map_mode in ("png", "both", "link"):
             try:
-                picture = draw_png(variant, result.next, result.results, phase=result.next.phase, title=title,
-                                   scale=MAIL_SCALE, budget=MAIL_PNG_BUDGET)
-                if len(picture) > MAIL_PNG_BUDGET:
-                    picture = draw_png(variant, result.next, result.results, phase=result.next.phase,
-                                       title=title, scale=MAIL_SCALE_SMALL, budget=MAIL_PNG_BUDGET)
-                png = Attachment("map.png", "image/png", picture, "map")
+                png = Attachment("map.png", "image/png",
+                                 mail_png(variant, result.next, result.results, result.next.phase, title), "map")
             except (ImportError, OSError) as exc:  # no cairo here: the SVG goes inline instead
                 log.warning("map picture: no PNG (%s); sending SVG only", exc)
         drawn = [a for a in (png, svg) if a is not None]
@@ -95,4 +130,5 @@ def render_results(variant: Variant, before: Position, result: PhaseResult, game
     return Report(subject, text, html, attachments, drawn)
 
 
-__all__ = ["Attachment", "GameInfo", "MAP_MODES", "Report", "render_results", "wrap", "wrap_lines"]
+__all__ = ["Attachment", "GameInfo", "MAP_MODES", "Report", "mail_fit", "mail_png", "render_results", "wrap",
+           "wrap_lines"]
