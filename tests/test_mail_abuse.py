@@ -4,11 +4,16 @@ proof for SET NAME/OBSERVE/CREATE, observers leaving, wrong-password lock-outs, 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
-from judge.mail import abuse
-from judge.mail.handler import MAX_ECHO_CHARS, MAX_REPLY_CHARS
 from test_service_helpers import JUDGE, MASTER, Table
+
+# The defaults of the abuse settings (JudgeConfig; tests/test_mail_abuse_settings.py sets them),
+# written out: these tests run an unconfigured judge, so they show the defaults at work.
+WINDOW, REPLY_LIMIT, SAME_BODY_LIMIT, SAME_BODY_WINDOW = timedelta(hours=1), 30, 5, timedelta(minutes=10)
+SEAT_FAILURES, SENDER_FAILURES, MAX_ECHO_CHARS, MAX_REPLY_CHARS = 5, 10, 30_000, 100_000
 
 
 @pytest.fixture
@@ -93,14 +98,14 @@ def test_a_very_long_line_is_echoed_cut(table: Table) -> None:
 def test_replies_per_sender_are_limited_per_hour(table: Table) -> None:
     sender = "chatty@example.test"
     got = []
-    for i in range(abuse.REPLY_LIMIT + 5):
+    for i in range(REPLY_LIMIT + 5):
         got += table.send(sender, f"HELP\nthanks {i}")  # different texts: only the quota stops it
-    assert len(got) == abuse.REPLY_LIMIT
+    assert len(got) == REPLY_LIMIT
     note = "in the next hour is still acted on, but answered only if it signs on"
     assert note not in flat(got[-2].body) and note in flat(got[-1].body)
     quiet = table.rows("SELECT detail FROM inbox WHERE sender = ? AND replied IS NULL", (sender,))
     assert len(quiet) == 5 and all("not answered" in r["detail"] for r in quiet)
-    table.now += abuse.WINDOW
+    table.now += WINDOW
     assert len(table.send(sender, "LIST")) == 1  # the quota is per hour
 
 
@@ -108,7 +113,7 @@ def test_signed_on_mail_beyond_the_quota_is_acted_on_and_answered(table: Table) 
     """A loop cannot sign on (no answer of ours shows a password): players are never silenced."""
     table.start_game()
     eng = table.powers["England"]
-    for i in range(abuse.REPLY_LIMIT):
+    for i in range(REPLY_LIMIT):
         table.send(eng, f"LIST\nping {i}")
     assert table.send(eng, "LIST\none more") == []
     out = table.order("England", "F Lon - Nth")
@@ -116,7 +121,7 @@ def test_signed_on_mail_beyond_the_quota_is_acted_on_and_answered(table: Table) 
     assert table.rows("SELECT count(*) AS n FROM orders WHERE power = 'England' AND state = 'active'")[0]["n"] == 1
     # and signed-on answers do not use up the quota of a fresh sender
     fra = table.powers["France"]
-    for _ in range(abuse.REPLY_LIMIT + 2):
+    for _ in range(REPLY_LIMIT + 2):
         table.order("France", "A Par - Bur")
     assert len(table.send(fra, "LIST")) == 1
 
@@ -125,19 +130,19 @@ def test_a_responder_sending_the_same_text_is_not_answered(table: Table) -> None
     """An autoresponder without Auto-Submitted or Precedence: the same text again and again."""
     bot = "away@example.test"
     text = "Thank you for your message. I am out of the office until Monday."
-    answered = [len(table.send(bot, text, subject=f"Re: {i}")) for i in range(abuse.SAME_BODY_LIMIT + 2)]
-    assert answered == [1] * (abuse.SAME_BODY_LIMIT - 1) + [0, 0, 0]
+    answered = [len(table.send(bot, text, subject=f"Re: {i}")) for i in range(SAME_BODY_LIMIT + 2)]
+    assert answered == [1] * (SAME_BODY_LIMIT - 1) + [0, 0, 0]
     rows = table.rows("SELECT detail FROM inbox WHERE sender = ? AND replied IS NULL", (bot,))
     assert len(rows) == 3 and all("same text" in r["detail"] for r in rows)
     # after a quiet spell it is answered again
-    table.now += abuse.SAME_BODY_WINDOW
+    table.now += SAME_BODY_WINDOW
     assert len(table.send(bot, text)) == 1
 
 
 def test_a_player_repeating_a_signed_on_mail_is_still_answered(table: Table) -> None:
     table.start_game()
     eng = table.powers["England"]
-    for _ in range(abuse.SAME_BODY_LIMIT + 1):
+    for _ in range(SAME_BODY_LIMIT + 1):
         out = table.order("England", "F Lon - Nth")
         assert table.to(eng, out)
 
@@ -167,7 +172,7 @@ def test_wrong_passwords_lock_the_seat_for_others_and_tell_its_owner(table: Tabl
     eng = table.powers["England"]
     evil = "guesser@example.test"
     out = []
-    for i in range(abuse.SEAT_FAILURES):
+    for i in range(SEAT_FAILURES):
         out += table.send(evil, f"SIGNON Etg guess{i}")
     notices = [m for m in table.to(eng, out) if "Wrong passwords: England" in m.subject]
     assert len(notices) == 1 and evil in notices[0].body
@@ -183,7 +188,7 @@ def test_wrong_passwords_lock_the_seat_for_others_and_tell_its_owner(table: Tabl
     out = table.order("England", "F Lon - Nth")
     assert "Error" not in table.reply_to(eng, out).subject
     # after the window the lock is gone
-    table.now += abuse.WINDOW
+    table.now += WINDOW
     out = table.send("guesser2@example.test", table.signon("England"))
     assert "Signed on as England" in table.reply_to("guesser2@example.test", out).body
 
@@ -192,7 +197,7 @@ def test_a_sender_guessing_everywhere_is_locked_out(table: Table) -> None:
     table.start_game()
     evil = "spray@example.test"
     letters = "EFGIART"
-    for i in range(abuse.SENDER_FAILURES):
+    for i in range(SENDER_FAILURES):
         table.send(evil, f"SIGNON {letters[i % 7]}tg guess{i}")
     out = table.send(evil, "SIGNON Mtg masterpw")
     assert "Too many wrong passwords" in table.reply_to(evil, out).body

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta, timezone
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 from judge.mail import Judge, JudgeConfig
 from judge.mail.maildir import Folders, run_once
@@ -32,13 +33,14 @@ class Mail:
 
 
 class Table:
-    def __init__(self, tmp: Path):
+    def __init__(self, tmp: Path, **settings: Any):
+        """``settings``: further JudgeConfig settings (abuse limits, say)."""
         self.tmp = tmp
         self.now = START
         self.folders = Folders(tmp / "mail")
         self.folders.create()
-        self.cfg = JudgeConfig(address=JUDGE, db_path=tmp / "judge.sqlite", clock=lambda: self.now,
-                               password_cost=4, code="TEST", reminder_hours=8)
+        self.cfg = JudgeConfig(**{"address": JUDGE, "db_path": tmp / "judge.sqlite", "clock": lambda: self.now,
+                                  "password_cost": 4, "code": "TEST", "reminder_hours": 8, **settings})
         self.judge = Judge(self.cfg)
         self.seen: set[str] = set()
         self.mails: list[Mail] = []

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from judge.game.config import check_limits
+
 
 class ConfigError(ValueError):
     """The configuration file is unusable; the message says which key and why."""
@@ -217,6 +219,10 @@ def parse_config(data: dict[str, Any], path: str = "", base_dir: Path | None = N
         raise ConfigError("smtp.connections must be 1..16")
     if cfg.imap.batch_size < 1 or cfg.imap.batch_size > 200:
         raise ConfigError("imap.batch_size must be 1..200 (aioimaplib fails on ~1000-line responses)")
+    try:  # the abuse limits: checked here so that the daemon refuses to start, not its first mail
+        check_limits(cfg.judge.options, "judge.options.")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     return cfg
 
 

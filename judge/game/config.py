@@ -2,14 +2,36 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+#: the abuse limits and reply caps (settings of JudgeConfig): whole numbers, at least this
+LIMITS = {"reply_limit": 1, "same_body_limit": 2, "seat_failures": 1, "sender_failures": 1,
+          "max_echo_line": 1, "max_echo_chars": 1, "max_reply_chars": 1}
+#: the abuse windows, in minutes: more than zero
+WINDOWS = ("abuse_window_minutes", "same_body_window_minutes")
+
+
+def check_limits(values: Mapping[str, Any], prefix: str = "") -> None:
+    """Raise ValueError naming the first abuse setting in ``values`` that is out of range (keys
+    not given are not checked): a judge must not start with a limit that silences everyone or
+    nobody by a typo. ``prefix`` says where the setting was written (``judge.options.``)."""
+    for key, least in LIMITS.items():
+        v = values.get(key, least)
+        if isinstance(v, bool) or not isinstance(v, int) or v < least:
+            raise ValueError(f"{prefix}{key} = {v!r}: must be a whole number of at least {least}")
+    for key in WINDOWS:
+        v = values.get(key, 1)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+            raise ValueError(f"{prefix}{key} = {v!r}: must be a number of minutes greater than 0")
 
 
 @dataclass
@@ -37,10 +59,31 @@ class JudgeConfig:
     max_attempts: int = 8  # temporary delivery failures before an outgoing mail is given up
     password_cost: int = 14  # scrypt cost (log2 n) for new password hashes
     archive_url: str | None = None  # where ``judge publish`` output is served: List-Archive of list mail
+    # Abuse limits (judge/mail/abuse.py; deploy/README.md, *Abuse*). Mail that signs on with a
+    # password is always answered; these only quieten answers to mail that does not.
+    abuse_window_minutes: float = 60.0  # the window of reply_limit, seat_failures and sender_failures
+    reply_limit: int = 30  # answers per window to a sender's mail that does not sign on
+    same_body_limit: int = 5  # the same text this many times in a row ...
+    same_body_window_minutes: float = 10.0  # ... within this long is not answered
+    seat_failures: int = 5  # wrong passwords for one seat per window lock it against other addresses
+    sender_failures: int = 10  # wrong passwords from one address per window lock that address out
+    # reply caps (judge/mail/handler.py): each echoed line, the echo as a whole, the whole reply
+    max_echo_line: int = 300
+    max_echo_chars: int = 30_000
+    max_reply_chars: int = 100_000
 
     def __post_init__(self) -> None:
         self.address = self.address.strip().lower()
         self.db_path = Path(self.db_path)
+        check_limits({k: getattr(self, k) for k in (*LIMITS, *WINDOWS)})
+
+    @property
+    def abuse_window(self) -> timedelta:
+        return timedelta(minutes=self.abuse_window_minutes)
+
+    @property
+    def same_body_window(self) -> timedelta:
+        return timedelta(minutes=self.same_body_window_minutes)
 
     def now(self) -> datetime:
         t = self.clock()

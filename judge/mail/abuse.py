@@ -2,17 +2,20 @@
 
 All state lives in the store (tables ``inbox``, ``auth_failures``, ``bounces``, ``bounce_notices``)
 and is written inside the transaction of the message that caused it, like everything else.
-The numbers are deliberately generous for people and tight for machines:
+The limits are settings of the judge (:class:`~judge.game.config.JudgeConfig`, ``[judge.options]``
+of the daemon's configuration), passed in with it; the defaults are deliberately generous for
+people and tight for machines:
 
-* a sender gets at most :data:`REPLY_LIMIT` answers per :data:`WINDOW` to mail that does not sign
-  on; later mail is still acted on but answered only if it signs on with a password, so a
-  responder that sets no loop headers cannot keep a ping-pong going (no answer of ours carries a
-  password, so a loop cannot sign on; players and masters are never silenced);
-* the same text from the same sender a :data:`SAME_BODY_LIMIT`-th time in a row within
-  :data:`SAME_BODY_WINDOW` is acted on but, unless it signs on, not answered;
-* :data:`SEAT_FAILURES` wrong passwords for one seat within the window lock it against every
-  other address until the window has passed, and its owner is told once; :data:`SENDER_FAILURES`
-  wrong passwords from one address lock that address out of every password check;
+* a sender gets at most ``reply_limit`` (30) answers per ``abuse_window_minutes`` (an hour) to
+  mail that does not sign on; later mail is still acted on but answered only if it signs on
+  with a password, so a responder that sets no loop headers cannot keep a ping-pong going (no
+  answer of ours carries a password, so a loop cannot sign on; players and masters are never
+  silenced);
+* the same text from the same sender a ``same_body_limit``-th (5th) time in a row within
+  ``same_body_window_minutes`` (10) is acted on but, unless it signs on, not answered;
+* ``seat_failures`` (5) wrong passwords for one seat within the window lock it against every
+  other address until the window has passed, and its owner is told once; ``sender_failures``
+  (10) wrong passwords from one address lock that address out of every password check;
 * a delivery status notification is recorded per failed recipient, and each game where that
   address plays (or observes) tells its master once.
 """
@@ -23,14 +26,18 @@ import hashlib
 from datetime import datetime, timedelta
 from typing import Any
 
+from judge.game.config import JudgeConfig
+from judge.game.deadlines import format_hours
 from judge.game.store import Store, iso
 
-WINDOW = timedelta(hours=1)
-REPLY_LIMIT = 30
-SAME_BODY_LIMIT = 5
-SAME_BODY_WINDOW = timedelta(minutes=10)  # a person may repeat PROCESS; not five times in ten minutes
-SEAT_FAILURES = 5
-SENDER_FAILURES = 10
+
+def spell(window: timedelta) -> str:
+    """A window as the judge's answers name it ("within the last …"): "hour" (the default), else "2h", "30m"."""
+    return "hour" if window == timedelta(hours=1) else format_hours(window.total_seconds() / 3600)
+
+
+def ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def body_hash(sender: str, text: str) -> str:
@@ -39,56 +46,60 @@ def body_hash(sender: str, text: str) -> str:
     return hashlib.sha256(f"{sender}\n{norm}".encode("utf-8", "replace")).hexdigest()[:32]
 
 
-def repeated(store: Store, sender: str, digest: str, now: datetime) -> bool:
-    """True when the sender's last ``SAME_BODY_LIMIT - 1`` mails within the window all had this
-    same text: this one makes N in a row. In a row only: a player who switches orders A, B, A
-    again is not a loop, and their last word must count."""
+def repeated(store: Store, cfg: JudgeConfig, sender: str, digest: str, now: datetime) -> bool:
+    """True when the sender's last ``same_body_limit - 1`` mails within ``same_body_window`` all
+    had this same text: this one makes N in a row. In a row only: a player who switches orders
+    A, B, A again is not a loop, and their last word must count."""
+    n = cfg.same_body_limit - 1
     rows = store.all("SELECT body_hash FROM inbox WHERE sender = ? AND received > ? ORDER BY id DESC LIMIT ?",
-                     (sender, iso(now - SAME_BODY_WINDOW), SAME_BODY_LIMIT - 1))
-    return len(rows) == SAME_BODY_LIMIT - 1 and all(r["body_hash"] == digest for r in rows)
+                     (sender, iso(now - cfg.same_body_window), n))
+    return len(rows) == n and all(r["body_hash"] == digest for r in rows)
 
 
-def replies_sent(store: Store, sender: str, now: datetime) -> int:
+def replies_sent(store: Store, cfg: JudgeConfig, sender: str, now: datetime) -> int:
     """Answers this sender got within the window to mail that did not sign on (``replied = 1``;
     2 marks an answer to a signed-on mail, which does not count)."""
     return int(store.scalar("SELECT COUNT(*) FROM inbox WHERE sender = ? AND replied = 1 AND received > ?",
-                            (sender, iso(now - WINDOW))) or 0)
+                            (sender, iso(now - cfg.abuse_window))) or 0)
 
 
 # -- passwords -------------------------------------------------------------------------------------
-def locked_until(store: Store, game_id: int, seat: str, sender: str, owners: list[str],
+def locked_until(store: Store, cfg: JudgeConfig, game_id: int, seat: str, sender: str, owners: list[str],
                  now: datetime) -> datetime | None:
     """When password checks for ``seat`` (``England``, ``Master``, ``Observer``) open again for
     ``sender``, or None if they are open now. The seat's own addresses are never locked out by
     other people's guesses, only by their own."""
-    since = iso(now - WINDOW)
+    window = cfg.abuse_window
+    since = iso(now - window)
     mine = store.all("SELECT at FROM auth_failures WHERE sender = ? AND at > ? ORDER BY at", (sender, since))
-    if len(mine) >= SENDER_FAILURES:
-        return datetime.fromisoformat(mine[-SENDER_FAILURES]["at"]) + WINDOW
+    if len(mine) >= cfg.sender_failures:
+        return datetime.fromisoformat(mine[-cfg.sender_failures]["at"]) + window
     if sender in owners:
         return None
     seat_rows = store.all("SELECT at FROM auth_failures WHERE game_id = ? AND seat = ? AND at > ? "
                           "AND sender NOT IN (SELECT value FROM json_each(?)) ORDER BY at",
                           (game_id, seat, since, _json(owners)))
-    if len(seat_rows) >= SEAT_FAILURES:
-        return datetime.fromisoformat(seat_rows[-SEAT_FAILURES]["at"]) + WINDOW
+    if len(seat_rows) >= cfg.seat_failures:
+        return datetime.fromisoformat(seat_rows[-cfg.seat_failures]["at"]) + window
     return None
 
 
-def record_failure(store: Store, game_id: int, seat: str, sender: str, owners: list[str], now: datetime) -> bool:
+def record_failure(store: Store, cfg: JudgeConfig, game_id: int, seat: str, sender: str, owners: list[str],
+                   now: datetime) -> bool:
     """Record one wrong password; True when this one locks the seat (tell its owner, once)."""
     store.insert("auth_failures", game_id=game_id, seat=seat, sender=sender, at=iso(now))
     if sender in owners:
         return False
     n = store.scalar("SELECT COUNT(*) FROM auth_failures WHERE game_id = ? AND seat = ? AND at > ? "
                      "AND sender NOT IN (SELECT value FROM json_each(?))",
-                     (game_id, seat, iso(now - WINDOW), _json(owners)))
-    return int(n or 0) == SEAT_FAILURES
+                     (game_id, seat, iso(now - cfg.abuse_window), _json(owners)))
+    return int(n or 0) == cfg.seat_failures
 
 
-def failure_senders(store: Store, game_id: int, seat: str, now: datetime) -> list[str]:
+def failure_senders(store: Store, cfg: JudgeConfig, game_id: int, seat: str, now: datetime) -> list[str]:
+    since = iso(now - cfg.abuse_window)
     return [r["sender"] for r in store.all("SELECT DISTINCT sender FROM auth_failures WHERE game_id = ? AND seat = ? "
-                                           "AND at > ? ORDER BY sender", (game_id, seat, iso(now - WINDOW)))]
+                                           "AND at > ? ORDER BY sender", (game_id, seat, since))]
 
 
 def _json(values: list[str]) -> str:

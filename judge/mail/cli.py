@@ -56,7 +56,7 @@ def _config(db: str | None, address: str | None, name: str | None, code: str | N
         kw["timezone"] = tz
     try:
         return JudgeConfig(**kw)
-    except TypeError as exc:  # an unknown key in [judge.options]
+    except (TypeError, ValueError) as exc:  # an unknown key in [judge.options], a limit out of range
         raise click.ClickException(f"[judge.options]: {exc}") from None
 
 

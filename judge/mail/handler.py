@@ -27,10 +27,6 @@ from judge.variant import Variant
 log = logging.getLogger(__name__)
 load_commands()  # every command module registers its commands
 
-#: a reply echoes at most this much of what was sent, and is at most this long as a whole
-MAX_ECHO_LINE = 300
-MAX_REPLY_CHARS = 100_000
-MAX_ECHO_CHARS = 30_000
 @dataclass
 class Handler:
     ctx: Ctx
@@ -114,14 +110,14 @@ class Handler:
 
     # -- output --------------------------------------------------------------------------------
     def echo(self, cmd: Command) -> None:
-        self.sections.append("> " + echo_line(cmd))
+        self.sections.append("> " + echo_line(cmd, self.ctx.cfg.max_echo_line))
 
     def say(self, text: str) -> None:
         self.sections.append(text)
 
     def quote(self, line: str) -> None:
-        """Echo one line of the sender's (an order), cut to MAX_ECHO_LINE characters."""
-        self.sections.append("> " + (line if len(line) <= MAX_ECHO_LINE else line[:MAX_ECHO_LINE] + " [...]"))
+        """Echo one line of the sender's (an order), cut to ``max_echo_line`` characters."""
+        self.sections.append("> " + cut(line, self.ctx.cfg.max_echo_line))
 
     def error(self, text: str) -> None:
         self.errors += 1
@@ -254,8 +250,8 @@ class Handler:
         self.say(self.status_section)
 
     def capped_sections(self) -> list[str]:
-        """The reply's sections, cut where they pass MAX_REPLY_CHARS, or where the echo of the
-        sender's own lines (``> line`` and the errors about them) passes MAX_ECHO_CHARS: a junk
+        """The reply's sections, cut where they pass ``max_reply_chars``, or where the echo of the
+        sender's own lines (``> line`` and the errors about them) passes ``max_echo_chars``: a junk
         mail must not make a reply of megabytes. A note says what was cut; the order status
         (last) is always kept."""
         body, tail = self.sections, []
@@ -264,9 +260,10 @@ class Handler:
             body, tail = body[:at], body[at:]
         out: list[str] = []
         total = echoed = 0
+        max_reply, max_echo = self.ctx.cfg.max_reply_chars, self.ctx.cfg.max_echo_chars
         for i, sec in enumerate(body):
             echo = sec.startswith(("> ", "*** Error:", "  Warning:"))
-            if total + len(sec) > MAX_REPLY_CHARS or echo and echoed + len(sec) > MAX_ECHO_CHARS:
+            if total + len(sec) > max_reply or echo and echoed + len(sec) > max_echo:
                 rest = body[i:]
                 cut = sum(len(x) + 1 for x in rest)
                 errs = sum(1 for x in rest if x.startswith("*** Error:"))
@@ -349,7 +346,11 @@ def phase_heading(line: str, v: Variant, current: Any = None) -> Any:
     return current if current in found else (found[0] if found else None)
 
 
-def echo_line(cmd: Command) -> str:
+def cut(line: str, limit: int) -> str:
+    return line if len(line) <= limit else line[:limit] + " [...]"
+
+
+def echo_line(cmd: Command, limit: int) -> str:
     """A command line as the reply echoes it: never with a password in it, nor very long.
 
     SIGNON/LOGIN/HELLO keep only the identity (``SIGNON Fgame``, or ``SIGNON France game``);
@@ -371,5 +372,4 @@ def echo_line(cmd: Command) -> str:
     if keep is not None and len(cmd.args) > keep:
         shown = words[:head + keep] + ["****"] + words[head + keep + hide:]
         words = shown
-    line = " ".join(words)
-    return line if len(line) <= MAX_ECHO_LINE else line[:MAX_ECHO_LINE] + " [...]"
+    return cut(" ".join(words), limit)

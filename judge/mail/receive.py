@@ -71,7 +71,7 @@ class Judge:
                 if row is not None and row["status"] != "failed":
                     return "duplicate"
                 digest = abuse.body_hash(mail.sender, mail.text) if not mail.ignore else None
-                repeat = bool(digest) and abuse.repeated(st, mail.sender, digest, now)
+                repeat = bool(digest) and abuse.repeated(st, self.cfg, mail.sender, digest, now)
                 status = "ignored" if mail.ignore else "handled"
                 values = dict(sender=mail.sender, subject=mail.subject[:500], received=iso(now), source=source,
                               status=status, detail=mail.ignore or mail.error or "", raw=None, body_hash=digest)
@@ -89,16 +89,18 @@ class Judge:
                 # mail loops with responders that set no headers: acted on, but not answered unless
                 # the mail signs on with a password (no answer of ours carries one, so a loop cannot)
                 h = Handler(ctx, mail)
-                answered = abuse.replies_sent(st, mail.sender, now)
-                if answered >= abuse.REPLY_LIMIT:
-                    h.hold_reply = f"not answered: {answered} answers within the last hour"
-                elif answered == abuse.REPLY_LIMIT - 1:
-                    h.closing_note = (f"This is the {abuse.REPLY_LIMIT}th answer to you within an hour: mail you "
-                                      f"send in the next hour is still acted on, but answered only if it signs on.")
+                limit, window = self.cfg.reply_limit, abuse.spell(self.cfg.abuse_window)
+                answered = abuse.replies_sent(st, self.cfg, mail.sender, now)
+                if answered >= limit:
+                    h.hold_reply = f"not answered: {answered} answers within the last {window}"
+                elif answered == limit - 1:
+                    h.closing_note = (f"This is the {abuse.ordinal(limit)} answer to you within the last {window}: "
+                                      f"mail you send in the next {window} is still acted on, "
+                                      f"but answered only if it signs on.")
                 if repeat:
                     h.hold_reply = h.hold_reply or (
-                        f"not answered: the same text {abuse.SAME_BODY_LIMIT} times in a row within "
-                        f"{deadlines.format_hours(abuse.SAME_BODY_WINDOW.total_seconds() / 3600)}")
+                        f"not answered: the same text {self.cfg.same_body_limit} times in a row within the last "
+                        f"{abuse.spell(self.cfg.same_body_window)}")
                 h.run()
                 if h.replied:  # 1: counts towards the quota; 2: signed on, a person
                     st.update("inbox", row_id, replied=2 if h.signed_on else 1)

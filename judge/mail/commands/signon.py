@@ -35,20 +35,21 @@ def check_password(h: Handler, g: Game, label: str, password: str, stored: str |
     """Verify a password for one seat (``label``: a power, ``Master``, ``Observer``), throttled:
     after too many wrong ones the seat is locked against other addresses (and its owners told
     once), and a sender guessing everywhere is locked out of every check (:mod:`abuse`)."""
-    st, now, sender = h.ctx.store, h.ctx.now, h.mail.sender
-    until = abuse.locked_until(st, g.id, label, sender, owners, now)
+    st, now, sender, cfg = h.ctx.store, h.ctx.now, h.mail.sender, h.ctx.cfg
+    until = abuse.locked_until(st, cfg, g.id, label, sender, owners, now)
     if until is not None:
         h.error(f"Too many wrong passwords: password checks for {label} in '{g.name}' from your address "
                    f"are refused until {h.ctx.when(until)}.")
         raise Stop
     if verify_password(password, stored):
         return
-    if abuse.record_failure(st, g.id, label, sender, owners, now) and owners:
-        who = ", ".join(a for a in abuse.failure_senders(st, g.id, label, now) if a not in owners)
+    if abuse.record_failure(st, cfg, g.id, label, sender, owners, now) and owners:
+        who = ", ".join(a for a in abuse.failure_senders(st, cfg, g.id, label, now) if a not in owners)
         games.notice(h.ctx, g, f"Wrong passwords: {label}",
-                     f"{abuse.SEAT_FAILURES} wrong passwords for {label} in '{g.name}' within the last hour, "
+                     f"{cfg.seat_failures} wrong passwords for {label} in '{g.name}' within the "
+                     f"last {abuse.spell(cfg.abuse_window)}, "
                      f"from {who}. Sign-ons to {label} from other addresses are refused until "
-                     f"{h.ctx.when(now + abuse.WINDOW)}; yours still work. If you did not send these, "
+                     f"{h.ctx.when(now + cfg.abuse_window)}; yours still work. If you did not send these, "
                      f"nothing needs doing, but a longer password (SET PASSWORD) does no harm.", to=owners)
     fail_signon(h)
 
