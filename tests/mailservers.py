@@ -87,6 +87,8 @@ class Dovecot:
     #: (cert, key) PEM files: also serve IMAP with implicit TLS on imaps_port
     tls: tuple[str, str] | None = None
     imaps_port: int = 0
+    #: advertise exactly these capabilities (Dovecot's ``imap_capability``), e.g. ``NO_MOVE``
+    capabilities: str = ""
 
     def start(self) -> "Dovecot":
         self.dir = self.dir or server_dir("judge-dovecot.")
@@ -96,6 +98,8 @@ class Dovecot:
         if self.tls:
             self.imaps_port = self.imaps_port or free_port()
             env.update(IMAPS_PORT=str(self.imaps_port), SSL_CERT=self.tls[0], SSL_KEY=self.tls[1])
+        if self.capabilities:
+            env["IMAP_CAPABILITY"] = self.capabilities
         subprocess.run(["bash", str(HERE / "servers" / "dovecot.sh"), "start", self.dir, str(self.imap_port),
                         str(self.lmtp_port), *self.users], check=True, stdin=subprocess.DEVNULL, env=env)
         return self

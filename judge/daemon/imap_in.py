@@ -128,6 +128,16 @@ def _ok(resp: Any, what: str) -> Any:
     return resp
 
 
+async def expunge(client: aioimaplib.IMAP4, lost: asyncio.Event, uid_set: str, timeout: float) -> None:
+    """Expunge these \\Deleted messages: UID EXPUNGE needs UIDPLUS (aioimaplib refuses it without);
+    a server lacking it gets a plain EXPUNGE, which also removes any other \\Deleted message in
+    the folder (what that flag asks for anyway)."""
+    if "UIDPLUS" in client.protocol.capabilities:
+        _ok(await guarded(client.uid("expunge", uid_set), timeout, lost), "UID EXPUNGE")
+    else:
+        _ok(await guarded(client.expunge(), timeout, lost), "EXPUNGE")
+
+
 def _quote(mailbox: str) -> str:
     return '"' + mailbox.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -153,6 +163,8 @@ async def short_session(cfg: ImapSection, mailbox: str) -> AsyncIterator[tuple[a
     try:
         await guarded(client.wait_hello_from_server(), cfg.timeout, lost)
         _ok(await guarded(client.login(cfg.user, cfg.password), cfg.timeout, lost), "LOGIN")
+        # the list after login, as the runner reads it (``expunge`` depends on UIDPLUS)
+        await guarded(client.protocol.capability(), cfg.timeout, lost)
         # SELECT, not EXAMINE: aioimaplib only allows SEARCH after a SELECT
         sel = await guarded(client.select(_quote(mailbox)), cfg.timeout, lost)
         yield client, lost, sel
@@ -297,6 +309,8 @@ class ImapIngest:
                                 for m in [_UIDVALIDITY.search(l)] if m), "?")
             use_idle = cfg.idle and "IDLE" in caps
             self.use_move = "MOVE" in caps
+            if not self.use_move:
+                await self._expunge_leftovers(client, lost)
             log(logger, "imap.connected", host=cfg.host, mailbox=cfg.mailbox, uidvalidity=uidvalidity,
                 idle=use_idle)
             self.uidvalidity = uidvalidity
@@ -322,6 +336,16 @@ class ImapIngest:
                     await guarded(client.logout(), 5.0, lost)
                 except Exception:  # leaving anyway; the server will time the session out
                     pass
+
+    async def _expunge_leftovers(self, client: aioimaplib.IMAP4, lost: asyncio.Event) -> None:
+        """Without MOVE a crash between STORE \\Deleted and EXPUNGE leaves the message in the
+        mailbox, already copied but never searched again (UNDELETED / \\Seen): expunge it now."""
+        self.step = "expunge"
+        resp = _ok(await guarded(client.uid_search("DELETED", charset=None), self.cfg.timeout, lost), "UID SEARCH")
+        uids = parse_search(resp.lines)
+        if uids:
+            log(logger, "imap.expunge_leftovers", uids=uids)
+            await expunge(client, lost, ",".join(map(str, uids)), self.cfg.timeout)
 
     async def _capabilities(self, client: aioimaplib.IMAP4, lost: asyncio.Event) -> set[str]:
         # aioimaplib parses capabilities from the LOGIN answer naively (junk tokens with some
@@ -545,9 +569,10 @@ class ImapIngest:
         if self.use_move:
             _ok(await guarded(client.uid("move", uid_set, _quote(folder)), cfg.timeout, lost), "UID MOVE")
         else:
-            # without MOVE: a crash between the steps leaves a copy in both folders; the service
-            # answers "duplicate" for the one still in the mailbox and it is moved again
+            # without MOVE: a crash after the COPY leaves a copy in both folders; the service
+            # answers "duplicate" for the one still in the mailbox and it is moved again. A crash
+            # after the STORE leaves it \Deleted in the mailbox: expunged at the next session start
             _ok(await guarded(client.uid("copy", uid_set, _quote(folder)), cfg.timeout, lost), "UID COPY")
             _ok(await guarded(client.uid("store", uid_set, "+FLAGS.SILENT", r"(\Seen \Deleted)"),
                               cfg.timeout, lost), "UID STORE")
-            _ok(await guarded(client.uid("expunge", uid_set), cfg.timeout, lost), "UID EXPUNGE")
+            await expunge(client, lost, uid_set, cfg.timeout)

@@ -19,7 +19,8 @@ from datetime import datetime, timedelta, timezone
 
 from judge.daemon.aio import guarded, wait_event
 from judge.daemon.config import ImapSection, JudgeSection
-from judge.daemon.imap_in import _ok, _quote, parse_fetch_literals, parse_search, receipt_message_id, short_session
+from judge.daemon.imap_in import (_ok, _quote, expunge, parse_fetch_literals, parse_search, receipt_message_id,
+                                  short_session)
 from judge.daemon.logs import log
 from judge.daemon.state import DaemonState
 
@@ -62,7 +63,7 @@ async def prune_once(cfg: ImapSection, judge: JudgeSection, state: DaemonState, 
             uid_set = ",".join(map(str, gone))
             _ok(await guarded(client.uid("store", uid_set, "+FLAGS.SILENT", r"(\Deleted)"), cfg.timeout, lost),
                 "UID STORE")
-            _ok(await guarded(client.uid("expunge", uid_set), cfg.timeout, lost), "UID EXPUNGE")
+            await expunge(client, lost, uid_set, cfg.timeout)
             pruned += len(gone)
     return pruned
 

@@ -4,6 +4,8 @@
 #   dovecot.sh start DIR IMAP_PORT LMTP_PORT [USER...]   (users default to: judge player; domain example.test)
 #   dovecot.sh stop  DIR
 # With IMAPS_PORT, SSL_CERT and SSL_KEY in the environment it also listens with implicit TLS.
+# With IMAP_CAPABILITY it advertises exactly that list (before and after login) instead of its own,
+# e.g. without MOVE to play an older server; the commands themselves still work.
 #
 # Needs the Debian packages dovecot-imapd and dovecot-lmtpd. Every user's password is "secret".
 # DIR must be traversable by the unprivileged dovecot/dovenull users: not pytest's tmp_path
@@ -48,6 +50,8 @@ if [[ -n ${SSL_CERT:-} ]]; then
 ssl_cert = <$SSL_CERT
 ssl_key = <$SSL_KEY"
 fi
+cap_conf=""
+[[ -z ${IMAP_CAPABILITY:-} ]] || cap_conf="imap_capability = $IMAP_CAPABILITY"
 cat > "$dir/dovecot.conf" <<CONF
 # standalone test configuration; /etc/dovecot is not read
 base_dir = $dir/run
@@ -68,6 +72,7 @@ mail_fsync = never
 mail_max_userip_connections = 200
 recipient_delimiter = +
 lmtp_save_to_detail_mailbox = no
+$cap_conf
 passdb {
   driver = passwd-file
   args = scheme=PLAIN username_format=%u $dir/passwd
