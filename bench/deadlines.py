@@ -62,7 +62,7 @@ def set_up(judge: Judge, n: int, seed: int, map_mode: str, variant: str = "stand
             ph = games.current_phase(st, g)
             pos = ph.position
             for s in games.seats(st, g.id):
-                robot = Robot(f"p@bench.test", "x", random.Random(rng.random()), power=s["power"], free_form=False,
+                robot = Robot("p@bench.test", "x", random.Random(rng.random()), power=s["power"], free_form=False,
                               mistakes=0)
                 orderbook.submit(st, ph.id, pos, s["power"], "\n".join(robot.orders(pos)), g.rules,
                                  f"<bench.{i}.{s['power']}>", START)

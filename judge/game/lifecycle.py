@@ -23,7 +23,7 @@ from judge.rules import RuleError, check_rule, merge_rules
 from judge.render import describe
 from judge.game import deadlines, orderbook, outbox, results as zine
 from judge.game.config import JudgeConfig
-from judge.game.passwords import hash_password, verify_password
+from judge.game.passwords import hash_password
 from judge.render.templates import render
 from judge.game.seats import address_of, master_address, seat_addresses, seat_of_power, seats
 from judge.game.store import Store, dumps, from_iso, iso, loads

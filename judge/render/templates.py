@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 import textwrap
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 import jinja2

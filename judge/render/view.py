@@ -13,11 +13,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from judge.engine import PhaseResult, Position
 from judge.engine.adjustment import unit_count
-from judge.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, OrderResult, Remove, Retreat,
-                                 Support, Waive)
+from judge.engine.orders import OrderResult
 from judge.render.describe import Describer, nb
 from judge.render.templates import NBSP
-from judge.variant import Map, Variant, province_of
+from judge.variant import Variant
 
 MISSED = {"movement": "NMR", "retreat": "NRR", "adjustment": "NRR"}  # no moves / no reply received
 

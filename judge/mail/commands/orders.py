@@ -16,7 +16,7 @@ if TYPE_CHECKING:
          summary="the orders below are for a later phase")
 def phase(h: Handler, cmd: Command) -> None:
     g, power = h.need_power()
-    ph = h.need_phase(g)
+    h.need_phase(g)  # (a game in play, with a phase open)
     text = " ".join(cmd.args)
     if not text:
         raise CommandError("write PHASE <season> <year> <phase>, e.g. PHASE Fall 1901 Movement")
