@@ -16,8 +16,9 @@ people and tight for machines:
 * ``seat_failures`` (5) wrong passwords for one seat within the window lock it against every
   other address until the window has passed, and its owner is told once; ``sender_failures``
   (10) wrong passwords from one address lock that address out of every password check;
-* a delivery status notification is recorded per failed recipient, and each game where that
-  address plays (or observes) tells its master once.
+* a bounce (a delivery status notification, or a plain-text notice in one of the formats
+  :mod:`judge.mail.textbounce` reads) is recorded per failed recipient the judge has written to,
+  and each game where that address plays (or observes) tells its master once.
 """
 
 from __future__ import annotations
@@ -112,6 +113,13 @@ def _json(values: list[str]) -> str:
 def record_bounces(store: Store, addresses: list[str], message_id: str, detail: str, now: datetime) -> None:
     for a in addresses:
         store.insert("bounces", address=a, message_id=message_id, received=iso(now), detail=detail[:500])
+
+
+def wrote_to(store: Store, address: str) -> bool:
+    """True when the judge has queued mail to ``address`` (the outbox keeps every message's
+    recipients, lower case, as a JSON list)."""
+    return store.one("SELECT 1 FROM outbox, json_each(outbox.recipients) WHERE json_each.value = ? LIMIT 1",
+                     (address,)) is not None
 
 
 def games_of(store: Store, address: str) -> list[tuple[Any, str]]:

@@ -20,6 +20,7 @@ from html.parser import HTMLParser
 
 from judge.game.outbox import CONTROL, MSG_ID, thread_ids
 from judge.mail.newtext import Ignored, header_block, new_text
+from judge.mail.textbounce import text_bounce_failures
 
 #: local parts of addresses that are machines, never people (njudge's list, and a few more)
 MACHINE_SENDERS = frozenset({
@@ -48,7 +49,7 @@ class IncomingMail:
     error: str | None = None  # why its text could not be read (answered with this)
     notes: list[str] = field(default_factory=list)  # things to tell the sender (e.g. truncated)
     ignored: list[Ignored] = field(default_factory=list)  # blocks not read as commands, each with why
-    bounced: list[str] = field(default_factory=list)  # a DSN: the recipients whose delivery failed
+    bounced: list[str] = field(default_factory=list)  # a bounce (DSN or text): the recipients that failed for good
 
 
 @functools.lru_cache(maxsize=512)
@@ -98,6 +99,8 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
     if mail.ignore:
         if msg.get_content_type() == "multipart/report":
             mail.bounced = dsn_failures(msg)
+        if not mail.bounced and bounce_like(msg, mail.sender) and not _has_dsn(msg):
+            mail.bounced = [a for a in text_bounce_failures(read_body(msg)[0]) if plausible_address(a)]
         return mail
     if not mail.reply_to:
         mail.ignore = "no sender address"
@@ -214,6 +217,31 @@ def ignore_reason(msg: EmailMessage, sender: str, our_address: str, loop_header:
     if our_address and sender == our_address:
         return "mail from ourselves"
     return None
+
+
+_MTA_SENDERS = frozenset({"mailer-daemon", "mailerdaemon", "mail-daemon", "postmaster"})  # not noreply: a service
+
+
+def bounce_like(msg: EmailMessage, sender: str) -> bool:
+    """Mail a mail server wrote about mail that was sent: the only mail whose text is read as a
+    bounce (so a player forwarding or quoting one is just a player). Its envelope sender is empty,
+    or it comes from a mail system's own mailbox, or it says it was sent automatically; list mail
+    is never one (a bounce posted to a list is a person's mail)."""
+    if _header(msg, "List-Id") or _header(msg, "List-Unsubscribe"):
+        return False
+    local = sender.split("@", 1)[0]
+    auto = _header(msg, "Auto-Submitted").split(";")[0].strip().lower()
+    return (_header(msg, "Return-Path").strip() == "<>" or msg.get_content_type() == "multipart/report"
+            or local in _MTA_SENDERS or local.startswith("mailer-daemon")
+            or auto in ("auto-replied", "auto-generated"))
+
+
+def _has_dsn(msg: EmailMessage) -> bool:
+    """A report with a ``message/delivery-status`` part: that part, not its words, says what failed."""
+    try:
+        return any(p.get_content_type() == "message/delivery-status" for p in msg.walk())
+    except Exception:
+        return False
 
 
 _DSN_FIELD = re.compile(r"^(final-recipient|original-recipient|action)\s*:\s*(.*)$", re.I | re.M)

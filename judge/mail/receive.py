@@ -166,9 +166,12 @@ class Judge:
                          f"\n\n{detail}\n", kind="failure-report")
 
     def _bounced(self, ctx: Ctx, mail: Any) -> None:
-        """A DSN: record each failed recipient; tell each game's master once per dead address."""
-        abuse.record_bounces(ctx.store, mail.bounced, mail.message_id, mail.subject, ctx.now)
-        for addr in mail.bounced:
+        """A bounce: record each failed recipient the judge has written to; tell each game's master
+        once per dead address. (An address we never wrote to is no news of ours: a forgery, or a
+        stray address read from the text of the notice.)"""
+        dead = [a for a in mail.bounced if abuse.wrote_to(ctx.store, a)]
+        abuse.record_bounces(ctx.store, dead, mail.message_id, mail.subject, ctx.now)
+        for addr in dead:
             for row, label in abuse.games_of(ctx.store, addr):
                 g = games._game(row)
                 master = games.master_address(ctx.store, g)
