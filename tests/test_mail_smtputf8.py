@@ -173,3 +173,26 @@ async def test_without_smtputf8_idna_goes_as_xn_and_a_utf8_mailbox_fails_once(ma
     assert (status, attempts) == ("failed", 1) and error.startswith(reason), rows
     failed = records.events("smtp.failed")
     assert len(failed) == 1 and failed[0]["permanent"] and failed[0]["error"].startswith(reason)
+
+
+def test_a_player_stored_by_an_xn_address_becomes_the_one_form(tmp_path: Path) -> None:
+    """An earlier judge stored ``x@xn--bcher-kva.de`` as written; opening the database gives it the
+    stored form, so the player writing from ``x@bücher.de`` is still that player."""
+    t = Table(tmp_path)
+    try:
+        t.send(MASTER, "CREATE ?tg masterpw standard")
+        t.send("x@example.test", "SIGNON ?tg xpw")
+        path = t.judge.store.path
+        t.judge.close()
+        with sqlite3.connect(str(path), isolation_level=None) as conn:
+            conn.execute("UPDATE players SET address = 'x@xn--bcher-kva.de' WHERE address = 'x@example.test'")
+            conn.execute("INSERT INTO players(address) VALUES ('y@xn--bcher-kva.de'), ('y@bücher.de')")
+            conn.execute("PRAGMA user_version = 6")
+        conn.close()
+        t.reopen()
+        assert {r["address"] for r in t.rows("SELECT address FROM players")} == {
+            MASTER, "x@bücher.de", "y@xn--bcher-kva.de", "y@bücher.de"}  # both stored already: both stay
+        t.drop(utf8_mail("x@bücher.de", "WHOGAME tg", "<who@bücher.test>"))
+        assert "x@bücher.de" in t.reply_to("x@xn--bcher-kva.de", t.run()).body
+    finally:
+        t.close()
