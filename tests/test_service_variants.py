@@ -182,10 +182,10 @@ def test_1885_game_stored_before_hidden_units_were_listed_keeps_them(table: Vari
     table.judge.close()
     conn = sqlite3.connect(str(path), isolation_level=None)
     conn.execute("UPDATE phases SET position = ? WHERE id = ?", (dumps(pos), row["id"]))
-    conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+    conn.execute("PRAGMA user_version = 5")  # the version before the step that adds the list
     conn.close()
     table.reopen()
-    assert table.judge.store.version == SCHEMA_VERSION
+    assert table.judge.store.version == SCHEMA_VERSION == len(MIGRATIONS)
     assert loads(table.rows("SELECT position FROM phases")[0]["position"])["extra"][HIDDEN_UNITS] == expected
     # and the game plays them: Rome's hidden unit moves as a fleet
     out = table.order("Italy", "F Rom - Tys\nF Nap H\nA Ven H")

@@ -40,6 +40,7 @@ from judge.daemon.imap_in import find_message_ids
 from judge.daemon.logs import log
 from judge.daemon.service import OutboxItemLike, ServiceProxy
 from judge.daemon.state import DaemonState, InDoubt
+from judge.game.addresses import ascii_address, canonical_address
 
 logger = logging.getLogger("judge.daemon.smtp")
 
@@ -72,7 +73,20 @@ class SmtpStats:
 
 
 def valid_address(addr: str) -> bool:
-    return bool(_ADDRESS.fullmatch(addr)) and len(addr) <= 254
+    """An address fit for the envelope: a bare ASCII one, or an internationalized one in the
+    judge's stored form (:mod:`judge.game.addresses`)."""
+    if addr.isascii():
+        return bool(_ADDRESS.fullmatch(addr)) and len(addr) <= 254
+    return canonical_address(addr) == addr
+
+
+def wire_address(addr: str, smtputf8: bool) -> str | None:
+    """A valid address as this server takes it: as stored over SMTPUTF8; else an internationalized
+    domain as ``xn--`` A-labels. None: its local part is not ASCII and the server has no SMTPUTF8,
+    so it cannot be reached through this server at all (RFC 6531 has no downgrade)."""
+    if smtputf8 or addr.isascii():
+        return addr
+    return ascii_address(addr)
 
 
 def digest_of(message: bytes) -> str:
@@ -216,6 +230,11 @@ class SmtpSender:
             await asyncio.wait_for(smtp.connect(), cfg.timeout * 2)
             if cfg.user:
                 await smtp.login(cfg.user, cfg.password)
+            if smtp.is_ehlo_or_helo_needed:  # the server's extensions (SMTPUTF8) are wanted before MAIL
+                try:
+                    await smtp.ehlo()
+                except aiosmtplib.SMTPHeloError:
+                    await smtp.helo()  # a server without ESMTP: no extensions
         except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
             smtp.close()
             raise ServerUnavailable(f"connect {cfg.host}:{cfg.port}: {type(exc).__name__}: {exc}") from exc
@@ -253,20 +272,34 @@ class SmtpSender:
             rcpts.append(cfg.receipt_to)
         data, message_id = with_date_and_id(
             item.message, doubt.message_id if doubt else make_msgid(idstring=f"j{item.id}", domain=self.judge.domain))
+        smtputf8 = smtp.supports_extension("smtputf8")
+        wire = {r: wire_address(r, smtputf8) for r in [sender, *rcpts]}
+        # a mailbox with a non-ASCII local part cannot go through a server without SMTPUTF8: refused
+        # here, for good (retrying would meet the same server), the reason in the log and the outbox
+        no_utf8 = f"needs SMTPUTF8, which {cfg.host}:{cfg.port} does not offer"
+        refused: dict[str, str] = {r: no_utf8 for r in rcpts if wire[r] is None}
+        if wire[sender] is None or all(r in refused or r == cfg.receipt_to for r in rcpts):
+            who = sender if wire[sender] is None else ", ".join(refused)
+            await self._failed(item, f"{who}: {no_utf8}", permanent=True)
+            return False
+        head = data.split(b"\r\n\r\n", 1)[0]
+        utf8 = smtputf8 and not (all(a.isascii() for a in wire.values() if a) and head.isascii())
+        options, encoding = (["SMTPUTF8"], "utf-8") if utf8 else ([], "ascii")
         started = False
         try:
-            await smtp.mail(sender)
-            refused: dict[str, str] = {}
+            await smtp.mail(wire[sender], options=options, encoding=encoding)
             for r in rcpts:
+                if r in refused:
+                    continue
                 try:
-                    await smtp.rcpt(r)
+                    await smtp.rcpt(wire[r], encoding=encoding)  # type: ignore[arg-type]
                 except aiosmtplib.SMTPRecipientRefused as exc:
                     if exc.code == 421:
                         raise
                     refused[r] = f"{exc.code} {exc.message}"
             if all(r in refused or r == cfg.receipt_to for r in rcpts):
                 await smtp.rset()
-                permanent = all(v.startswith("5") for v in refused.values())
+                permanent = all(v.startswith("5") or v == no_utf8 for v in refused.values())
                 await self._failed(item, f"all recipients refused: {refused}", permanent=permanent)
                 return False
             self.state.begin_data(item.id, digest, message_id)

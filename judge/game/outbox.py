@@ -17,6 +17,7 @@ from email.header import Header
 from email.utils import format_datetime, formataddr, make_msgid
 from typing import Any
 
+from judge.game.addresses import ascii_address
 from judge.game.config import JudgeConfig
 from judge.game.store import Store, dumps, iso, loads
 from judge.render.templates import mail_html
@@ -71,13 +72,13 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
     # a sender's text echoed into our header (their subject, their ids) is one clean line: a
     # decoded CR/LF must neither start a header of its own nor make this message unsendable
     subject = " ".join(CONTROL.sub(" ", subject).split())
-    fields = [("From", formataddr((cfg.name, cfg.address))), ("To", ", ".join(to)), ("Subject", subject),
+    fields = [("From", formataddr((cfg.name, cfg.address))), ("To", to_field(to)), ("Subject", subject),
               ("Date", format_datetime(now)), ("Message-ID", mid)]
     in_reply_to = thread_ids(in_reply_to or "").rpartition(" ")[2]
     if in_reply_to:
         fields += [("In-Reply-To", in_reply_to), ("References", thread_ids(f"{references or ''} {in_reply_to}"))]
     fields += [("Auto-Submitted", auto), (cfg.loop_header, cfg.address), *(headers or {}).items()]
-    head = "".join(header_field(name, value) for name, value in fields).encode("ascii")
+    head = "".join(header_field(name, value, utf8=name == "To") for name, value in fields).encode("utf-8")
     files = list(getattr(text, "attachments", ()))
     if files:  # a report: the same body for every recipient, built once (its pictures are large)
         body = getattr(text, "mime_body", None)
@@ -92,11 +93,19 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
     return head + _alternative(str(text), html), mid
 
 
-def header_field(name: str, value: str) -> str:
-    """One header line (CRLF): folded to 78 columns, non-ASCII text as RFC 2047 encoded words."""
+def to_field(to: list[str]) -> str:
+    """The To addresses as the header gives them: an internationalized domain as its ``xn--``
+    A-labels (so the message stays ASCII and any server takes it); only an address whose local
+    part is not ASCII stays UTF-8 (RFC 6532), and such a message can only go out over SMTPUTF8."""
+    return ", ".join(ascii_address(a) or a for a in to)
+
+
+def header_field(name: str, value: str, utf8: bool = False) -> str:
+    """One header line (CRLF): folded to 78 columns, non-ASCII text as RFC 2047 encoded words
+    (``utf8``: written as raw UTF-8, RFC 6532, for addresses, which encoded words may not hold)."""
     if "\r" in value or "\n" in value:  # as EmailMessage: a value never starts a header of its own
         raise ValueError(f"header {name} may not contain CR or LF: {value!r}")
-    if not value.isascii() or len(value) > 900 and max(map(len, value.split(" "))) > 900:
+    if not value.isascii() and not utf8 or len(value) > 900 and max(map(len, value.split(" "))) > 900:
         # encoded words: for non-ASCII text, and to split a word too long for a line (RFC 5322: 998)
         return f"{name}: {Header(value, 'utf-8', header_name=name).encode(linesep=CRLF)}\r\n"
     # fold at spaces only, so unfolding gives the value back; a longer word stays whole

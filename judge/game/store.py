@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 
 import sqlite_utils
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 def iso(t: datetime | None) -> str | None:
@@ -187,7 +187,19 @@ def _v6(db: sqlite_utils.Database) -> None:
         db.execute("UPDATE phases SET position = ? WHERE id = ?", [dumps(pos), pid])
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
+def _v7(db: sqlite_utils.Database) -> None:
+    # internationalized addresses: the judge keeps one form per mailbox (judge/game/addresses.py),
+    # an IDNA domain as U-labels. A player stored before in the xn-- form gets that form, so mail
+    # from either spelling finds the same player (where both forms are stored already, both stay).
+    from judge.game.addresses import canonical_address
+
+    for pid, addr in db.execute("SELECT id, address FROM players WHERE address LIKE '%xn--%'").fetchall():
+        new = canonical_address(addr)
+        if new and new != addr and db.execute("SELECT 1 FROM players WHERE address = ?", [new]).fetchone() is None:
+            db.execute("UPDATE players SET address = ? WHERE id = ?", [new, pid])
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
 
 
 def create_private(path: Path) -> None:

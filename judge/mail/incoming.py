@@ -19,6 +19,7 @@ from email.utils import getaddresses
 from html.parser import HTMLParser
 
 from judge.game.outbox import CONTROL, MSG_ID, thread_ids
+from judge.game.addresses import canonical_address
 from judge.mail.newtext import Ignored, header_block, new_text
 from judge.mail.textbounce import text_bounce_failures
 
@@ -74,7 +75,7 @@ _READ_POLICY = _ReadPolicy()
 def parse_message(raw: bytes, our_address: str = "", loop_header: str = "X-Judge-Loop") -> IncomingMail:
     """Read one message. Never raises."""
     try:
-        return _parse(raw, our_address.lower(), loop_header)
+        return _parse(raw, canonical_address(our_address) or our_address.lower(), loop_header)
     except Exception as exc:  # a malformed mail never stops the judge
         return IncomingMail(message_id=_synthetic_id(raw), error=f"the message could not be read ({type(exc).__name__})")
 
@@ -156,22 +157,24 @@ def _addresses(msg: EmailMessage, name: str) -> list[str]:
     except Exception:  # e.g. a display name decoding to CR/LF: take the address in <...>
         raw = _header(msg, name)
         found = _ANGLE_ADDR.findall(raw) or [a for _, a in getaddresses([raw])]
-    return [a for a in (addr.strip().lower() for addr in found) if plausible_address(a)]
+    return [c for c in (_canonical(a) for a in found) if c is not None]
 
 
-#: a host name: dot-separated labels of letters, digits and inner hyphens
-_DOMAIN = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*", re.I)
+def _canonical(addr: str) -> str | None:
+    """A parsed address in its stored form. Raw UTF-8 headers (RFC 6532, as Gmail, Outlook.com
+    and Apple Mail send them) reach us as surrogate escapes: they are read back as UTF-8, and
+    bytes that are not UTF-8 make no address."""
+    try:
+        addr = addr.encode("utf-8", "surrogateescape").decode("utf-8")
+    except UnicodeError:
+        return None
+    return canonical_address(addr)
 
 
 def plausible_address(addr: str) -> bool:
-    """An address the judge will write into a header and an SMTP envelope: ASCII, one ``@``
-    with text on both sides, none of the characters that would make it two addresses or a
-    header of its own, and a host name after the ``@`` (so the pieces of a hostile encoded word,
-    ``=?utf-8?q?Bcc:_x@evil.test?=`` read raw, are no address)."""
-    local, at, domain = addr.rpartition("@")
-    return (bool(at and local and domain) and "@" not in local and not any(c in addr for c in ' <>,;:"()[]\\')
-            and not CONTROL.search(addr) and addr.isascii() and len(addr) <= 254
-            and _DOMAIN.fullmatch(domain) is not None)
+    """An address the judge will write into a header and an SMTP envelope (ASCII or, RFC 6531,
+    UTF-8): see :func:`judge.mail.addresses.canonical_address`."""
+    return canonical_address(addr) is not None
 
 
 def clean_subject(subject: str, code: str = "") -> str:
@@ -265,7 +268,7 @@ def dsn_failures(msg: EmailMessage) -> list[str]:
                 rcpt = fields.get("final-recipient") or fields.get("original-recipient") or ""
                 addr = _text(rcpt.partition(";")[2] or rcpt).strip().strip("<>").lower()
                 if fields.get("action", "").lower().startswith("failed") and "@" in addr and " " not in addr:
-                    out.append(addr)
+                    out.append(canonical_address(addr) or addr)
     except Exception:
         return out
     return list(dict.fromkeys(out))

@@ -14,6 +14,7 @@ import shlex
 import subprocess
 from datetime import datetime
 
+from judge.game.addresses import ascii_address
 from judge.mail.receive import TRANSIENT, Judge
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,9 @@ def send_with(judge: Judge, command: str, now: datetime | None = None, timeout: 
     argv = shlex.split(command)
     for item in judge.pending_outbox(limit=1000, now=now):
         try:
-            proc = subprocess.run([*argv, *item.recipients], input=item.message.replace(b"\r\n", b"\n"),
+            # an internationalized domain as xn--: only a non-ASCII local part needs the MTA's SMTPUTF8
+            rcpts = [ascii_address(r) or r for r in item.recipients]
+            proc = subprocess.run([*argv, *rcpts], input=item.message.replace(b"\r\n", b"\n"),
                                   capture_output=True, timeout=timeout)
             code, err = proc.returncode, proc.stderr.decode("utf-8", "replace").strip()
         except (OSError, subprocess.TimeoutExpired) as exc:

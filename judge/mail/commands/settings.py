@@ -10,7 +10,7 @@ from judge.game.passwords import check_new_password, hash_password
 from judge.game.store import dumps
 from judge.mail.commands import CommandError, REGISTRY, command
 from judge.mail.commands.votes import vote
-from judge.mail.incoming import plausible_address
+from judge.game.addresses import canonical_address
 from judge.mail.language import Command
 from judge.rules import RULE_SWITCHES
 
@@ -24,8 +24,10 @@ def set_list(h: Handler, g: Game, value: str) -> None:
     addr = value.strip().lower()
     if addr in ("none", "off", "-"):
         addr = ""
-    if addr and not plausible_address(addr):
-        raise CommandError(f"not an email address: {addr!r}")
+    if addr:
+        addr = canonical_address(addr) or ""
+        if not addr:
+            raise CommandError(f"not an email address: {value.strip()!r}")
     if addr == h.ctx.cfg.address:
         raise CommandError("the judge's own address cannot be the game's list")
     h.ctx.store.update("games", g.id, list_address=addr or None)
@@ -109,8 +111,9 @@ def set_(h: Handler, cmd: Command) -> None:
         if h.session.seat is None or h.session.became:
             raise CommandError("only a player or observer can set an address")
         addrs = [a.strip().lower() for a in " ".join(rest).replace(";", ",").split(",") if a.strip()]
-        for a in addrs:
-            if not plausible_address(a):
+        for i, a in enumerate(addrs):
+            addrs[i] = canonical_address(a) or ""
+            if not addrs[i]:
                 raise CommandError(f"not an email address: {a!r}")
         if len(addrs) > MAX_SEAT_ADDRESSES:
             raise CommandError(f"SET ADDRESS takes at most {MAX_SEAT_ADDRESSES} addresses")
