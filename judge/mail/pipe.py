@@ -40,7 +40,8 @@ def deliver(judge: Judge, raw: bytes, source: str = "pipe") -> tuple[int, str]:
 
 
 def send_with(judge: Judge, command: str, now: datetime | None = None, timeout: float = 60.0) -> tuple[int, int]:
-    """Pipe each pending message to a sendmail-like ``command`` (recipients appended).
+    """Pipe each pending message to a sendmail-like ``command``, with ``--`` and the recipients
+    appended (sendmail, Postfix, Exim, msmtp and OpenSMTPD all end their options at ``--``).
 
     Exit status 0 is sent; 75 (EX_TEMPFAIL) and signals are temporary; anything else permanent.
     Returns (sent, failed).
@@ -51,7 +52,9 @@ def send_with(judge: Judge, command: str, now: datetime | None = None, timeout: 
         try:
             # an internationalized domain as xn--: only a non-ASCII local part needs the MTA's SMTPUTF8
             rcpts = [ascii_address(r) or r for r in item.recipients]
-            proc = subprocess.run([*argv, *rcpts], input=item.message.replace(b"\r\n", b"\n"),
+            # "--" ends the command's options: a player's address may begin with "-" (RFC 5322
+            # allows it), and "-X/path@host" must stay a recipient, never become sendmail's -X
+            proc = subprocess.run([*argv, "--", *rcpts], input=item.message.replace(b"\r\n", b"\n"),
                                   capture_output=True, timeout=timeout)
             code, err = proc.returncode, proc.stderr.decode("utf-8", "replace").strip()
         except (OSError, subprocess.TimeoutExpired) as exc:
