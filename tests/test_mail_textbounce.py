@@ -392,6 +392,13 @@ def test_a_notice_naming_two_failed_recipients_names_both() -> None:
     assert parse_message(body, JUDGE).bounced == ["p1@example.test", "p2@example.test"]
 
 
+
+def test_a_notice_names_the_failed_address_in_the_form_the_judge_stores():
+    # MTAs name an internationalized domain in its xn-- form; the judge stores (and wrote to) the
+    # U-label form, as it does for the addresses a delivery status notification names
+    mail = parse_message(qmail("X@xn--bcher-kva.de", 1), JUDGE)
+    assert mail.bounced == ["x@bücher.de"]
+
 def test_a_player_quoting_a_bounce_is_no_bounce() -> None:
     body = "Look what I got:\n\n> " + qmail("p3@example.test", 1).decode().replace("\r\n", "\n> ")
     mail = parse_message(raw(f"From: p1@example.test\nTo: {JUDGE}\nSubject: orders\nMessage-ID: <q@x>", body), JUDGE)

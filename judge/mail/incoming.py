@@ -101,7 +101,7 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
         if msg.get_content_type() == "multipart/report":
             mail.bounced = dsn_failures(msg)
         if not mail.bounced and bounce_like(msg, mail.sender) and not _has_dsn(msg):
-            mail.bounced = [a for a in text_bounce_failures(read_body(msg)[0]) if plausible_address(a)]
+            mail.bounced = [c for c in map(_canonical, text_bounce_failures(read_body(msg)[0])) if c is not None]
         return mail
     if not mail.reply_to:
         mail.ignore = "no sender address"
@@ -173,7 +173,7 @@ def _canonical(addr: str) -> str | None:
 
 def plausible_address(addr: str) -> bool:
     """An address the judge will write into a header and an SMTP envelope (ASCII or, RFC 6531,
-    UTF-8): see :func:`judge.mail.addresses.canonical_address`."""
+    UTF-8): see :func:`judge.game.addresses.canonical_address`."""
     return canonical_address(addr) is not None
 
 
