@@ -828,7 +828,6 @@ class ArmyFleetResolver:
         if retreating:
             after.extra[RETREATING] = retreating
 
-
     def _af_final(self: Any, out: MovementOutcome) -> list[tuple[str, str, str | None]]:
         """The A/Fs after the moves, in the order of the fleets on the board they started from:
         (province, "units" or "dislodged", the province of the A/F it was at the start, or None
