@@ -159,6 +159,8 @@ def movement_line(w: _Words, r: OrderResult, results: list[OrderResult]) -> str:
         body = f"{me} SUPPORT {w.unit(o.target_kind, o.target, r.power)}"
         if o.dest:
             body += f" -> {w.place(o.dest)}"
+    elif isinstance(o, Convoy) and getattr(o, "ff", False):  # the A/F module's Fast Ferry, as its order reads
+        body = f"{me} {FERRY} {w.unit('A', o.target, r.power)} -> {w.place(o.dest)}"
     elif isinstance(o, Convoy):
         body = f"{me} CONVOY {w.unit(o.target_kind or 'A', o.target, r.power)} -> {w.place(o.dest)}"
     elif isinstance(o, Transform):
@@ -366,8 +368,8 @@ def render_njudge(variant: Variant, before: Position, result: PhaseResult, *, ga
     notes = [e for e in result.events if e]
     if result.victory:
         notes.append(victory_line(result))
-    for note in notes:
-        out += [""] + wrap_prose(note)
+    for note in notes:  # in brackets: no reader takes a note ("Sweden: the unit ...") for an order line
+        out += [""] + wrap_prose(f"({note})")
     if not result.victory:
         nxt = result.next.phase
         out += ["", f"The next phase of '{game}' will be {NEXT_WORD[nxt.kind]} for {nxt.season} of {nxt.year}."]

@@ -329,10 +329,12 @@ def read_njudge(text: str, variant: Variant) -> NjudgeResults:
                     body, tags = split_tags(rest)
                     order, default = movement_order(pl, power, body)
                     out.orders.append(ReadOrder(power, order, tags, default, line))
-                elif phase.kind == "retreat":
-                    out.orders.append(retreat_order(pl, power, rest))
                 else:
-                    out.orders += adjustment_orders(pl, power, rest)
+                    read = [retreat_order(pl, power, rest)] if phase.kind == "retreat" else \
+                        adjustment_orders(pl, power, rest)
+                    for ro in read:
+                        ro.line = line
+                    out.orders += read
                 continue
         except ValueError as exc:
             raise NjudgeReadError(lineno, line, str(exc)) from None
@@ -342,7 +344,8 @@ def read_njudge(text: str, variant: Variant) -> NjudgeResults:
         while i < len(lines) and lines[i].strip() and not NEXT.match(lines[i]) and not DEADLINE.match(lines[i]):
             para.append(lines[i].strip())
             i += 1
-        out.notes.append(" ".join(para))
+        note = " ".join(para)
+        out.notes.append(note[1:-1] if note.startswith("(") and note.endswith(")") else note)
     return out
 
 
