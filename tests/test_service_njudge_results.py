@@ -39,10 +39,10 @@ def test_results_layout_per_game_and_per_player(tmp_path: Path) -> None:
     out = t.send("stranger@example.test", "SET RESULTS NJUDGE")
     assert "Your results" not in t.reply_to("stranger@example.test", out).body
     g = games.get_game(t.judge.store, "tg")
-    seat = {s["power"]: str(s["id"]) for s in games.seats(t.judge.store, g.id)}
+    player = {s["power"]: str(s["player_id"]) for s in games.seats(t.judge.store, g.id)}
     assert g.options["results"] == "njudge"
-    assert g.options["results_seats"] == {seat["France"]: "zine", **{
-        str(s["id"]): "zine" for s in games.seats(t.judge.store, g.id, "observer")}}
+    assert g.options["results_players"] == {player["France"]: "zine", **{
+        str(s["player_id"]): "zine" for s in games.seats(t.judge.store, g.id, "observer")}}
 
     t.order("Russia", "A Mos - Lvn\nF StP/sc S A Mos - Lvn\nA War H\nF Sev - Bla")
     t.order("Turkey", "F Ank - Bla\nA Con H\nA Smy H")

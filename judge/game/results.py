@@ -50,35 +50,36 @@ def for_recipient(text: str, to: list[str]) -> str:
 
 
 def layout_choices(store: Store, game: "Game") -> dict[str, str]:
-    """Address -> results layout, for the seats that chose one (``SET RESULTS``); ``""``: the
-    game's layout (the master's choice), which everyone else gets."""
+    """Address -> results layout, for the players and observers who chose one (``SET RESULTS``);
+    ``""``: the game's layout (the master's choice), which everyone else gets. A choice is the
+    person's, not the seat's: whoever takes over a power gets the game's layout until they choose."""
     chosen = {"": str(game.options.get("results") or "zine")}
-    by_seat = game.options.get("results_seats") or {}
+    by_player = game.options.get("results_players") or {}
     for s in seats(store, game.id, None):
-        layout = by_seat.get(str(s["id"]))
+        layout = by_player.get(str(s["player_id"]))
         if layout:
             for a in seat_addresses(store, s):
                 chosen[a] = layout
     return chosen
 
 
-def set_layout(game: "Game", value: str, seat_id: int | None) -> str:
-    """``SET RESULTS NJUDGE|ZINE``: the game's layout (``seat_id`` None: the master's setting), or
-    one seat's own (also ``DEFAULT``: the game's again); returns what the reply says."""
+def set_layout(game: "Game", value: str, player_id: int | None) -> str:
+    """``SET RESULTS NJUDGE|ZINE``: the game's layout (``player_id`` None: the master's setting),
+    or one player's or observer's own (also ``DEFAULT``: the game's again); returns the reply."""
     v = value.strip().lower()
-    if seat_id is not None and v in ("default", "game"):
-        (game.options.get("results_seats") or {}).pop(str(seat_id), None)
+    if player_id is not None and v in ("default", "game"):
+        (game.options.get("results_players") or {}).pop(str(player_id), None)
         return f"Your results now come in the game's layout ({game.options.get('results') or 'zine'})."
     if v not in LAYOUTS:
-        extra = ", or DEFAULT (the game's layout)" if seat_id is not None else ""
+        extra = ", or DEFAULT (the game's layout)" if player_id is not None else ""
         raise ValueError(f"SET RESULTS takes NJUDGE (njudge's text layout) or ZINE (the report with its map)"
                          f"{extra}, not {value.strip()!r}")
     what = ("njudge's text layout ('Movement results for ...'), which programs written for njudge "
             "read" if v == "njudge" else "the zine report")
-    if seat_id is None:
+    if player_id is None:
         game.options["results"] = v
         return f"Results of '{game.name}' now come in {what}, except to those who chose otherwise."
-    game.options.setdefault("results_seats", {})[str(seat_id)] = v
+    game.options.setdefault("results_players", {})[str(player_id)] = v
     return f"Your results of '{game.name}' now come in {what}."
 
 

@@ -23,6 +23,7 @@ from typing import Iterable
 
 from judge.engine import PhaseResult, Position
 from judge.engine.adjustment import unit_count
+from judge.engine.position import Unit
 from judge.engine.orders import (Build, Convoy, Disband, Hold, Move, Order, OrderResult, Remove, Retreat, Support,
                                  Waive)
 from judge.engine.variant_kinds import Disembark, Embark, FastFerry, Protect, Transform
@@ -83,7 +84,7 @@ class _Words:
         """``in the North Sea``, ``in Vienna``."""
         return ("in the " if self.m.is_sea(province_of(loc)) else "in ") + self.place(loc)
 
-    def unit_at(self, loc: str):  # -> Unit | None
+    def unit_at(self, loc: str) -> Unit | None:
         p = province_of(loc)
         u = self.before.units.get(p)
         if u is None and p in self.before.dislodged:

@@ -63,10 +63,6 @@ class ReadOrder:
     default: bool = False  # "No Order Processed", "Defaults, removing ..."
     line: str = ""
 
-    @property
-    def failed(self) -> bool:
-        return any(t not in ("dislodged",) for t in self.tags)
-
 
 @dataclass
 class ReadDislodged:
@@ -338,8 +334,6 @@ def read_njudge(text: str, variant: Variant) -> NjudgeResults:
                 continue
         except ValueError as exc:
             raise NjudgeReadError(lineno, line, str(exc)) from None
-        if section == "orders" and mo and power:
-            raise NjudgeReadError(lineno, line, "unreadable order line")
         para = [line.strip()]
         while i < len(lines) and lines[i].strip() and not NEXT.match(lines[i]) and not DEADLINE.match(lines[i]):
             para.append(lines[i].strip())

@@ -23,13 +23,13 @@ def set_results(h: Handler, value: str) -> None:
     """SET RESULTS: the master's sets the game's layout; a player's or observer's, their own."""
     g = h.need_game()
     if h.session.master and (h.session.seat is None or h.session.became):
-        seat_id = None
-    elif h.session.seat is not None and not h.session.became:
-        seat_id = int(h.session.seat["id"])
+        player_id = None
+    elif h.session.seat is not None and not h.session.became and h.session.seat["player_id"] is not None:
+        player_id = int(h.session.seat["player_id"])
     else:
         raise CommandError("sign on with your own seat (or as the master) to choose how results come")
     try:
-        note = results.set_layout(g, value, seat_id)
+        note = results.set_layout(g, value, player_id)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     games.save_options(h.ctx, g)
