@@ -281,3 +281,42 @@ def test_reader_refuses_what_it_cannot_read_and_skips_what_is_around() -> None:
     read = read_njudge("Movement results for Fall of 1901.  (g.002)\n\n"
                        "England: Army Yorkshire -> North Sea -> Norway.\n", v)
     assert isinstance(read.orders[0].order, Move) and read.orders[0].order.via_convoy
+
+
+def test_reader_takes_text_as_njudge_itself_writes_it() -> None:
+    """njudge's own variations: one space before (game.NNN), "orders" for "results" in older
+    versions, tabs after the power, St. Petersburg with its dot, pending builds, wrapped lists."""
+    v = load_variant("standard")
+    retreat = read_njudge("Retreat orders for Fall of 1902. (kiwi.006)\n\n"
+                          "Russia:    \tArmy  Warsaw -> Moscow.\n"
+                          "Germany:\tFleet Sweden, No Order Processed (DISBAND).\n", v)
+    assert [(o.power, type(o.order).__name__, o.order.loc, o.default) for o in retreat.orders] == \
+        [("Russia", "Retreat", "war", False), ("Germany", "Disband", "swe", True)]
+    winter = read_njudge(
+        "Adjustment results for Winter of 1902.  (kiwi.007)\n"
+        "Russia:                   Builds a fleet in St. Petersburg (north coast).\n"
+        "Turkey:                   Removes the fleet in the Black Sea.\n"
+        "Italy:                    2 unusable builds pending.\n"
+        "Austria:                  Defaults, removing the army in Galicia.\n\n"
+        "The next phase of 'kiwi' will be Movement for Spring of 1903.\n", v)
+    assert [(o.power, type(o.order).__name__, o.order.loc, o.tags, o.default) for o in winter.orders] == [
+        ("Russia", "Build", "stp/nc", (), False), ("Turkey", "Remove", "bla", (), False),
+        ("Italy", "Waive", "", ("pending",), True), ("Italy", "Waive", "", ("pending",), True),
+        ("Austria", "Remove", "gal", (), True)]
+    fall = read_njudge(
+        "Movement results for Fall of 1902. (kiwi.005)\n\n"
+        "Austria: Army Vienna -> Galicia. (*bounce, dislodged*)\n"
+        "Russia: Army Rumania SUPPORT Austrian Army Serbia -> Bulgaria. (*cut*)\n\n\n"
+        "The following units were dislodged:\n\n"
+        "The Austrian Army in Vienna can retreat to Bohemia or Tyrolia or\nTrieste.\n\n"
+        "Ownership of supply centers:\n\n"
+        "Austria:   Budapest, Greece, Serbia, Trieste,\n           Vienna.\n"
+        "Unowned:   Holland.\n\n"
+        "Austria:   5 Supply centers,  3 Units:  Builds   2 units.\n"
+        "Russia:    1 Supply center,   1 Unit:   Builds   0 units.  (* CD *)\n\n"
+        "Winning Centers changed to 19 to avoid a draw.\n", v)
+    assert fall.orders[0].tags == ("bounce", "dislodged") and fall.orders[1].order.target == "ser"
+    assert [(d.power, d.loc, d.retreats) for d in fall.dislodged] == [("Austria", "vie", ("boh", "tyr", "tri"))]
+    assert fall.ownership == {"Austria": ["bud", "gre", "ser", "tri", "vie"], "Unowned": ["hol"]}
+    assert (fall.balance["Austria"].change, fall.balance["Russia"].marker) == (2, "CD")
+    assert fall.notes == ["Winning Centers changed to 19 to avoid a draw."]
