@@ -257,6 +257,13 @@ def test_module_orders_round_trip() -> None:
         lines = {o.line for o in read.orders}
         assert "England: Army London BOARDS Fleet English Channel." in lines
         assert "England: Fleet North Sea FERRY Army Yorkshire -> Belgium." in lines
+        # civil disorder takes only the army of an A/F first (Davis IV c): the layout says which
+        before, result = play("af_standard", {"phase": "Winter 1901 Adjustment",
+                                              "units": {"England": ["A/F Eng", "F Nth", "A Yor"]},
+                                              "centers": {"England": ["Lon", "Edi"]}}, "")
+        read = check_round_trip("af_standard", before, result)
+        assert [o.line.split(":", 1)[1].strip() for o in read.orders] == [
+            "Defaults, removing the army in the English Channel.", "Defaults, removing the fleet in the North Sea."]
 
 
 def test_reader_refuses_what_it_cannot_read_and_skips_what_is_around() -> None:

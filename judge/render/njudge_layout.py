@@ -206,9 +206,9 @@ def adjustment_line(w: _Words, r: OrderResult) -> list[str]:
     o = r.order
     if isinstance(o, Build):
         return [f"Builds {w.article(o.kind)} in {w.place(o.loc)}."]
-    if isinstance(o, Remove):
+    if isinstance(o, Remove):  # the kind removed as the order has it: only the army of an A/F may go
         u = w.unit_at(o.loc)
-        kind, loc = (u.kind, u.loc) if u is not None else (o.kind, o.loc)
+        kind, loc = (o.kind or (u.kind if u is not None else None)), (u.loc if u is not None else o.loc)
         what = KIND_WORD.get(kind or "A", "Army").lower()
         return [f"Defaults, removing the {what} {w.in_place(loc)}." if r.default else
                 f"Removes the {what} {w.in_place(loc)}."]
