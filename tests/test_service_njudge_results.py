@@ -99,3 +99,19 @@ def test_ownership_and_builds_in_njudge_layout_by_mail(tmp_path: Path) -> None:
     read = read_njudge(body, load_variant("standard"))
     assert str(read.phase) == "Winter 1901 Adjustment" and str(read.next_phase) == "Spring 1902 Movement"
     t.close()
+
+
+def test_njudge_layout_carries_the_map_link_when_the_game_links_it(tmp_path: Path) -> None:
+    t = Table(tmp_path)
+    t.cfg.archive_url = "https://dip.example.test/archive/"
+    t.start_game()
+    t.send(MASTER, "SIGNON Mtg masterpw\nSET MAP LINK\nSET RESULTS NJUDGE")
+    hold_all(t)
+    mail = [m for m in t.mails if m.subject == "TEST:tg - S1901M Results" and MASTER in m.to][-1]
+    assert mail.body.rstrip().endswith("The map of the position: https://dip.example.test/archive/tg/001-S1901M.png")
+    assert read_njudge(mail.body, load_variant("standard")).notes == [
+        "The map of the position: https://dip.example.test/archive/tg/001-S1901M.png"]
+    html = mail.msg.get_body(("html",)).get_content()
+    assert 'href="https://dip.example.test/archive/tg/001-S1901M.png"' in html and "cid:map" not in html
+    assert not list(mail.msg.iter_attachments())
+    t.close()

@@ -157,7 +157,8 @@ def results_mail(ctx: "Ctx", game: "Game", ph: "PhaseRow", before: Position, res
         plain = render_part("results_njudge.txt", page_title=subject, code=ctx.cfg.code, game=game.name,
                             variant=v.title, body=body,
                             deadline=f"{new.short} {ctx.when(new.deadline)}" if new is not None else None,
-                            pictures=any(a.cid == "map" for a in report.attachments))
+                            pictures=any(a.cid == "map" for a in report.attachments),
+                            map_url=url if mode == "link" else None)
         out.layouts["njudge"] = MailText(plain, plain.html, report.attachments)
     return subject, out
 
