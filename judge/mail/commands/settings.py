@@ -95,6 +95,9 @@ def set_(h: Handler, cmd: Command) -> None:
     if key == "NO" and rest:
         key, rest = "NO" + rest[0].upper(), rest[1:]
     st = h.ctx.store
+    if key == "RESULTS":  # the master's for the game, a player's or observer's for themselves
+        set_results(h, " ".join(rest))
+        return
     if key in ("WAIT", "NOWAIT"):
         g, power = h.need_power()
         h.need_phase(g)
@@ -149,9 +152,6 @@ def set_(h: Handler, cmd: Command) -> None:
             raise CommandError("a name has at most 40 characters")
         st.update("players", games.player_id(h.ctx, h.mail.sender), name=name)
         h.say(f"Reports now name you {name}." if name else "Reports now name you by your mailbox name.")
-        return
-    if key == "RESULTS":
-        set_results(h, " ".join(rest))
         return
     # the master's settings: an unknown word is said to be unknown, whoever sends it
     if key not in MASTER_SET_WORDS and key.lower().replace("-", "_") not in RULE_SWITCHES:
