@@ -348,9 +348,13 @@ def render_njudge(variant: Variant, before: Position, result: PhaseResult, *, ga
     shown = [r for r in result.results if r.order is not None and r.result != "invalid"]
     order = {n: i for i, n in enumerate(variant.powers)}
     shown.sort(key=lambda r: order.get(r.power, len(order)))  # stable: within a power, the engine's order
+
+    def by_place(r: OrderResult) -> tuple[int, str]:
+        return order.get(r.power, len(order)), w.place(r.order.loc)  # type: ignore[union-attr]
+
     if kind == "movement":
         last = None
-        for r in sorted(shown, key=lambda r: (order.get(r.power, 99), w.place(r.order.loc))):  # type: ignore[union-attr]
+        for r in sorted(shown, key=by_place):
             if last is not None and r.power != last:
                 out.append("")
             last = r.power
@@ -359,19 +363,20 @@ def render_njudge(variant: Variant, before: Position, result: PhaseResult, *, ga
         if block:
             out += ["", ""] + block
     elif kind == "retreat":
-        for r in sorted(shown, key=lambda r: (order.get(r.power, 99), w.place(r.order.loc))):  # type: ignore[union-attr]
+        for r in sorted(shown, key=by_place):
             out.append(padded(r.power) + retreat_line(w, r))
     else:
         for r in shown:
             out += [padded(r.power) + line for line in adjustment_line(w, r)]
     if _ownership_crossed(variant, result):
         out += [""] + ownership_block(variant, result, before, cd)
+    over = bool(result.victory) and (result.victory or {}).get("final", True)
     notes = [e for e in result.events if e]
-    if result.victory:
+    if over:
         notes.append(victory_line(result))
     for note in notes:  # in brackets: no reader takes a note ("Sweden: the unit ...") for an order line
         out += [""] + wrap_prose(f"({note})")
-    if not result.victory:
+    if not over:
         nxt = result.next.phase
         out += ["", f"The next phase of '{game}' will be {NEXT_WORD[nxt.kind]} for {nxt.season} of {nxt.year}."]
         if deadline:
