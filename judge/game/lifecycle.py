@@ -261,7 +261,7 @@ def audience(store: Store, game: Game, observers: bool = True) -> list[list[str]
 
 def tell_all(ctx: Ctx, game: Game, subject: str, text: str, kind: str = "notice", observers: bool = True) -> None:
     for to in audience(ctx.store, game, observers):
-        ctx.mail(to, subject, text, game_id=game.id, kind=kind)
+        ctx.mail(to, subject, zine.for_recipient(text, to), game_id=game.id, kind=kind)  # SET RESULTS
 
 
 def notice(ctx: Ctx, game: Game, title: str, text: str, short: str | None = None, to: list[str] | None = None) -> None:

@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from judge.engine import PhaseResult
 from judge.engine.position import Position
+from judge.render.njudge_layout import render_njudge
 from judge.render.zine import GameInfo, render_results
 from judge.game.archive_paths import map_url
-from judge.render.templates import MailText, results_mail as render_results_mail
+from judge.game.deadlines import format_time
+from judge.render.templates import MailText, render_part, results_mail as render_results_mail
 from judge.game.seats import master_address, player_label, seat_addresses, seat_of_power, seats
 from judge.game.store import Store, iso, loads
 
@@ -26,6 +28,59 @@ if TYPE_CHECKING:
     from judge.game.lifecycle import Ctx, Game, PhaseRow
 
 GREY_SENDER = "Anonymous"
+#: the layouts a results mail comes in (``SET RESULTS``): the zine report (the default), or
+#: njudge's own text layout, which the tools written for njudge results read
+LAYOUTS = ("zine", "njudge")
+
+
+class ResultsText(MailText):
+    """A results mail (the zine report), with the other layouts its recipients chose:
+    ``layouts`` (layout -> mail text) and ``chosen`` (address -> layout; ``""``: the game's)."""
+
+    layouts: dict[str, MailText]
+    chosen: dict[str, str]
+
+
+def for_recipient(text: str, to: list[str]) -> str:
+    """The copy of ``text`` for the person at ``to``: the layout they chose, else the game's."""
+    if not isinstance(text, ResultsText):
+        return text
+    layout = next((text.chosen[a] for a in to if a in text.chosen), text.chosen.get("", "zine"))
+    return text.layouts.get(layout, text)
+
+
+def layout_choices(store: Store, game: "Game") -> dict[str, str]:
+    """Address -> results layout, for the players and observers who chose one (``SET RESULTS``);
+    ``""``: the game's layout (the master's choice), which everyone else gets. A choice is the
+    person's, not the seat's: whoever takes over a power gets the game's layout until they choose."""
+    chosen = {"": str(game.options.get("results") or "zine")}
+    by_player = game.options.get("results_players") or {}
+    for s in seats(store, game.id, None):
+        layout = by_player.get(str(s["player_id"]))
+        if layout:
+            for a in seat_addresses(store, s):
+                chosen[a] = layout
+    return chosen
+
+
+def set_layout(game: "Game", value: str, player_id: int | None) -> str:
+    """``SET RESULTS NJUDGE|ZINE``: the game's layout (``player_id`` None: the master's setting),
+    or one player's or observer's own (also ``DEFAULT``: the game's again); returns the reply."""
+    v = value.strip().lower()
+    if player_id is not None and v in ("default", "game"):
+        (game.options.get("results_players") or {}).pop(str(player_id), None)
+        return f"Your results now come in the game's layout ({game.options.get('results') or 'zine'})."
+    if v not in LAYOUTS:
+        extra = ", or DEFAULT (the game's layout)" if player_id is not None else ""
+        raise ValueError(f"SET RESULTS takes NJUDGE (njudge's text layout) or ZINE (the report with its map)"
+                         f"{extra}, not {value.strip()!r}")
+    what = ("njudge's text layout ('Movement results for ...'), which programs written for njudge "
+            "read" if v == "njudge" else "the zine report")
+    if player_id is None:
+        game.options["results"] = v
+        return f"Results of '{game.name}' now come in {what}, except to those who chose otherwise."
+    game.options.setdefault("results_players", {})[str(player_id)] = v
+    return f"Your results of '{game.name}' now come in {what}."
 
 
 def master_orders(store: Store, game: "Game", ph: "PhaseRow") -> list[tuple[str, str]]:
@@ -92,7 +147,20 @@ def results_mail(ctx: "Ctx", game: "Game", ph: "PhaseRow", before: Position, res
         deadline=f"{new.short} {ctx.when(new.deadline)}" if new is not None else None,
         victory="".join(v.powers[w].letter for w in winners if w in v.powers) if victory else None)
     keep(ctx.store, game, ph, subject, report, ctx.now)
-    return subject, text
+    out = ResultsText(text, text.html, text.attachments)
+    out.chosen, out.layouts = layout_choices(ctx.store, game), {"zine": text}
+    if "njudge" in out.chosen.values():
+        tz = str(game.options.get("timezone") or ctx.cfg.timezone)
+        in_cd = {*cd, *(s["power"] for s in seats(ctx.store, game.id) if s["status"] == "cd" and s["power"])}
+        body = render_njudge(v, before, shown, game=game.name, seq=ph.seq, cd=in_cd,
+                             deadline=format_time(new.deadline, tz) if new is not None and new.deadline else None)
+        plain = render_part("results_njudge.txt", page_title=subject, code=ctx.cfg.code, game=game.name,
+                            variant=v.title, body=body,
+                            deadline=f"{new.short} {ctx.when(new.deadline)}" if new is not None else None,
+                            pictures=any(a.cid == "map" for a in report.attachments),
+                            map_url=url if mode == "link" else None)
+        out.layouts["njudge"] = MailText(plain, plain.html, report.attachments)
+    return subject, out
 
 
 def keep(store: Store, game: "Game", ph: "PhaseRow", subject: str, report: Any, now: Any) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from judge.game import deadlines, lifecycle as games
+from judge.game import deadlines, lifecycle as games, results
 from judge.game.lifecycle import Game
 from judge.game.passwords import check_new_password, hash_password
 from judge.game.store import dumps
@@ -19,6 +19,23 @@ if TYPE_CHECKING:
 
 
 # -- SET -------------------------------------------------------------------------------------------
+def set_results(h: Handler, value: str) -> None:
+    """SET RESULTS: the master's sets the game's layout; a player's or observer's, their own."""
+    g = h.need_game()
+    if h.session.master and (h.session.seat is None or h.session.became):
+        player_id = None
+    elif h.session.seat is not None and not h.session.became and h.session.seat["player_id"] is not None:
+        player_id = int(h.session.seat["player_id"])
+    else:
+        raise CommandError("sign on with your own seat (or as the master) to choose how results come")
+    try:
+        note = results.set_layout(g, value, player_id)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    games.save_options(h.ctx, g)
+    h.say(note)
+
+
 def set_list(h: Handler, g: Game, value: str) -> None:
     """The game's mailing list: public reports go there too (with List-* headers)."""
     addr = value.strip().lower()
@@ -41,7 +58,7 @@ MAX_SEAT_ADDRESSES = 3
 
 #: SET words, as "unknown SET option" lists them
 PLAYER_SET_KEYS = ("WAIT", "NOWAIT", "DRAW", "NODRAW", "PASSWORD", "ADDRESS", "NAME", "ALLY", "NOALLY",
-                   "CONCEDE", "NOCONCEDE")
+                   "CONCEDE", "NOCONCEDE", "RESULTS")
 MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "CENTRES", "LIST", "NOLIST", "MAP")
 #: every word the master's SET takes: its own (DEADLINE, LIST) and each game option the game takes
 MASTER_SET_WORDS = frozenset({*MASTER_SET_KEYS, *(w.upper() for w in games.OPTION_WORDS)})
@@ -62,6 +79,8 @@ SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "
              ("master", "SET GRACE <duration>", "e.g. SET GRACE 24h"),
              ("master", "SET MOVE|RETREAT|ADJUST <duration>", "phase lengths, e.g. SET MOVE 48h"),
              ("master", "SET LIST address", "also send results and public notices to this mailing list (SET NO LIST: stop)"),
+             ("player", "SET RESULTS NJUDGE|ZINE|DEFAULT", "your results (an observer's too) in njudge's text layout, for programs that read it, as the zine report, or in the game's layout"),
+             ("master", "SET RESULTS NJUDGE|ZINE", "the game's results layout: njudge's text layout or the zine report (default)"),
              ("master", "SET MAP PNG|SVG|BOTH|LINK|OFF", "the map in results: a small PNG (default), SVG, both, a link to the archive, or none"),
              ("master", "SET PRESS white|grey|any|none, SET CENTRES n, SET <rule> <value>", "(before the start; 1885 II: SET CALENDAR build_months for eight moves a year)"),
          ))
@@ -76,6 +95,9 @@ def set_(h: Handler, cmd: Command) -> None:
     if key == "NO" and rest:
         key, rest = "NO" + rest[0].upper(), rest[1:]
     st = h.ctx.store
+    if key == "RESULTS":  # the master's for the game, a player's or observer's for themselves
+        set_results(h, " ".join(rest))
+        return
     if key in ("WAIT", "NOWAIT"):
         g, power = h.need_power()
         h.need_phase(g)
