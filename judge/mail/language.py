@@ -35,6 +35,9 @@ KEYWORDS: dict[str, str] = {
     "NOALLY": "NOALLY", "NO ALLY": "NOALLY", "NOALLIANCE": "NOALLY", "NO ALLIANCE": "NOALLY",
     "WITHDRAW ALLIANCE": "NOALLY", "WITHDRAW ALLIANCES": "NOALLY",
     "CONCEDE": "CONCEDE", "NOCONCEDE": "NOCONCEDE", "NO CONCEDE": "NOCONCEDE",
+    "DIARY": "DIARY", "ENDDIARY": "ENDPRESS", "END DIARY": "ENDPRESS",
+    # njudge's conditional orders: an IF ... [ELSE ...] ENDIF block is read whole (and refused)
+    "IF": "IF", "ELSE": "ELSE", "ENDIF": "ENDIF", "END IF": "ENDIF",
 }
 
 #: words that start ordinary sentences too: a command only when followed by signon arguments
@@ -76,6 +79,30 @@ def match_keyword(line: str) -> tuple[str, list[str]] | None:
     return None
 
 
+def conditional_end(lines: list[str], start: int) -> tuple[int, bool] | None:
+    """Where the IF block whose first line is before ``lines[start]`` ends: (index after it, whether
+    its ENDIF was found). A block without ENDIF runs to the next command, if it has an ELSE; an IF
+    line with neither ELSE nor ENDIF after it is no block (a sentence: "If you agree, ...")."""
+    depth, seen_else = 1, False
+    for j in range(start, len(lines)):
+        if lines[j].rstrip() == "--":
+            break
+        km = match_keyword(lines[j].strip())
+        if km is None:
+            continue
+        if km[0] == "IF":
+            depth += 1
+        elif km[0] == "ELSE":
+            seen_else = True
+        elif km[0] == "ENDIF":
+            depth -= 1
+            if depth == 0:
+                return j + 1, True
+        else:
+            return (j, False) if seen_else else None
+    return (len(lines), False) if seen_else else None
+
+
 def parse_commands(text: str) -> list[Command]:
     """Split message text into commands; stops at a ``-- `` signature or SIGNOFF."""
     out: list[Command] = []
@@ -95,7 +122,16 @@ def parse_commands(text: str) -> list[Command]:
             continue
         name, args = m
         cmd = Command(name, args, line, i)
-        if name in ("PRESS", "BROADCAST"):
+        if name == "IF":
+            block = conditional_end(lines, i)
+            if block is None:
+                out.append(Command("ORDER", [], line, i))
+                continue
+            cmd.body, cmd.closed = "\n".join(x.rstrip() for x in lines[i:block[0]]), block[1]
+            i = block[0]
+            out.append(cmd)
+            continue
+        if name in ("PRESS", "BROADCAST") or name == "DIARY" and (not args or args[0].upper() == "RECORD"):
             body: list[str] = []
             cmd.closed = False
             while i < len(lines):
