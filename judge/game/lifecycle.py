@@ -137,8 +137,7 @@ SWITCHES: dict[str, tuple[str, ...]] = {
     "concessions": ("largest", "any", "none"),  # njudge's rule, the variant's (any power or alliance), none
 }
 SWITCH_ALIASES = {"fake_press": "fake", "fakes": "fake", "observer": "observer_press", "observers": "observer_press",
-                  "minorpress": "minor_press", "votes": "draw_votes", "concede": "concessions",
-                  "concession": "concessions"}
+                  "minorpress": "minor_press", "votes": "draw_votes"}
 YES_NO = {"yes": "yes", "on": "yes", "true": "yes", "1": "yes", "no": "no", "off": "no", "false": "no", "0": "no"}
 
 #: the game options :func:`apply_option` takes besides the rule switches (the master's SET words)
@@ -684,10 +683,13 @@ def voting_seats(ctx: Ctx, game: Game) -> tuple[PhaseRow | None, list[str], list
 
 
 def draw_list(seat: Any) -> list[str] | None:
-    """The powers a seat's draw vote names (None: no vote)."""
-    if not seat["draw"]:
+    """The powers a seat's draw vote names (None: no vote; [] all survivors). A NoDIAS game's
+    NODRAW is kept as ``draw`` 0 with the seat's own power listed: njudge reads it as a vote for
+    the game conceded to that power alone."""
+    listed = loads(seat["draw_set"], None)
+    if not seat["draw"] and not listed:
         return None
-    return list(loads(seat["draw_set"], None) or [])
+    return list(listed or [])
 
 
 def agreed_draw(votes: dict[str, list[str] | None], alive: list[str], dias: bool) -> list[str] | None:
@@ -738,7 +740,9 @@ def vote_lines(store: Store, game: Game) -> list[str]:
     for s in seats(store, game.id):
         parts = []
         listed = draw_list(s)
-        if listed is not None:
+        if listed is not None and not s["draw"]:
+            parts.append("no draw (accepts only a concession to itself)")
+        elif listed is not None:
             parts.append("draw " + ("(all survivors)" if not listed else "".join(
                 game.variant.powers[p].letter for p in listed if p in game.variant.powers)))
         conceded = loads(s["concede"], None)

@@ -46,7 +46,7 @@ def describe_game(h: Handler, g: Game) -> str:
     observers = len(games.seats(st, g.id, "observer"))
     rules = {k: v for k, v in (g.options.get("rules") or {}).items()}
     # the draw and concession votes: the master's LIST shows them, everyone's where votes are public
-    master = h.session.master and h.session.game is g
+    master = h.session.master and h.session.game is not None and h.session.game.id == g.id
     votes = games.vote_lines(st, g) if g.state == "active" and (
         master or games.switch(g, "draw_votes") == "public") else []
     switches = {k: games.switch(g, k) for k in games.SWITCHES}
@@ -136,7 +136,8 @@ def history(h: Handler, cmd: Command) -> None:
     h.say(render_part("history.txt", name=g.name, reports=reports))
     # DIARY notes: the writer's own come back with HISTORY; when the game is over, everyone's
     over = g.state in ("finished", "terminated")
-    own = h.session.power if h.session.game is g and not h.session.became else None
+    signed_here = h.session.game is not None and h.session.game.id == g.id
+    own = h.session.power if signed_here and not h.session.became else None
     if over or own:
         entries = games.diary_entries(h.ctx.store, g, None if over else own)
         if entries:

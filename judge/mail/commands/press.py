@@ -232,7 +232,7 @@ def send_press(h: Handler, cmd: Command, broadcast: bool) -> None:
         if games.switch(g, "fake") != "yes":
             raise CommandError(f"game '{g.name}' does not allow fake press (FROM, FAKE): the master sets it "
                                f"with SET FAKE yes before the start")
-        if sender == MASTER or MASTER in targets or observer:
+        if sender == MASTER or MASTER in a.include or observer:  # (the master's copy of a broadcast says the truth)
             raise CommandError("press to or from the master (or from an observer) is never faked")
         if a.fake_from is not None:
             if grey:

@@ -29,10 +29,12 @@ def vote(h: Handler, yes: bool, tokens: list[str] | tuple[str, ...] = ()) -> Non
             st.update("seats", h.session.seat["id"], draw=0, draw_set=None)
             h.say(f"{power} does not vote for a draw.")
         else:  # njudge: in a NoDIAS game NO DRAW is SET DRAW <own power>
-            st.update("seats", h.session.seat["id"], draw=1, draw_set=dumps([power]))
+            st.update("seats", h.session.seat["id"], draw=0, draw_set=dumps([power]))
             h.say(f"{power} accepts no draw: in this game (draws need not include all survivors) that means "
                   f"{power} accepts only the game conceded to {power} alone.")
         announce(h, g, power)
+        if not dias:
+            ended(h, g)
         return
     out = [p for p in listed if p not in alive]
     if out:
@@ -53,9 +55,14 @@ def vote(h: Handler, yes: bool, tokens: list[str] | tuple[str, ...] = ()) -> Non
     h.say("Votes are secret unless the game makes them public, and are reset every phase; a draw passes when "
           "every surviving power with a player accepts it.")
     announce(h, g, power)
-    if games.check_draw(h.ctx, g):
-        h.say(f"Every surviving power has accepted the same end: the game is over "
-              f"({'draw' if g.outcome and g.outcome.get('kind') == 'draw' else 'concession'}: "
+    ended(h, g)
+
+
+def ended(h: Handler, g: Game) -> None:
+    """End the game if the votes now agree on a draw (or, NoDIAS, a draw of one: a concession)."""
+    if games.check_draw(h.ctx, g) and g.outcome:
+        kind = "draw" if g.outcome.get("kind") == "draw" else "concession"
+        h.say(f"Every surviving power has accepted the same end: the game is over ({kind}: "
               f"{games.join_names(list(g.outcome.get('powers') or g.outcome.get('winner') or []))}).")
 
 
