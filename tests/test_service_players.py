@@ -10,20 +10,10 @@ import json
 import pytest
 
 from judge.game.lifecycle import agreed_draw
+from test_service_games import flat, table  # noqa: F401 (the fixture)
 from test_service_helpers import MASTER, Mail, Table, hold_all
 
 OBSERVER = "watcher@example.test"
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
-
-
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
 
 
 def press_mails(out: list[Mail]) -> list[Mail]:
