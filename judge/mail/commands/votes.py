@@ -182,6 +182,7 @@ def noconcede(h: Handler, cmd: Command) -> None:
     h.need_phase(g)
     h.ctx.store.update("seats", h.session.seat["id"], concede=None)
     h.say(f"{power} does not concede the game.")
+    announce(h, g, power)
 
 
 @command("ALLY", who="player", syntax="ALLY <powers>",
