@@ -273,7 +273,7 @@ def test_master_sets_the_new_switches_before_the_start(table: Table) -> None:
 
 
 # -- 3. DIARY --------------------------------------------------------------------------------------------
-def test_diary_is_private_returned_with_history_and_published_at_the_end(table: Table) -> None:
+def test_diary_is_private_returned_with_history_and_published_at_the_end(table: Table, tmp_path) -> None:
     table.start_game()
     eng = table.powers["England"]
     out = table.order("England", "F Lon - Nth", extra="DIARY\nFrance trusts me. Fool.\nENDPRESS\nA Lvp - Yor")
@@ -296,12 +296,21 @@ def test_diary_is_private_returned_with_history_and_published_at_the_end(table: 
     out = table.send("stranger@example.test", "HISTORY tg")
     assert "France trusts me" not in table.reply_to("stranger@example.test", out).body
 
+    table.order("England", "DIARY\nLove <3 France\nENDPRESS")
     out = table.send(MASTER, "SIGNON Mtg masterpw\nTERMINATE")
     diaries = [m for m in out if m.subject.endswith(" Diaries")]
     assert {a for m in diaries for a in m.to} >= set(table.powers.values()) | {MASTER}
     assert "France trusts me. Fool." in diaries[0].body and "Second thoughts" not in diaries[0].body
     out = table.send("stranger@example.test", "HISTORY tg")
     assert "France trusts me. Fool." in table.reply_to("stranger@example.test", out).body
+    out = table.order("England", "DIARY\nToo late.\nENDPRESS")
+    assert "is over: its diaries are published" in flat(reply_of(table, "England", out).body)
+    # the archive (judge publish) shows them too, escaped
+    from judge.game.archive import write_archive
+
+    write_archive(table.judge.store, tmp_path / "archive", "TEST")
+    page = (tmp_path / "archive" / "tg" / "index.html").read_text(encoding="utf-8")
+    assert "Diaries" in page and "Love &lt;3 France" in page and "<3" not in page
 
 
 # -- IF / ELSE / ENDIF -------------------------------------------------------------------------------------
