@@ -107,6 +107,17 @@ def test_fake_press_where_the_game_allows_it(table: Table) -> None:
     assert [m for m in mails if m.to == [MASTER]]
     assert eng not in {a for m in mails for a in m.to}
 
+    # njudge's examples: a broadcast shown as sent to F, R, G; a press to all but Germany shown as a broadcast
+    out = table.order("England", "", extra="PRESS FAKE TO FRG\nOnly you three know.\nENDPRESS")
+    mails = press_mails(out)
+    assert {a for m in mails for a in m.to} == {p for w, p in table.powers.items() if w != "England"} | {MASTER}
+    assert all("to France, Germany and Russia" in m.body for m in mails)
+    out = table.order("England", "", extra="PRESS TO ALL BUT G FAKE BROADCAST\nThis is Germany: you are all wimps.\n"
+                                           "ENDPRESS")
+    mails = press_mails(out)
+    assert ger not in {a for m in mails for a in m.to} and all("Broadcast message from England" in m.body for m in mails)
+    assert "really from England to" in [m for m in mails if m.to == [MASTER]][0].body
+
     # press to or from the master is never faked
     out = table.order("England", "", extra="PRESS TO M FROM G\nHi GM.\nENDPRESS")
     assert "never faked" in flat(reply_of(table, "England", out).body) and press_mails(out) == []

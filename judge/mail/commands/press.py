@@ -21,10 +21,11 @@ from judge.game.seats import player_label
 from judge.game.store import dumps, iso
 from judge.mail.commands import CommandError, command, token_powers
 from judge.mail.language import Command
-from judge.render.templates import render
+from judge.render.templates import MailText, render
 
 if TYPE_CHECKING:
     from judge.mail.handler import Handler
+    from judge.variant import Variant
 
 MASTER, OBSERVERS = "Master", "Observers"
 GREY_WORDS = ("GREY", "GRAY", "ANONYMOUS", "ANONYMOUSLY")
@@ -55,17 +56,16 @@ class Addressing:
     fake_from: str | None = None
 
 
-def read_addressing(g: Game, words: list[str], broadcast: bool) -> Addressing:
+def read_addressing(g: Game, words: list[str]) -> Addressing:
     """The PRESS/BROADCAST line's words, read whole; CommandError names the first word not understood."""
     v = g.variant
     letters = "".join(p.letter for p in v.powers.values())
-    every = set(v.powers) | {MASTER, OBSERVERS}
     # words, with list commas split off ("TO France, Germany" = "TO France Germany")
     toks = [t for w in words for t in w.replace(";", ",").split(",") if t.strip(".:")]
     a = Addressing()
     target = "real"  # whose list the next list words fill: "real" or "fake"
     but = False  # after ALL BUT: the list words exclude
-    listing = broadcast is False  # a list may start here (PRESS FG, as well as PRESS TO FG)
+    listing = True  # a list may start here (PRESS FG, as well as PRESS TO FG)
     i = 0
 
     def bad(tok: str, why: str = "") -> CommandError:
@@ -105,7 +105,8 @@ def read_addressing(g: Game, words: list[str], broadcast: bool) -> Addressing:
             _everyone(a, target)
         elif w == "NOFAKE":
             a.fake, a.fake_everyone, a.fake_from = False, False, None
-            a.fake_include.clear(), a.fake_exclude.clear()
+            a.fake_include.clear()
+            a.fake_exclude.clear()
             target, listing = "real", False
         elif w == "FAKE":
             a.fake, target, but = True, "fake", False
@@ -160,14 +161,14 @@ def _everyone(a: Addressing, target: str) -> None:
         a.everyone = True
 
 
-def _recipients(v: object, w: str) -> set[str] | None:
+def _recipients(v: Variant, w: str) -> set[str] | None:
     if w in ("MASTER", "GM"):
         return {MASTER}
     if w in ("OBSERVER", "OBSERVERS"):
         return {OBSERVERS}
     if w in PRESS_WORDS:
         return None
-    return token_powers(v, w, {"M": MASTER, "O": OBSERVERS})  # type: ignore[arg-type]
+    return token_powers(v, w, {"M": MASTER, "O": OBSERVERS})
 
 
 def resolve(v_powers: list[str], include: set[str], exclude: set[str], everyone: bool) -> set[str]:
@@ -194,10 +195,10 @@ def send_press(h: Handler, cmd: Command, broadcast: bool) -> None:
         raise CommandError("sign on to the game to send press")
     if not cmd.body.strip():
         raise CommandError("the press message is empty")
-    a = read_addressing(g, cmd.args, broadcast)
+    a = read_addressing(g, cmd.args)
     all_powers = list(v.powers)
-    if broadcast and not (a.include or a.exclude or a.everyone):
-        a.everyone = True
+    if (broadcast or a.fake) and not (a.include or a.exclude or a.everyone):
+        a.everyone = True  # njudge: fake press without real recipients is a broadcast (PRESS FAKE TO FRG)
     if not (a.include or a.exclude or a.everyone):
         raise CommandError("PRESS needs recipients: PRESS TO <powers> (e.g. PRESS TO FG), or use BROADCAST")
     targets = resolve(all_powers, a.include, a.exclude, a.everyone)
@@ -293,7 +294,7 @@ def deliver(h: Handler, g: Game, sender: str, targets: set[str], broadcast_all: 
     faked = shown_from != sender or shown_to != targets
     who = sender if label is None else f"an observer ({label})"
 
-    def text(truth: str) -> tuple[str, object]:
+    def text(truth: str) -> tuple[str, MailText]:
         return render("press.txt", code=h.ctx.cfg.code, game=g.name, short=short, sender=who if not faked else shown_from,
                       letter=v.powers[shown_from].letter if shown_from in v.powers else ("O" if label else "M"),
                       grey=grey, broadcast=shown_broadcast,
@@ -306,9 +307,9 @@ def deliver(h: Handler, g: Game, sender: str, targets: set[str], broadcast_all: 
         if faked and to == [master]:
             real_to = "everyone" if broadcast_all else _join(sorted(targets))
             m_subject, m_text = text(f"[Faked press: really from {sender} to {real_to}.]")
-            h.ctx.mail(to, m_subject, m_text, game_id=g.id, kind="press")  # type: ignore[arg-type]
+            h.ctx.mail(to, m_subject, m_text, game_id=g.id, kind="press")
         else:
-            h.ctx.mail(to, subject, plain, game_id=g.id, kind="press")  # type: ignore[arg-type]
+            h.ctx.mail(to, subject, plain, game_id=g.id, kind="press")
     st.insert("press", game_id=g.id, phase_name=ph.name if ph else None, sender=sender,
               recipients=dumps(sorted(targets)), grey=int(grey), broadcast=int(broadcast_all), body=body,
               message_id=h.mail.message_id, created=iso(h.ctx.now),
