@@ -358,3 +358,24 @@ def test_help_lists_the_new_commands(table: Table) -> None:
     for words in ("DIARY", "IF ... [ELSE ...] ENDIF", "SET DRAW [powers]", "SET FAKE yes|no", "SET DIAS yes|no",
                   "SET OBSERVER none|white|any", "SET CONCESSIONS", "PRESS TO -R"):
         assert words in body, words
+
+
+# -- as mail clients write it ----------------------------------------------------------------------
+@pytest.mark.parametrize("client", ["gmail-en", "gmail-de-html-only", "outlook-web-fr-html-only", "apple-mail-en",
+                                    "ios-mail-it", "thunderbird-nl-html", "samsung-email"])
+def test_fake_press_refused_as_each_client_sends_it(table: Table, client: str) -> None:
+    """A reply to the judge's mail from a real client, with PRESS TO F FROM G in the new text and
+    the judge's old mail quoted under it: refused, sent to no one, the letter quoted back."""
+    import client_mails as cm
+
+    table.start_game()
+    new = [table.signon("England"), "PRESS TO F FROM G", "Germany here. Attack England!", "ENDPRESS", "",
+           "Thanks,", "Bob"]
+    old = [":: Judge: TEST  Game: tg  Variant: Standard Diplomacy", "", "Your orders are complete."]
+    table.drop(cm.all_clients(new, old)[client])
+    out = table.run()
+    reply = table.reply_to("p1@example.test", out)
+    body = flat(reply.body)
+    assert "[Error Flag]" in reply.subject, body
+    assert "does not allow fake press" in body and "Your message, not sent: Germany here. Attack England!" in body
+    assert press_mails(out) == []
