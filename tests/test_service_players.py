@@ -347,6 +347,12 @@ def test_a_conditional_block_is_refused_whole_and_the_other_orders_stand(table: 
     out = table.order("England", "IF Germany A Mun\nA Lvp - Yor\nELSE\nA Lvp - Wal\nSET WAIT")
     body = flat(reply_of(table, "England", out).body)
     assert "no ENDIF was found" in body and "Wait flag set" in body
+    # written in lower case, as players type it: still one block, refused whole
+    out = table.order("England", "if germany a mun\na lvp - wal\nelse\na lvp - yor\nend if\nA Lvp H")
+    reply = reply_of(table, "England", out)
+    assert "not accepted" in flat(reply.body) and "England: Army Liverpool HOLD." in reply.body
+    out = table.order("England", "ELSE\nA Lvp - Yor")
+    assert "ELSE without IF before it" in flat(reply_of(table, "England", out).body)
     out = table.order("England", "If you read this, fine.\nA Lvp - Yor")
     assert "Army Liverpool -> Yorkshire." in reply_of(table, "England", out).body
     assert "conditional" not in reply_of(table, "England", out).body
