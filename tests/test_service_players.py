@@ -300,6 +300,8 @@ def test_diary_is_private_returned_with_history_and_published_at_the_end(table: 
     assert "note 2: England, Spring 1901 Movement: Second thoughts." in body and "Diary note 2 deleted." in body
     assert "DIARY READ <n>, n from 1 to 1" in body
 
+    out = table.order("England", "DIARY\n" + "x" * 10_001 + "\nENDPRESS")
+    assert "the note was not kept" in flat(reply_of(table, "England", out).body)
     out = table.order("England", "HISTORY tg")
     assert "France trusts me. Fool." in reply_of(table, "England", out).body
     out = table.order("France", "HISTORY tg")

@@ -356,6 +356,11 @@ def endpress(h: Handler, cmd: Command) -> None:
 
 
 # -- diary -----------------------------------------------------------------------------------------
+#: a diary is mailed to everyone at the end: one note, and one power's diary, are kept this short
+#: (njudge's "Limit Diary mail-bombing")
+DIARY_NOTE_CHARS, DIARY_CHARS = 10_000, 50_000
+
+
 @command("DIARY", who="player", syntax="DIARY ... ENDPRESS; DIARY LIST; DIARY READ n; DIARY DELETE n",
          summary="a private note kept with the game: sent back to you with HISTORY, published to everyone when "
                  "the game ends")
@@ -374,6 +379,10 @@ def diary(h: Handler, cmd: Command) -> None:
             raise CommandError("the diary note is empty: write it on the lines after DIARY, ended by ENDPRESS")
         if g.state in ("finished", "terminated"):
             raise CommandError(f"game '{g.name}' is over: its diaries are published")
+        kept = sum(len(e["body"]) for e in mine)
+        if len(cmd.body) > DIARY_NOTE_CHARS or kept + len(cmd.body) > DIARY_CHARS:
+            raise CommandError(f"a diary note has at most {DIARY_NOTE_CHARS} characters and a diary at most "
+                               f"{DIARY_CHARS} (yours has {kept}; this note {len(cmd.body)}): the note was not kept")
         ph = games.current_phase(st, g)
         st.insert("diary", game_id=g.id, power=power, phase_name=ph.name if ph else None, body=cmd.body,
                   message_id=h.mail.message_id, created=iso(h.ctx.now))
