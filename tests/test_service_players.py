@@ -40,7 +40,8 @@ def test_press_to_f_from_g_is_refused_where_fake_press_is_off_and_sent_to_no_one
 
 @pytest.mark.parametrize("line, word", [
     ("PRESS TO F PLEASE", "PLEASE"),
-    ("PRESS TO FRANCE AND GERMANY", "AND"),
+    ("PRESS TO FRANCE PLZ GERMANY", "PLZ"),
+    ("PRESS AND F", "AND"),
     ("PRESS TO FX", "FX"),
     ("PRESS FROM", "FROM"),
 ])
@@ -57,7 +58,7 @@ def test_press_lists_as_players_write_them(table: Table) -> None:
     table.start_game()
     fra, ger, rus, tur = (table.powers[p] for p in ("France", "Germany", "Russia", "Turkey"))
     for line in ("PRESS TO FG", "PRESS TO F G", "PRESS TO France, Germany", "PRESS TO +FG", "PRESS FG",
-                 "PRESS TO france,germany WHITE"):
+                 "PRESS TO france,germany WHITE", "PRESS TO France and Germany"):
         out = table.order("England", "", extra=f"{line}\nHi.\nENDPRESS")
         got = sorted(a for m in press_mails(out) for a in m.to)
         assert got == sorted([fra, ger]), line

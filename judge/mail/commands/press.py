@@ -2,7 +2,8 @@
 
 The words after PRESS or BROADCAST are read whole before anything is sent (njudge's and
 DPjudge's forms): ``TO list`` or ``+list`` (power letters run together, ``FG``; names, ``France,
-Germany``; M the master, O the observers; ``ALL``), ``TO ALL BUT list`` or ``-list``, ``GREY``
+Germany`` or ``France and Germany``; M the master, O the observers; ``ALL``), ``TO ALL BUT list``
+or ``-list``, ``GREY``
 or ``WHITE``, and where the game allows fake press ``FROM x`` (shown as sent by x), ``FAKE
 [BROADCAST]`` (shown as sent to everyone) and ``FAKE [PARTIAL] TO [ALL BUT] list``, ``FAKE
 +list``, ``FAKE -list`` (shown as sent to those). A word that is none of these refuses the
@@ -31,7 +32,7 @@ MASTER, OBSERVERS = "Master", "Observers"
 GREY_WORDS = ("GREY", "GRAY", "ANONYMOUS", "ANONYMOUSLY")
 WHITE_WORDS = ("WHITE", "UNANONYMOUS", "UNANONYMOUSLY")
 #: the words PRESS takes besides recipient lists (a list is never read from one of these)
-PRESS_WORDS = frozenset({"TO", "ALL", "BUT", "EXCEPT", "FAKE", "NOFAKE", "FROM", "BROADCAST", "PARTIAL",
+PRESS_WORDS = frozenset({"TO", "ALL", "BUT", "EXCEPT", "AND", "&", "FAKE", "NOFAKE", "FROM", "BROADCAST", "PARTIAL",
                          "MASTER", "GM", "OBSERVER", "OBSERVERS", *GREY_WORDS, *WHITE_WORDS})
 
 
@@ -100,6 +101,8 @@ def read_addressing(g: Game, words: list[str]) -> Addressing:
             else:
                 listing = False
             _everyone(a, target)
+        elif w in ("AND", "&") and listing and i > 1:  # "TO France and Germany"
+            continue
         elif w in ("BUT", "EXCEPT") and listing:
             but = True
             _everyone(a, target)

@@ -155,9 +155,10 @@ def concede(h: Handler, cmd: Command) -> None:
     sizes = games.alliance_sizes(g.variant) if rule == "any" else {}
     largest = games.largest_powers(ph.position)
     if rule == "largest" and (len(to) != 1 or to[0] not in largest):
+        example = f"; name it, e.g. CONCEDE {g.variant.powers[largest[0]].letter}" if largest else ""
         raise CommandError(f"in '{g.name}' the game can be conceded only to the largest power on the board "
-                           f"({games.join_names(largest)}); name it, e.g. CONCEDE "
-                           f"{g.variant.powers[largest[0]].letter}. Your vote was not changed")
+                           f"({games.join_names(largest) if largest else 'none owns a centre'}){example}. "
+                           f"Your vote was not changed")
     if len(to) > 1 and len(to) not in sizes:
         raise CommandError("the game can be conceded to one power only" if not sizes else
                            f"the game can be conceded to one power or to an alliance of "
