@@ -282,6 +282,12 @@ def test_master_sets_the_new_switches_before_the_start(table: Table) -> None:
                                    "draw_votes": "public", "concessions": "none"}
     assert "dias takes one of yes, no, not 'maybe'" in body
     assert "fake press allowed" in body and "NoDIAS" in body
+    # a running game keeps the rules its players joined
+    table.start_game()
+    out = table.send(MASTER, "SIGNON Mtg masterpw\nSET NODIAS\nSET FAKE yes")
+    body = flat(table.reply_to(MASTER, out).body)
+    assert body.count("can only be set before the game starts") == 2
+    assert "switches" not in json.loads(table.rows("SELECT options FROM games WHERE name = 'tg'")[0]["options"])
 
 
 # -- 3. DIARY --------------------------------------------------------------------------------------------
