@@ -376,10 +376,11 @@ def test_1885_concession_by_all(table: VariantTable) -> None:
 
 def test_concession_votes_are_reset_every_phase(table: VariantTable) -> None:
     table.start_variant("standard")
-    table.order("France", "CONCEDE E")
-    assert table.rows("SELECT concede FROM seats WHERE power = 'France'")[0]["concede"] == '["England"]'
+    # njudge's rule in a standard game: a concession goes to the largest power (Russia, 4 centres)
+    table.order("France", "CONCEDE R")
+    assert table.rows("SELECT concede FROM seats WHERE power = 'France'")[0]["concede"] == '["Russia"]'
     out = table.order("Germany", "CONCEDE EF")
-    assert "conceded to one power only" in flat(table.reply_to(table.powers["Germany"], out).body)
+    assert "conceded only to the largest power on the board (Russia)" in flat(table.reply_to(table.powers["Germany"], out).body)
     table.master("PROCESS")
     assert table.rows("SELECT concede FROM seats WHERE power = 'France'")[0]["concede"] is None
 

@@ -96,7 +96,10 @@ def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int
             players = [{"power": s["power"], "player": player_label(store, s), "colour": v.powers[s["power"]].colour}
                        for s in games.seats(store, g.id) if s["power"] in v.powers]
             players.sort(key=lambda p: list(v.powers).index(p["power"]))
-        info = {"name": g.name, "variant": title, "state": g.state, "outcome": _outcome(g.outcome),
+        # DIARY notes are private until the game is over, then published with it
+        diaries = ([{"power": d["power"], "phase": d["phase_name"] or "", "body": d["body"]}
+                    for d in games.diary_entries(store, g)] if g.state in ("finished", "terminated") else [])
+        info = {"name": g.name, "variant": title, "state": g.state, "outcome": _outcome(g.outcome), "diaries": diaries,
                 "current": current_name if g.state in ("active", "paused") else "",
                 "players": players, "phases": [{k: p[k] for k in ("href", "name", "short")} for p in phases],
                 "href": f"{g.name}/index.html"}

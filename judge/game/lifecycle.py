@@ -126,8 +126,47 @@ PHASE_KIND_WORDS = {"move": "movement", "moves": "movement", "movement": "moveme
                     "retreat": "retreat", "retreats": "retreat", "adjust": "adjustment", "adjustment": "adjustment",
                     "adjustments": "adjustment", "build": "adjustment", "builds": "adjustment"}
 CENTRE_WORDS = ("centres", "centers", "centre", "center")
+#: the game's switches for press, draws and concessions: name -> its values, the first the default
+#: (``concessions``' default depends on the variant: :func:`switch`)
+SWITCHES: dict[str, tuple[str, ...]] = {
+    "fake": ("no", "yes"),  # fake press: FROM x, FAKE [TO ...] (njudge, DPjudge)
+    "observer_press": ("none", "white", "any"),  # what observers may send (to the master: always)
+    "minor_press": ("yes", "no"),  # press in retreat and adjustment phases
+    "dias": ("yes", "no"),  # draws include all survivors
+    "draw_votes": ("secret", "public"),  # who may see the draw and concession votes (the master: always)
+    "concessions": ("largest", "any", "none"),  # njudge's rule, the variant's (any power or alliance), none
+}
+SWITCH_ALIASES = {"fake_press": "fake", "fakes": "fake", "observer": "observer_press", "observers": "observer_press",
+                  "minorpress": "minor_press", "votes": "draw_votes"}
+YES_NO = {"yes": "yes", "on": "yes", "true": "yes", "1": "yes", "no": "no", "off": "no", "false": "no", "0": "no"}
+
 #: the game options :func:`apply_option` takes besides the rule switches (the master's SET words)
-OPTION_WORDS = ("map", "grace", "press", *CENTRE_WORDS, *PHASE_KIND_WORDS)
+OPTION_WORDS = ("map", "grace", "press", *CENTRE_WORDS, *PHASE_KIND_WORDS, *SWITCHES, *SWITCH_ALIASES)
+
+
+def switch(game: "Game", name: str) -> str:
+    """The value of one of :data:`SWITCHES` in ``game`` (its default when unset)."""
+    value = (game.options.get("switches") or {}).get(name)
+    if value is not None:
+        return str(value)
+    if name == "concessions":  # a variant with alliance victories has its own rule (1885 II rule 5d)
+        return "any" if alliance_sizes(game.variant) else "largest"
+    return SWITCHES[name][0]
+
+
+def set_switch(game: "Game", key: str, value: str) -> str:
+    """Set one of :data:`SWITCHES`; returns the note for the reply."""
+    name = SWITCH_ALIASES.get(key, key)
+    values = SWITCHES[name]
+    v = value.strip().lower().replace("gray", "grey").removesuffix(" press").strip()
+    if name == "observer_press":  # njudge: SET OBSERVER ANY|WHITE|NO [PRESS]
+        v = {"no": "none", "off": "none", "partial": "any"}.get(v, v)
+    if set(values) <= {"yes", "no"}:
+        v = YES_NO.get(v, v)
+    if v not in values:
+        raise GameError(f"{name} takes one of {', '.join(values)}, not {value!r}")
+    game.options.setdefault("switches", {})[name] = v
+    return f"{name.replace('_', ' ').capitalize()} set to {v}."
 
 
 MAP_NOTES = {"png": "the map as a small PNG picture in the mail",
@@ -176,6 +215,8 @@ def apply_option(game: Game, name: str, value: str, started: bool, archive_url: 
             raise GameError(f"press takes one of {', '.join(PRESS_MODES)}, not {value!r}")
         game.options["press"] = v
         return f"Press set to {v}."
+    if key in SWITCHES or key in SWITCH_ALIASES:
+        return set_switch(game, key, value)
     if key in CENTRE_WORDS:
         if not value.isdigit() or not 1 <= int(value) <= len(game.variant.map.centres):
             raise GameError(f"centres takes a number from 1 to {len(game.variant.map.centres)}")
@@ -510,7 +551,8 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
     ctx.store.update("phases", ph.id, state="processed", processed_at=iso(ctx.now),
                      results=dumps([r.as_json() for r in result.results]))
     deadlines.cancel_events(ctx.store, game.id, ctx.now)
-    ctx.store.conn.execute("UPDATE seats SET wait = 0, draw = 0, concede = NULL WHERE game_id = ?", (game.id,))
+    ctx.store.conn.execute("UPDATE seats SET wait = 0, draw = 0, draw_set = NULL, concede = NULL WHERE game_id = ?",
+                           (game.id,))
     ctx.processed.append(f"{game.name} {ph.short}")
     cd = [f"{p}" for p in late] if reason == "grace" else []
     if victory:
@@ -527,6 +569,7 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
         subject, text = zine.results_mail(ctx, game, ph, pos, result, victory=victory, events=events, cd=cd,
                                           new=None)
         tell_all(ctx, game, subject, text, kind="results")
+        publish_diaries(ctx, game)
         return
     new = open_phase(ctx, game, nxt)
     subject, text = zine.results_mail(ctx, game, ph, pos, result, victory=None, events=events, cd=cd, new=new)
@@ -598,7 +641,8 @@ def rollback(ctx: Ctx, game: Game, target: str | None) -> PhaseRow:
     deadline = ctx.now + timedelta(hours=game.hours(game.variant.calendar.parse(row["name"]).kind))
     ctx.store.update("phases", row["id"], state="open", results=None, report=None, processed_at=None,
                      deadline=iso(deadline), grace_end=iso(deadline + timedelta(hours=game.grace_hours)))
-    ctx.store.conn.execute("UPDATE seats SET wait = 0, draw = 0 WHERE game_id = ?", (game.id,))
+    ctx.store.conn.execute("UPDATE seats SET wait = 0, draw = 0, draw_set = NULL, concede = NULL WHERE game_id = ?",
+                           (game.id,))
     if game.state in ("finished",):
         game.state, game.outcome = "active", None
         ctx.store.update("games", game.id, state="active", finished=None, outcome=None)
@@ -612,10 +656,16 @@ def rollback(ctx: Ctx, game: Game, target: str | None) -> PhaseRow:
 
 
 def finish_draw(ctx: Ctx, game: Game, powers: list[str]) -> None:
-    game.state, game.outcome = "finished", {"kind": "draw", "powers": powers}
+    """The game ends in a draw between ``powers`` (every survivor under DIAS)."""
+    ph = current_phase(ctx.store, game)
+    game.state, game.outcome = "finished", {"kind": "draw", "powers": powers, "phase": ph.short if ph else None}
     ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
     deadlines.cancel_events(ctx.store, game.id, ctx.now)
-    notice(ctx, game, "Draw", f"Game '{game.name}' has ended in a draw agreed by {', '.join(powers)}.")
+    rule = ("draws include all survivors" if switch(game, "dias") == "yes" else
+            "a draw the surviving powers with a player all accepted")
+    notice(ctx, game, "Draw", f"Game '{game.name}' has ended in a {len(powers)}-way draw between "
+           f"{join_names(powers)} ({rule}).")
+    publish_diaries(ctx, game)
 
 
 def survivors(pos: Position) -> list[str]:
@@ -632,13 +682,75 @@ def voting_seats(ctx: Ctx, game: Game) -> tuple[PhaseRow | None, list[str], list
     return ph, alive, [s for s in seats(ctx.store, game.id) if s["power"] in alive and s["status"] == "active"]
 
 
+def draw_list(seat: Any) -> list[str] | None:
+    """The powers a seat's draw vote names (None: no vote; [] all survivors). A NoDIAS game's
+    NODRAW is kept as ``draw`` 0 with the seat's own power listed: njudge reads it as a vote for
+    the game conceded to that power alone."""
+    listed = loads(seat["draw_set"], None)
+    if not seat["draw"] and not listed:
+        return None
+    return list(listed or [])
+
+
+def agreed_draw(votes: dict[str, list[str] | None], alive: list[str], dias: bool) -> list[str] | None:
+    """The draw every voter accepts, or None. ``votes``: each voting power's draw list.
+
+    DIAS: every voter votes for the draw of all survivors. NoDIAS (njudge's ``data/draws``): a
+    list naming its voter accepts any part of it that keeps the voter in; a list leaving the
+    voter out accepts any part of the list with the voter added or not. The draws every voter
+    accepts are then the parts of the powers all lists (each with its voter) share that keep in
+    every voter who named himself; the largest of them passes.
+    """
+    if not votes or any(v is None for v in votes.values()):
+        return None
+    if dias:
+        return list(alive) if all(set(v or alive) == set(alive) for v in votes.values()) else None
+    shared = set(alive)
+    keep: set[str] = set()
+    for voter, listed in votes.items():
+        named = set(listed or alive)
+        shared &= named | {voter}
+        if voter in named:
+            keep.add(voter)
+    if not shared or not keep <= shared:
+        return None
+    return [p for p in alive if p in shared]
+
+
 def check_draw(ctx: Ctx, game: Game) -> bool:
-    """A draw is agreed when every surviving power with a player has voted DRAW."""
-    _, alive, voting = voting_seats(ctx, game)
-    if voting and all(s["draw"] for s in voting):
-        finish_draw(ctx, game, alive)
-        return True
-    return False
+    """End the game if every surviving power with a player accepts the same draw (a NoDIAS draw
+    of one power is a concession to it)."""
+    ph, alive, voting = voting_seats(ctx, game)
+    if ph is None:
+        return False
+    draw = agreed_draw({s["power"]: draw_list(s) for s in voting}, alive, switch(game, "dias") == "yes")
+    if draw is None:
+        return False
+    if len(draw) == 1 and len(alive) > 1:
+        end_by_concession(ctx, game, ph, draw)
+    else:
+        finish_draw(ctx, game, draw)
+    return True
+
+
+def vote_lines(store: Store, game: Game) -> list[str]:
+    """Each power's draw and concession vote this phase, for the master's (or, with public votes,
+    everyone's) LIST."""
+    out = []
+    for s in seats(store, game.id):
+        parts = []
+        listed = draw_list(s)
+        if listed is not None and not s["draw"]:
+            parts.append("no draw (accepts only a concession to itself)")
+        elif listed is not None:
+            parts.append("draw " + ("(all survivors)" if not listed else "".join(
+                game.variant.powers[p].letter for p in listed if p in game.variant.powers)))
+        conceded = loads(s["concede"], None)
+        if conceded:
+            parts.append("concedes to " + join_names(conceded))
+        if s["power"]:
+            out.append(f"{s['power']}: {', '.join(parts) if parts else 'no vote'}")
+    return out
 
 
 # -- alliances and concessions (1885 II rules 5b-d) ---------------------------------------------------
@@ -705,13 +817,46 @@ def check_concession(ctx: Ctx, game: Game) -> bool:
     votes = {tuple(loads(s["concede"], None) or ()) for s in voting}
     if ph is None or not voting or len(votes) != 1 or () in votes:
         return False
-    winners = list(votes.pop())
+    end_by_concession(ctx, game, ph, list(votes.pop()))
+    return True
+
+
+def end_by_concession(ctx: Ctx, game: Game, ph: PhaseRow, winners: list[str]) -> None:
     game.state, game.outcome = "finished", {"kind": "concession", "winner": winners, "phase": ph.short}
     ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
     deadlines.cancel_events(ctx.store, game.id, ctx.now)
     notice(ctx, game, "Concession", f"Every surviving power has conceded game '{game.name}' to {join_names(winners)}: "
            f"the game is over, {join_names(winners)} {'wins' if len(winners) == 1 else 'win'}.")
-    return True
+    publish_diaries(ctx, game)
+
+
+def largest_powers(pos: Position) -> list[str]:
+    """The powers owning the most supply centres (njudge: a concession goes to the largest power)."""
+    counts = describe.centre_counts(pos)
+    top = max(counts.values(), default=0)
+    return [p for p in pos.variant.powers if counts.get(p, 0) == top and top > 0]
+
+
+# -- diaries ----------------------------------------------------------------------------------------
+def diary_entries(store: Store, game: Game, power: str | None = None) -> list[Any]:
+    """A game's DIARY notes (one power's, or every power's), oldest first."""
+    if power is None:
+        return store.all("SELECT * FROM diary WHERE game_id = ? ORDER BY id", (game.id,))
+    return store.all("SELECT * FROM diary WHERE game_id = ? AND power = ? ORDER BY id", (game.id, power))
+
+
+def publish_diaries(ctx: Ctx, game: Game) -> None:
+    """At the end of a game its diaries are published: mailed to everyone (and shown by HISTORY
+    and the archive from now on)."""
+    entries = diary_entries(ctx.store, game)
+    if entries:
+        notice(ctx, game, "Diaries", f"Game '{game.name}' is over: the diaries its players kept are published.\n\n"
+               + diary_text(entries))
+
+
+def diary_text(entries: list[Any]) -> str:
+    return "\n\n".join(f"{e['power']}, {e['phase_name'] or 'before the start'}:\n"
+                        + "\n".join("  " + line for line in str(e["body"]).split("\n")) for e in entries)
 
 
 # -- the timed events ---------------------------------------------------------------------------------

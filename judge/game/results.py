@@ -108,9 +108,10 @@ def master_orders(store: Store, game: "Game", ph: "PhaseRow") -> list[tuple[str,
 
 def public_press(store: Store, game: "Game", ph: "PhaseRow") -> list[tuple[str, str, str]]:
     """The phase's broadcasts, as ``(from, to, text)``; grey press without its sender."""
-    rows = store.all("SELECT sender, grey, body FROM press WHERE game_id = ? AND phase_name = ? AND broadcast = 1 "
-                     "ORDER BY id", (game.id, ph.name))
-    return [(GREY_SENDER if r["grey"] else r["sender"], "everyone", r["body"]) for r in rows]
+    rows = store.all("SELECT sender, shown_from, grey, body FROM press WHERE game_id = ? AND phase_name = ? "
+                     "AND broadcast = 1 ORDER BY id", (game.id, ph.name))
+    # faked press shows the sender its readers were shown (the master's copy said who sent it)
+    return [(GREY_SENDER if r["grey"] else r["shown_from"] or r["sender"], "everyone", r["body"]) for r in rows]
 
 
 def game_info(ctx: "Ctx", game: "Game", ph: "PhaseRow", new: "PhaseRow | None") -> GameInfo:

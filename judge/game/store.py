@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 
 import sqlite_utils
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 def iso(t: datetime | None) -> str | None:
@@ -199,7 +199,23 @@ def _v7(db: sqlite_utils.Database) -> None:
             db.execute("UPDATE players SET address = ? WHERE id = ?", [new, pid])
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
+def _v8(db: sqlite_utils.Database) -> None:
+    # what players write: a seat's draw vote names the powers in the draw (JSON list; NoDIAS games
+    # draw among fewer than all survivors); faked press keeps the sender and recipients its
+    # readers were shown (JSON) beside the real ones; DIARY notes, private until the game ends
+    if "draw_set" not in db["seats"].columns_dict:
+        db["seats"].add_column("draw_set", str)
+    for col in ("shown_from", "shown_to"):
+        if col not in db["press"].columns_dict:
+            db["press"].add_column(col, str)
+    db["diary"].create({"id": int, "game_id": int, "power": str, "phase_name": str, "body": str,
+                        "message_id": str, "created": str},
+                       pk="id", not_null={"game_id", "power", "body"}, foreign_keys=[("game_id", "games", "id")],
+                       if_not_exists=True)
+    db["diary"].create_index(["game_id", "power"], if_not_exists=True)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]
 
 
 def create_private(path: Path) -> None:

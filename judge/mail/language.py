@@ -35,6 +35,9 @@ KEYWORDS: dict[str, str] = {
     "NOALLY": "NOALLY", "NO ALLY": "NOALLY", "NOALLIANCE": "NOALLY", "NO ALLIANCE": "NOALLY",
     "WITHDRAW ALLIANCE": "NOALLY", "WITHDRAW ALLIANCES": "NOALLY",
     "CONCEDE": "CONCEDE", "NOCONCEDE": "NOCONCEDE", "NO CONCEDE": "NOCONCEDE",
+    "DIARY": "DIARY", "ENDDIARY": "ENDPRESS", "END DIARY": "ENDPRESS",
+    # njudge's conditional orders: an IF ... [ELSE ...] ENDIF block is read whole (and refused)
+    "IF": "IF", "ELSE": "ELSE", "ENDIF": "ENDIF", "END IF": "ENDIF",
 }
 
 #: words that start ordinary sentences too: a command only when followed by signon arguments
@@ -67,13 +70,63 @@ def match_keyword(line: str) -> tuple[str, list[str]] | None:
             name, args = KEYWORDS[" ".join(up[:n])], words[n:]
             if " ".join(up[:n]) in LOOSE and not _signon_args(args):
                 return None  # "Hello judge, please sign me up." is a greeting, not a command
-            return name, args
+            return None if name in ("IF", "ELSE") and not _condition_shaped(name, args) else (name, args)
     # "signon Fgame pw" written without the space is common: SIGNON is matched above;
     # ENDPRESS with punctuation ("ENDPRESS.") is tolerated
     head = up[0].rstrip(".:;,")
-    if head in KEYWORDS and head != up[0]:
+    if head in KEYWORDS and head != up[0] and KEYWORDS[head] not in ("IF", "ELSE"):
         return KEYWORDS[head], words[1:]
     return None
+
+
+def _condition_shaped(name: str, args: list[str]) -> bool:
+    """IF and ELSE start a line of conditional orders only when the words after them can be a
+    condition (powers, unit letters, provinces, NOT/AND/OR), not a sentence: "If you agree, ...",
+    a wrapped judge's line "if orders are not received by ...", "Else I attack" have a lower-case
+    word of four letters or more. (:func:`parse_commands` reads conditional blocks in any case.)"""
+    if name == "ELSE":
+        if not args:
+            return True
+        if args[0].upper() != "IF":
+            return False
+        args = args[1:]
+    words = [w.strip("()[],.;:") for w in args]
+    return bool(args) and not any(w.islower() and len(w) > 3 for w in words)
+
+
+def conditional_word(line: str) -> str | None:
+    """IF, ELSE or ENDIF for a line of njudge's conditional orders, in any case ("if germany a
+    mun", "Else", "ELSE IF NOT F Bur", "end if"); else None."""
+    up = line.upper().split()
+    if len(up) >= 2 and up[0] == "IF":
+        return "IF"
+    if up == ["ELSE"] or up[:2] == ["ELSE", "IF"]:
+        return "ELSE"
+    if up in (["ENDIF"], ["END", "IF"]):
+        return "ENDIF"
+    return None
+
+
+def conditional_end(lines: list[str], start: int) -> tuple[int, bool] | None:
+    """Where the IF block whose first line is before ``lines[start]`` ends: (index after it, whether
+    its ENDIF was found). A block without ENDIF runs to the next command, if it has an ELSE; an IF
+    line with neither ELSE nor ENDIF after it is no block (a sentence: "If you agree, ...")."""
+    depth, seen_else = 1, False
+    for j in range(start, len(lines)):
+        if lines[j].rstrip() == "--":
+            break
+        word = conditional_word(lines[j].strip())
+        if word == "IF":
+            depth += 1
+        elif word == "ELSE":
+            seen_else = True
+        elif word == "ENDIF":
+            depth -= 1
+            if depth == 0:
+                return j + 1, True
+        elif match_keyword(lines[j].strip()) is not None:
+            return (j, False) if seen_else else None
+    return (len(lines), False) if seen_else else None
 
 
 def parse_commands(text: str) -> list[Command]:
@@ -89,13 +142,27 @@ def parse_commands(text: str) -> list[Command]:
             break
         if not line:
             continue
+        word = conditional_word(line)
+        if word == "IF":  # an IF ... [ELSE ...] ENDIF block, read whole (and refused by the IF command)
+            block = conditional_end(lines, i)
+            if block is None:  # no ELSE or ENDIF after it: an ordinary line ("If you agree, hold.")
+                out.append(Command("ORDER", [], line, i))
+                continue
+            cmd = Command("IF", line.split()[1:], line, i)
+            cmd.body, cmd.closed = "\n".join(x.rstrip() for x in lines[i:block[0]]), block[1]
+            i = block[0]
+            out.append(cmd)
+            continue
+        if word is not None:  # an ELSE or ENDIF with no IF before it
+            out.append(Command(word, line.split()[1:], line, i))
+            continue
         m = match_keyword(line)
         if m is None:
             out.append(Command("ORDER", [], line, i))
             continue
         name, args = m
         cmd = Command(name, args, line, i)
-        if name in ("PRESS", "BROADCAST"):
+        if name in ("PRESS", "BROADCAST") or name == "DIARY" and (not args or args[0].upper() == "RECORD"):
             body: list[str] = []
             cmd.closed = False
             while i < len(lines):

@@ -45,6 +45,11 @@ def describe_game(h: Handler, g: Game) -> str:
         seats.append({"power": s["power"] or "(to be assigned)", "status": status})
     observers = len(games.seats(st, g.id, "observer"))
     rules = {k: v for k, v in (g.options.get("rules") or {}).items()}
+    # the draw and concession votes: the master's LIST shows them, everyone's where votes are public
+    master = h.session.master and h.session.game is not None and h.session.game.id == g.id
+    votes = games.vote_lines(st, g) if g.state == "active" and (
+        master or games.switch(g, "draw_votes") == "public") else []
+    switches = {k: games.switch(g, k) for k in games.SWITCHES}
     return render_part("list_game.txt", name=g.name, variant=g.variant.title, state=g.state,
                        phase=ph.name if ph else None, short=ph.short if ph else None,
                        deadline=h.ctx.when(ph.deadline) if ph else None,
@@ -54,7 +59,7 @@ def describe_game(h: Handler, g: Game) -> str:
                        retreat=deadlines.format_hours(g.hours("retreat")),
                        adjustment=deadlines.format_hours(g.hours("adjustment")),
                        grace=deadlines.format_hours(g.grace_hours), rules=rules, outcome=g.outcome,
-                       npowers=len(g.variant.powers),
+                       npowers=len(g.variant.powers), votes=votes, switches=switches,
                        list_address=games.list_address(st, g))
 
 
@@ -129,6 +134,15 @@ def history(h: Handler, cmd: Command) -> None:
         hi = len(shorts) - shorts[::-1].index(rest[1])
     reports = [r["report"] or "" for r in done[lo:hi]]
     h.say(render_part("history.txt", name=g.name, reports=reports))
+    # DIARY notes: the writer's own come back with HISTORY; when the game is over, everyone's
+    over = g.state in ("finished", "terminated")
+    signed_here = h.session.game is not None and h.session.game.id == g.id
+    own = h.session.power if signed_here and not h.session.became else None
+    if over or own:
+        entries = games.diary_entries(h.ctx.store, g, None if over else own)
+        if entries:
+            h.say(("Diaries of '" + g.name + "' (published at the end of the game):" if over else
+                   f"{own}'s diary (private until the game ends):") + "\n\n" + games.diary_text(entries))
 
 
 @command("SUMMARY", who="anyone", syntax="SUMMARY game",

@@ -38,3 +38,32 @@ def clear(h: Handler, cmd: Command) -> None:
     h.say(f"Orders cleared for {ph.name}" + (f" and {f} queued future order set(s) dropped." if f else "."))
     if n:
         h.touched = True
+
+
+# -- njudge's conditional orders: refused whole (docs/decisions/players-press-draws.md) --------------
+CONDITIONAL_REFUSED = ("conditional orders (IF ... ELSE ... ENDIF) are not accepted by this judge: none of the "
+                       "orders in this block were taken, in either branch")
+
+
+@command("IF", who="player", syntax="IF ... [ELSE ...] ENDIF",
+         summary="njudge's conditional orders are refused whole, both branches (orders outside the block stand); "
+                 "send plain orders for the phase, or PHASE orders once the board is known")
+def conditional(h: Handler, cmd: Command) -> None:
+    h.need_power()
+    for line in cmd.body.split("\n"):
+        if line.strip():
+            h.quote(line)
+    end = "" if cmd.closed else " (no ENDIF was found: the block was read up to the next command)"
+    raise CommandError(CONDITIONAL_REFUSED + end)
+
+
+@command("ELSE", who="player", syntax="ELSE",
+         summary="(part of IF ... ENDIF, which is refused)")
+def else_(h: Handler, cmd: Command) -> None:
+    raise CommandError("ELSE without IF before it: conditional orders are not accepted; this line was ignored")
+
+
+@command("ENDIF", who="player", syntax="ENDIF",
+         summary="(part of IF ... ENDIF, which is refused)", aliases=("END IF",))
+def endif(h: Handler, cmd: Command) -> None:
+    raise CommandError("ENDIF without IF before it: conditional orders are not accepted; this line was ignored")

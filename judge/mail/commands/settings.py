@@ -63,6 +63,11 @@ MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "C
 #: every word the master's SET takes: its own (DEADLINE, LIST) and each game option the game takes
 MASTER_SET_WORDS = frozenset({*MASTER_SET_KEYS, *(w.upper() for w in games.OPTION_WORDS)})
 
+#: the game switches' njudge words that carry their value (the master's, before the start)
+SWITCH_FLAGS = {"DIAS": ("dias", "yes"), "NODIAS": ("dias", "no"), "FAKE": ("fake", "yes"), "NOFAKE": ("fake", "no"),
+                "MINORPRESS": ("minor_press", "yes"), "NOMINORPRESS": ("minor_press", "no"),
+                "NOCONCESSIONS": ("concessions", "none")}
+
 #: SET words that stand for a command of their own (njudge: SET CONCEDE p)
 SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "NOALLY", "NOALLIES": "NOALLY",
                "NOALLIANCE": "NOALLY", "CONCEDE": "CONCEDE", "NOCONCEDE": "NOCONCEDE"}
@@ -73,6 +78,8 @@ SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "
          forms=(
              ("anyone", "SET NAME your name", "after SIGNON: how the reports name you (empty: your mailbox name)"),
              ('player', 'SET WAIT / SET NOWAIT', "hold processing until the deadline / don't"),
+             ("player", "SET DRAW [powers] / SET NODRAW", "vote for a draw (NoDIAS games: of the powers named, e.g. SET DRAW EF) / take it back"),
+             ("player", "SET CONCEDE <power> / SET NOCONCEDE", "concede the game / take it back"),
              ("player", "SET PASSWORD new", "change your password"),
              ("player", "SET ADDRESS a@b.c[,d@e.f]", "where your mail goes (empty: your own address)"),
              ("master", "SET DEADLINE <when>", "e.g. SET DEADLINE +2d, or 2025-06-15 23:30"),
@@ -83,6 +90,12 @@ SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "
              ("master", "SET RESULTS NJUDGE|ZINE", "the game's results layout: njudge's text layout or the zine report (default)"),
              ("master", "SET MAP PNG|SVG|BOTH|LINK|OFF", "the map in results: a small PNG (default), SVG, both, a link to the archive, or none"),
              ("master", "SET PRESS white|grey|any|none, SET CENTRES n, SET <rule> <value>", "(before the start; 1885 II: SET CALENDAR build_months for eight moves a year)"),
+             ("master", "SET FAKE yes|no", "(before the start) fake press: PRESS TO F FROM G, PRESS TO F FAKE BROADCAST, FAKE TO list; off by default"),
+             ("master", "SET OBSERVER none|white|any", "(before the start) what observers may send (to the master: always); default none"),
+             ("master", "SET MINOR_PRESS yes|no", "(before the start) press in retreat and adjustment phases (SET NOMINORPRESS: none but to the master)"),
+             ("master", "SET DIAS yes|no", "(before the start) draws include all survivors (default); SET NODIAS: draws of the powers the votes name"),
+             ("master", "SET DRAW_VOTES secret|public", "(before the start) whether everyone sees the draw and concession votes (the master always does)"),
+             ("master", "SET CONCESSIONS largest|any|none", "(before the start) concede to the largest power only (default), to any power (1885 II's default: or an alliance), or not at all"),
          ))
 def set_(h: Handler, cmd: Command) -> None:
     if not cmd.args:
@@ -107,7 +120,7 @@ def set_(h: Handler, cmd: Command) -> None:
         h.touched = True
         return
     if key in ("DRAW", "NODRAW"):
-        vote(h, key == "DRAW")
+        vote(h, key == "DRAW", rest)
         return
     if key in SET_ALIASES:
         name = SET_ALIASES[key]
@@ -153,6 +166,8 @@ def set_(h: Handler, cmd: Command) -> None:
         st.update("players", games.player_id(h.ctx, h.mail.sender), name=name)
         h.say(f"Reports now name you {name}." if name else "Reports now name you by your mailbox name.")
         return
+    if key in SWITCH_FLAGS and not rest:  # njudge's SET NODIAS, SET NOFAKE ...: the word carries its value
+        key, rest = SWITCH_FLAGS[key][0].upper(), [SWITCH_FLAGS[key][1]]
     # the master's settings: an unknown word is said to be unknown, whoever sends it
     if key not in MASTER_SET_WORDS and key.lower().replace("-", "_") not in RULE_SWITCHES:
         raise CommandError(f"unknown SET option {key}. Players: " + ", ".join(PLAYER_SET_KEYS)

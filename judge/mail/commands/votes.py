@@ -14,14 +14,65 @@ if TYPE_CHECKING:
     from judge.mail.handler import Handler
 
 
-def vote(h: Handler, yes: bool) -> None:
+def vote(h: Handler, yes: bool, tokens: list[str] | tuple[str, ...] = ()) -> None:
+    """SET DRAW [powers] / SET NODRAW: this phase's draw vote (njudge's DIAS and NoDIAS draws)."""
     g, power = h.need_power()
-    h.need_phase(g)
-    h.ctx.store.update("seats", h.session.seat["id"], draw=int(yes))
-    h.say(f"{power} {'votes for' if yes else 'does not vote for'} a draw (votes are reset every phase; "
-             f"a draw needs every surviving power).")
-    if yes and games.check_draw(h.ctx, g):
-        h.say("Every surviving power has voted for a draw: the game is over.")
+    ph = h.need_phase(g)
+    st = h.ctx.store
+    alive = games.survivors(ph.position)
+    dias = games.switch(g, "dias") == "yes"
+    listed = [p for p in g.variant.powers if p in named_powers(h, g, list(tokens))]
+    if not yes:
+        if tokens:
+            raise CommandError("NODRAW takes no powers: write SET NODRAW alone (SET DRAW <powers> votes for a draw)")
+        if dias:
+            st.update("seats", h.session.seat["id"], draw=0, draw_set=None)
+            h.say(f"{power} does not vote for a draw.")
+        else:  # njudge: in a NoDIAS game NO DRAW is SET DRAW <own power>
+            st.update("seats", h.session.seat["id"], draw=0, draw_set=dumps([power]))
+            h.say(f"{power} accepts no draw: in this game (draws need not include all survivors) that means "
+                  f"{power} accepts only the game conceded to {power} alone.")
+        announce(h, g, power)
+        if not dias:
+            ended(h, g)
+        return
+    out = [p for p in listed if p not in alive]
+    if out:
+        raise CommandError(f"{games.join_names(out)} {'is' if len(out) == 1 else 'are'} out of the game: a draw "
+                           f"is among the survivors ({games.join_names(alive)}). Your vote was not changed")
+    if dias and listed and set(listed) != set(alive):
+        raise CommandError(f"draws in '{g.name}' include all survivors (DIAS): the only draw is "
+                           f"{games.join_names(alive)}, so a draw of {games.join_names(listed)} cannot be voted for. "
+                           f"Write SET DRAW alone to vote for it. Your vote was not changed")
+    st.update("seats", h.session.seat["id"], draw=1, draw_set=dumps(listed) if listed else None)
+    shown = games.join_names(listed or alive)
+    if dias or not listed or set(listed) == set(alive):
+        h.say(f"{power} votes for a draw of all survivors ({shown}).")
+    elif power in listed:
+        h.say(f"{power} votes for a draw of {shown}, or of fewer of them as long as {power} is among them.")
+    else:
+        h.say(f"{power} votes for a draw of {shown}, or of fewer of them, with or without {power}.")
+    h.say("Votes are secret unless the game makes them public, and are reset every phase; a draw passes when "
+          "every surviving power with a player accepts it.")
+    announce(h, g, power)
+    ended(h, g)
+
+
+def ended(h: Handler, g: Game) -> None:
+    """End the game if the votes now agree on a draw (or, NoDIAS, a draw of one: a concession)."""
+    if games.check_draw(h.ctx, g) and g.outcome:
+        kind = "draw" if g.outcome.get("kind") == "draw" else "concession"
+        h.say(f"Every surviving power has accepted the same end: the game is over ({kind}: "
+              f"{games.join_names(list(g.outcome.get('powers') or g.outcome.get('winner') or []))}).")
+
+
+def announce(h: Handler, g: Game, power: str) -> None:
+    """In a game with public votes, everyone hears of each vote (secret by default)."""
+    if games.switch(g, "draw_votes") != "public":
+        return
+    seat = h.ctx.store.one("SELECT * FROM seats WHERE id = ?", (h.session.seat["id"],))
+    line = next((x for x in games.vote_lines(h.ctx.store, g) if x.startswith(f"{seat['power']}:")), "")
+    games.notice(h.ctx, g, f"Vote: {g.variant.powers[power].letter}", f"Votes are public in '{g.name}'. {line}.")
 
 
 # -- alliances and concessions (1885 II rule 5) --------------------------------------------------------
@@ -30,14 +81,16 @@ def named_powers(h: Handler, g: Game, tokens: list[str]) -> set[str]:
     v = g.variant
     out: set[str] = set()
     for tok in tokens:
-        t = tok.strip(",;.+").upper()
-        if t in ("", "WITH", "AND", "TO", "&"):
-            continue
-        found = token_powers(v, t)
-        if found is None:
-            letters = "".join(p.letter for p in v.powers.values())
-            raise CommandError(f"unknown power {tok!r}: use power letters ({letters}) or names")
-        out |= found
+        for part in tok.replace(";", ",").split(","):
+            t = part.strip(".+").upper()
+            if t in ("", "WITH", "AND", "TO", "&"):
+                continue
+            found = token_powers(v, t)
+            if found is None:
+                letters = "".join(p.letter for p in v.powers.values())
+                raise CommandError(f"unknown power {part!r}: use power letters ({letters}) or names; "
+                                   f"nothing was changed")
+            out |= found
     return out
 
 
@@ -73,28 +126,39 @@ def alliance_status(h: Handler, g: Game, power: str) -> str:
     return "\n".join(lines)
 
 
-@command("DRAW", who="player", syntax="DRAW",
-         summary="vote for a draw (all survivors must agree); also SET DRAW")
+@command("DRAW", who="player", syntax="DRAW [powers]",
+         summary="vote for a draw; also SET DRAW. DIAS games (the default): all survivors. NoDIAS games: "
+                 "name the powers, e.g. SET DRAW EF or SET DRAW England France")
 def draw(h: Handler, cmd: Command) -> None:
-    vote(h, True)
+    vote(h, True, cmd.args)
 
 
 @command("NODRAW", who="player", syntax="NODRAW",
-         summary="take back your vote for a draw; also SET NODRAW",
+         summary="take back your vote for a draw (NoDIAS games: accept only a concession to you); also SET NODRAW",
          aliases=("NO DRAW",))
 def nodraw(h: Handler, cmd: Command) -> None:
     vote(h, False)
 
 
 @command("CONCEDE", who="player", syntax="CONCEDE <powers>",
-         summary="concede the game to a power (or, in 1885, an alliance); ends when all survivors agree")
+         summary="concede the game to the largest power (njudge's rule; with the game's CONCESSIONS any: to any "
+                 "power, or in 1885 II an alliance); the game ends when all survivors concede to the same")
 def concede(h: Handler, cmd: Command) -> None:
     g, power = h.need_power()
     ph = h.need_phase(g)
     if not cmd.args:
         raise CommandError("write CONCEDE <power>, e.g. CONCEDE E (or NOCONCEDE to take it back)")
+    rule = games.switch(g, "concessions")
+    if rule == "none":
+        raise CommandError(f"game '{g.name}' does not allow concessions (a draw vote may still end it)")
     to = sorted(named_powers(h, g, cmd.args))
-    sizes = games.alliance_sizes(g.variant)
+    sizes = games.alliance_sizes(g.variant) if rule == "any" else {}
+    largest = games.largest_powers(ph.position)
+    if rule == "largest" and (len(to) != 1 or to[0] not in largest):
+        example = f"; name it, e.g. CONCEDE {g.variant.powers[largest[0]].letter}" if largest else ""
+        raise CommandError(f"in '{g.name}' the game can be conceded only to the largest power on the board "
+                           f"({games.join_names(largest) if largest else 'none owns a centre'}){example}. "
+                           f"Your vote was not changed")
     if len(to) > 1 and len(to) not in sizes:
         raise CommandError("the game can be conceded to one power only" if not sizes else
                            f"the game can be conceded to one power or to an alliance of "
@@ -103,6 +167,7 @@ def concede(h: Handler, cmd: Command) -> None:
     if out:
         raise CommandError(f"{games.join_names(out)} {'is' if len(out) == 1 else 'are'} out of the game")
     h.ctx.store.update("seats", h.session.seat["id"], concede=dumps(to))
+    announce(h, g, power)
     h.say(f"{power} concedes the game to {games.join_names(to)}. The game ends when every surviving power concedes "
              f"it to the same powers (votes are reset every phase; NOCONCEDE takes it back).")
     if games.check_concession(h.ctx, g):
@@ -118,6 +183,7 @@ def noconcede(h: Handler, cmd: Command) -> None:
     h.need_phase(g)
     h.ctx.store.update("seats", h.session.seat["id"], concede=None)
     h.say(f"{power} does not concede the game.")
+    announce(h, g, power)
 
 
 @command("ALLY", who="player", syntax="ALLY <powers>",
