@@ -39,7 +39,7 @@ def breakout(ctx: Ctx, cmd: Command) -> None:
     unit = ctx.unit(cmd.nation, parts[""][0])
     orders, rest = _orders(parts[""][1:])
     engage = "ENGAGE" in rest or any(w.upper() == "ENGAGE" for w in parts.get("VIA", []))
-    via = " ".join(w for w in parts.get("VIA", []) if w.upper() != "ENGAGE")
+    via = ctx.place(" ".join(w for w in parts.get("VIA", []) if w.upper() != "ENGAGE"))
     if not via:
         raise Malformed("BREAKOUT: say by which sea zone the unit leaves the map (VIA <zone>)")
     if not unit.in_port or unit.away:
@@ -209,7 +209,7 @@ def return_(ctx: Ctx, cmd: Command) -> None:
         raise Rejected(f"{unit.id} cannot return before {calendar.title(unit.back_from)}")
     where = "on a west map edge" if unit.away == "west_indies" else \
         f"(it left by {unit.exit_zone}; it may come back there or to an adjacent area)"
-    _back(ctx, cmd.nation, unit, zone)
+    _back(ctx, cmd.nation, unit, ctx.place(zone))
     ctx.say(f"{cmd.nation} {unit.kind} {unit.id} ({unit.ships} ships) returns to the map at {zone} {where}.",
             PUBLIC, "breakout")
 

@@ -6,6 +6,8 @@ port (VI.A); units count as one combined fleet only if they START the month stac
 
 from __future__ import annotations
 
+from typing import Callable
+
 from judge.eia.context import Malformed, STAGE_MOVE, STAGE_SETUP, Command, Ctx, Rejected, command, number, split_at
 from judge.eia.state import Unit
 
@@ -87,11 +89,11 @@ def move(ctx: Ctx, cmd: Command) -> None:
             [cmd.nation], "fleet")
 
 
-def combined(units: list[Unit]) -> tuple[list[Unit], list[Unit]]:
+def combined(units: list[Unit], same: Callable[[str, str], bool] = str.__eq__) -> tuple[list[Unit], list[Unit]]:
     """VII: the units that started the month stacked with the first one listed, and the others
     (which "may, however, attack the enemy independent of other fleets or squadrons")."""
     if not units:
         return [], []
     lead = units[0]
-    together = [u for u in units if u.start_at == lead.start_at and u.at == lead.at]
+    together = [u for u in units if same(u.start_at, lead.start_at) and same(u.at, lead.at)]
     return together, [u for u in units if u not in together]

@@ -128,7 +128,7 @@ def combat(ctx: Ctx, cmd: Command) -> None:
         nation = ctx.ledger(words[0]).nation
         venetian = any(w.upper() == "VENETIAN" for w in words)
         units = [ctx.unit(nation, w.strip(",")) for w in words[1:] if w.upper() != "VENETIAN" and w.strip(",")]
-        fleet, apart = combined(units)
+        fleet, apart = combined(units, ctx.same_place)
         why: dict[str, int] = {}
         notes = []
         if all(u.kind == "squadron" for u in fleet):
