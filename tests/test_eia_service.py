@@ -183,22 +183,26 @@ def test_rollback_replays_a_month_with_the_same_dice(table: Table) -> None:
     out = table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 1 AT Brest\nCLEAR")
     reply = " ".join(table.reply_to(addr("France"), out).body.split())
     assert reply.count("was rolled back: it is stepped again with the commands it had") == 2
+    # nor can the master give the month a new secret (new dice) by revealing the old one now
+    out = table.send(MASTER, "SIGNON Meg masterpw\nREVEAL")
+    assert "it keeps its secret, so that it is stepped with the same dice" in " ".join(
+        table.reply_to(MASTER, out).body.split())
     out = table.advance(hours=48, minutes=1)
     again, gazette = _processed(table), _gazette(out)
     assert again["rolls"] == first["rolls"] and again["commands_hash"] == first["commands_hash"]
     assert "This month was rolled back by the master and stepped again with the commands it had (the same " \
            "committed hash as the first time): the same dice." in gazette
     # the master changes the month: the gazette says so, and a roll whose key is unchanged keeps its dice
-    table.send(MASTER, "SIGNON Meg masterpw\nROLLBACK\nFrance: BUILD 1 AT Brest")
+    table.send(MASTER, "SIGNON Meg masterpw\nROLLBACK\nSpain: BUILD 1 AT Cadiz")
     out = table.advance(hours=48, minutes=1)
     third, gazette = _processed(table), _gazette(out)
     assert third["commands_hash"] != first["commands_hash"]
     assert (f"who changed its commands before it was stepped again (a line added); commands committed the first "
             f"time as {first['commands_hash']}, now as {third['commands_hash']}") in gazette
-    assert "BUILD 1 AT Brest" not in gazette                         # the change is noted, never quoted
+    assert "BUILD 1 AT Cadiz" not in gazette                         # the change is noted, never quoted
     keyed = lambda out: {tuple(r["key"]): r["dice"] for r in out["rolls"]}  # noqa: E731
     assert all(keyed(third)[k] == v for k, v in keyed(first).items())
-    assert ("France", "Brest", "yard figure", 1) in keyed(third)
+    assert ("Spain", "Cadiz", "yard figure", 1) in keyed(third)           # Spain is at peace: no shipment roll
     # the month after is an ordinary month again: the teams send commands
     out = table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 1 AT Brest")
     assert "accepted for this month" in table.reply_to(addr("France"), out).body

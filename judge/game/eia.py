@@ -425,6 +425,10 @@ def reveal_text(game: Game, secret: str, final: bool) -> str:
 def reveal(ctx: Ctx, game: Game) -> str:
     """The master's REVEAL: publish the secret; the game goes on with a new secret and commitment."""
     o = opts(game)
+    if o.get("replay"):
+        # a new secret would give the rolled-back month new dice: a re-roll by another name
+        raise GameError(f"{o['replay']['month']} was rolled back and is open again: it keeps its secret, so that it "
+                        f"is stepped with the same dice. REVEAL once it has been processed")
     old = o["secret"]
     o.setdefault("revealed", []).append(old)
     o["secret"] = dice.new_secret()
