@@ -129,8 +129,10 @@ def collect(data: object) -> tuple[list[dict], dict]:
                     item.get("commands"), f"the record of {item['month']}")})
         elif isinstance(item, list):
             for sub in item:
-                take(sub) if isinstance(sub, (dict, list)) and (isinstance(sub, list) or "rolls" in sub) \
-                    else rolls.append(sub)
+                if isinstance(sub, list) or (isinstance(sub, dict) and "rolls" in sub):
+                    take(sub)
+                else:
+                    rolls.append(sub)
         else:
             raise ValueError("expected rolls: a list, or an object with a 'rolls' list")
 
