@@ -343,6 +343,39 @@ def test_judge_dice_verify_cli(stepped):
     assert bad.returncode == 1 and "do not give the committed hash" in bad.stdout
 
 
+def test_every_roll_of_a_month_recomputed_from_the_documented_scheme_alone(stepped):
+    """An independent reading of docs/variants/eia.md §4 (HMAC-SHA256 over netstrings, bytes below the
+    largest multiple of the sides, the next block with one field more) gives every roll of a month,
+    with the keys the table there names."""
+    import hmac
+
+    def ns(text: str) -> bytes:
+        raw = text.encode()
+        return b"%d:%s," % (len(raw), raw)
+
+    def roll(secret: str, month: str, nation: str, subject: str, kind: str, n: int, count: int, sides: int) -> list:
+        msg = b"".join(ns(f) for f in ("eia-dice-3", "g9", month, nation, subject, kind, str(n), str(count), str(sides)))
+        out, block = [], 0
+        while len(out) < count:
+            data = msg if block == 0 else msg + ns(str(block))
+            for byte in hmac.new(bytes.fromhex(secret), data, hashlib.sha256).digest():
+                if len(out) < count and byte < 256 - 256 % sides:
+                    out.append(byte % sides + 1)
+            block += 1
+        return out
+
+    tmp, secret, commitment, data = stepped
+    expected = {("leave port", "France", "S1"), ("leave port", "France", "F2"), ("stores shipment", "France", "Toulon"),
+                ("yard figure", "Spain", "Cadiz"), ("fort fire", "England", "F1"), ("fleet fire", "England", "F1")}
+    assert {(r["key"][2], r["key"][0], r["key"][1]) for r in data["rolls"]} == expected
+    for r in data["rolls"]:
+        nation, subject, kind, n = r["key"]
+        assert r["dice"] == roll(secret, "1805-01", nation, subject, kind, n, r["count"], r["sides"]), r
+        assert r["result"] == sum(r["dice"]) + sum((r.get("why") or {}).values())
+    forts = [r["key"][3] for r in data["rolls"] if r["key"][2] == "fort fire"]
+    assert forts == list(range(1, len(forts) + 1))
+
+
 def _first(data: dict, kind: str, **having) -> dict:
     return next(r for r in data["rolls"] if r["key"][2] == kind and all(r.get(k) == v for k, v in having.items()))
 
