@@ -190,9 +190,11 @@ def test_a_roll_is_the_hmac_of_its_key_and_its_dice():
 
 def test_a_purpose_with_separators_never_collides_with_another_roll():
     """Length-prefixed fields: no two keys (or dice counts) share a message, whatever the names hold."""
-    msgs = {dice.message("g|1805-01", "1", ("a", "b", "c", 1), 1, 6), dice.message("g", "1805-01|1", ("a", "b", "c", 1), 1, 6),
-            dice.message("g", "1805-01", ("a,b", "", "c", 1), 1, 6), dice.message("g", "1805-01", ("a", "b,", "c", 1), 1, 6),
-            dice.message("g", "1805-01", ("a", "b", "c", 1), 2, 6), dice.message("g", "1805-01", ("a", "b", "c", 1), 1, 7),
+    key = ("a", "b", "c", 1)
+    msgs = {dice.message("g|1805-01", "1", key, 1, 6), dice.message("g", "1805-01|1", key, 1, 6),
+            dice.message("g", "1805-01", ("a,b", "", "c", 1), 1, 6),
+            dice.message("g", "1805-01", ("a", "b,", "c", 1), 1, 6),
+            dice.message("g", "1805-01", key, 2, 6), dice.message("g", "1805-01", key, 1, 7),
             dice.message("g", "1805-01", ("a", "b", "c", 2), 1, 6), dice.legacy_message("g", "1805-01", 1, "c")}
     assert len(msgs) == 8
     block = dice.message("g", "1805-01", ("a", "b", "c", 1), 1, 6) + dice.netstring("1")
@@ -250,7 +252,8 @@ def _month_rolls(*kinds: tuple) -> list[dict]:
 
 
 def test_verify_catches_a_changed_die_and_a_wrong_secret():
-    good = _month_rolls(("fort fire", "England", "F1", "fort", 2), ("combat", "France", "S1", "c", 1, 6, {"squadron": -1}))
+    good = _month_rolls(("fort fire", "England", "F1", "fort", 2),
+                        ("combat", "France", "S1", "c", 1, 6, {"squadron": -1}))
     figures = dice.rule_figures(load_tables().raw)
     assert dice.verify("g", "22" * 32, good, dice.commitment("22" * 32), figures=figures) == []
     bad = [dict(x) for x in good]
@@ -354,7 +357,8 @@ def test_every_roll_of_a_month_recomputed_from_the_documented_scheme_alone(stepp
         return b"%d:%s," % (len(raw), raw)
 
     def roll(secret: str, month: str, nation: str, subject: str, kind: str, n: int, count: int, sides: int) -> list:
-        msg = b"".join(ns(f) for f in ("eia-dice-3", "g9", month, nation, subject, kind, str(n), str(count), str(sides)))
+        fields = ("eia-dice-3", "g9", month, nation, subject, kind, str(n), str(count), str(sides))
+        msg = b"".join(ns(f) for f in fields)
         out, block = [], 0
         while len(out) < count:
             data = msg if block == 0 else msg + ns(str(block))
@@ -422,11 +426,13 @@ def _tamper_sealed_and_hidden(r: dict) -> None:
     ("fort fire", {}, _tamper_cut, "2 dice rolled, 1 published"),
     ("fort fire", {}, _tamper_cut_and_count, "a fort fire roll is 2D6, not 1D6"),
     ("fleet fire", {}, _tamper_empty, "2 dice rolled, 0 published"),
-    ("stores shipment", {}, _tamper_modifier, "modifier +1 has no rule behind it (the rules' modifiers it names: none)"),
+    ("stores shipment", {}, _tamper_modifier,
+     "modifier +1 has no rule behind it (the rules' modifiers it names: none)"),
     ("leave port", {"purpose": "France F2 leaves Toulon"}, _tamper_modifier_with_a_reason,
      "the rolls are not those the record of 1805-01 printed"),
     ("stores shipment", {}, _tamper_modifier_with_a_reason, "no rule gives a stores shipment roll that modifier"),
-    ("leave port", {"purpose": "France S1 leaves Brest"}, _tamper_admiral_plus_3, "'admiral' is +2 in the rules, not +3"),
+    ("leave port", {"purpose": "France S1 leaves Brest"}, _tamper_admiral_plus_3,
+     "'admiral' is +2 in the rules, not +3"),
     ("stores shipment", {}, _tamper_sealed, "marked sealed, but only a yard's figure is sealed"),
     ("leave port", {}, _tamper_sealed_and_hidden, "its dice are not published"),
 ])

@@ -193,16 +193,25 @@ def test_rollback_replays_a_month_with_the_same_dice(table: Table) -> None:
     assert "This month was rolled back by the master and stepped again with the commands it had (the same " \
            "committed hash as the first time): the same dice." in gazette
     # the master changes the month: the gazette says so, and a roll whose key is unchanged keeps its dice
-    table.send(MASTER, "SIGNON Meg masterpw\nROLLBACK\nSpain: BUILD 1 AT Cadiz")
+    table.send(MASTER, "SIGNON Meg masterpw\nROLLBACK\nSpain: BUILD 1 AT Cadiz\nSpain: BUILD two AT Cadiz")
     out = table.advance(hours=48, minutes=1)
     third, gazette = _processed(table), _gazette(out)
     assert third["commands_hash"] != first["commands_hash"]
-    assert (f"who changed its commands before it was stepped again (a line added); commands committed the first "
-            f"time as {first['commands_hash']}, now as {third['commands_hash']}") in gazette
+    assert (f"who changed its commands before it was stepped again (a line added by the master); commands "
+            f"committed the first time as {first['commands_hash']}, now as {third['commands_hash']}") in gazette
     assert "BUILD 1 AT Cadiz" not in gazette                         # the change is noted, never quoted
     keyed = lambda out: {tuple(r["key"]): r["dice"] for r in out["rolls"]}  # noqa: E731
     assert all(keyed(third)[k] == v for k, v in keyed(first).items())
     assert ("Spain", "Cadiz", "yard figure", 1) in keyed(third)           # Spain is at peace: no shipment roll
+    # the master may open the month to the teams (ROLLBACK OPEN): his act, and the gazette says so
+    table.send(MASTER, "SIGNON Meg masterpw\nROLLBACK OPEN")
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\nCLEAR\nFORM S1 SQUADRON 3 AT Brest")
+    assert "accepted for this month: France: FORM S1 SQUADRON 3 AT Brest" in table.reply_to(addr("France"), out).body
+    out = table.advance(hours=48, minutes=1)
+    gazette = _gazette(out)
+    assert ("who opened its commands to the teams; they were changed before it was stepped again (lines cleared by "
+            "the France team; a line added by the France team)") in gazette
+    assert not [r for r in _processed(table)["rolls"] if r["key"][:3] == ["France", "S1", "leave port"]]
     # the month after is an ordinary month again: the teams send commands
     out = table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 1 AT Brest")
     assert "accepted for this month" in table.reply_to(addr("France"), out).body

@@ -269,7 +269,7 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
     ph = current(ctx, game)
     if ph is None or game.state not in ("active", "paused"):
         raise GameError(f"game '{game.name}' is {game.state}: no month is open")
-    replay_guard(ctx, game, nation, "a line added")
+    replay_guard(game, nation)
     text = line.strip()
     who = nation
     if nation == MASTER:
@@ -314,6 +314,7 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
                      orders=dumps({"by": seat["id"] if seat is not None else None,
                                    "role": role(game, seat) if seat is not None else "master"}),
                      message_id=message_id, created=iso(ctx.now), state="active")
+    replay_change(ctx, game, nation, "a line added")
     return stored, warnings
 
 
@@ -328,7 +329,7 @@ def clear(ctx: Ctx, game: Game, nation: str, seat: Any = None) -> int:
     ph = current(ctx, game)
     if ph is None:
         return 0
-    replay_guard(ctx, game, nation, "the master's lines cleared")
+    replay_guard(game, nation)
     rows = ctx.store.all("SELECT id, raw FROM orders WHERE phase_id = ? AND power = ? AND state = 'active'",
                          (ph["id"], nation))
     member_role = role(game, seat) if seat is not None and nation != MASTER else None
@@ -336,6 +337,8 @@ def clear(ctx: Ctx, game: Game, nation: str, seat: Any = None) -> int:
            or role_allows(game, member_role, r["raw"].partition(":")[2].split()[0]) is None]
     for i in ids:
         ctx.store.update("orders", i, state="cleared")
+    if ids:
+        replay_change(ctx, game, nation, "lines cleared")
     return len(ids)
 
 
@@ -460,7 +463,7 @@ def run_event(ctx: Ctx, game: Game, ev: Any) -> None:
         process(ctx, game, "deadline")
 
 
-def rollback(ctx: Ctx, game: Game, target: str | None) -> Any:
+def rollback(ctx: Ctx, game: Game, target: str | None, opened: bool = False) -> Any:
     """Reopen a processed month (default the last). The dice of a month are fixed by the secret, so
     stepping it again with the same commands gives the same rolls: rollback is no re-roll. Months
     whose secret has been revealed cannot be reopened (their dice are public knowledge)."""
@@ -485,23 +488,28 @@ def rollback(ctx: Ctx, game: Game, target: str | None) -> Any:
                          message_id=o["message_id"], created=o["created"], state="active")
     first = loads(row["results"] or "{}")
     keyed = all("key" in r for r in first.get("rolls", []))
+    # OPEN: the master lets the teams change their commands too (his explicit act, noted in the gazette)
     opts(game)["replay"] = {"month": row["short"], "commands_hash": first.get("commands_hash"), "changes": [],
-                            "scheme": dice.SCHEME if keyed else dice.LEGACY}
+                            "scheme": dice.SCHEME if keyed else dice.LEGACY, "open": opened}
     save(ctx, game)
     return ph
 
 
-def replay_guard(ctx: Ctx, game: Game, who: str, change: str) -> None:
+def replay_guard(game: Game, who: str) -> None:
     """A rolled-back month replays the commands it was stepped with: a team cannot change them (it has
-    seen the dice); the master can, and every change he makes is noted in the month's gazette."""
+    seen the dice) unless the master opened them (ROLLBACK OPEN); the master can."""
     replay = opts(game).get("replay")
-    if not replay:
-        return
-    if who != MASTER:
+    if replay and who != MASTER and not replay.get("open"):
         raise GameError(f"{replay['month']} was rolled back: it is stepped again with the commands it had, so its "
                         f"dice come out the same. Only the master may change them now (ask the master)")
-    replay["changes"].append(change)
-    save(ctx, game)
+
+
+def replay_change(ctx: Ctx, game: Game, who: str, change: str) -> None:
+    """Note a change made to a rolled-back month's commands, for its gazette (replay_note)."""
+    replay = opts(game).get("replay")
+    if replay:
+        replay["changes"].append(f"{change} by the master" if who == MASTER else f"{change} by the {who} team")
+        save(ctx, game)
 
 
 def replay_note(replay: dict[str, Any], out: dict[str, Any]) -> str:
@@ -512,8 +520,11 @@ def replay_note(replay: dict[str, Any], out: dict[str, Any]) -> str:
                 + (" (the same committed hash as the first time)" if first == out["commands_hash"] else "")
                 + ": the same dice.")
     # the changes are counted, never quoted: the commands stay secret until the secret is revealed
-    return (f"This month was rolled back by the master, who changed its commands before it was stepped again "
-            f"({'; '.join(f'{c} x{n}' if n > 1 else c for c, n in Counter(replay['changes']).items())}); commands committed the first time as {first or 'not recorded'}, "
+    who = "who opened its commands to the teams; they were changed" if replay.get("open") else \
+        "who changed its commands"
+    changes = "; ".join(f"{c} x{n}" if n > 1 else c for c, n in Counter(replay["changes"]).items())
+    return (f"This month was rolled back by the master, {who} before it was stepped again ({changes}); commands "
+            f"committed the first time as {first or 'not recorded'}, "
             f"now as {out['commands_hash']}. A roll whose key is unchanged gives the same dice.")
 
 

@@ -269,11 +269,15 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
         out = eia.process(ctx, game, "master")
         h.say(f"{out['month']} processed; the reports are on their way.")
     elif name == "ROLLBACK":
-        ph = eia.rollback(ctx, game, cmd.args[0] if cmd.args else None)
+        words = [a for a in cmd.args if a.upper() != "OPEN"]
+        opened = len(words) < len(cmd.args)
+        ph = eia.rollback(ctx, game, words[0] if words else None, opened)
         eia.notice(ctx, game, f"Rollback to {ph['short']}",
                    f"The master has reopened {ph['name']} of '{game.name}'. It will be stepped again with the "
-                   f"commands it had, so its dice come out the same; only the master may change them now, and "
-                   f"the gazette will say if he did.")
+                   f"commands it had, so its dice come out the same"
+                   + ("; the master has opened them to the teams: a team may change its commands (CLEAR, new "
+                      "lines), and the gazette will say that the month's commands were changed." if opened else
+                      "; only the master may change them now, and the gazette will say if he did."))
         h.say(f"'{game.name}' rolled back to {ph['name']}.")
     elif name == "EJECT":
         if len(cmd.args) != 1:
@@ -435,7 +439,7 @@ def help_text() -> str:
         "(docs/variants/eia.md). Your team's private ledger comes with each month's gazette.", "",
         "Team commands:", *[f"  {u}" for u in players], "",
         "The master's commands (a line 'France: BUILD ...' acts for a nation without a team):",
-        *[f"  {u}" for u in masters], "  START, PROCESS, ROLLBACK [month], SET DEADLINE <when>, TERMINATE,",
+        *[f"  {u}" for u in masters], "  START, PROCESS, ROLLBACK [month] [OPEN], SET DEADLINE <when>, TERMINATE,",
         "  REVEAL (publish the dice secret and commit to a new one)", "",
         "Also: PRESS TO <nations>|TEAM|M ... ENDPRESS (every member of each team gets it, and your own team",
         "a copy), BROADCAST, CLEAR (your team's commands this month), SET ROLE <role>, LIST, WHOGAME, HISTORY,",
