@@ -66,7 +66,7 @@ def main() -> None:
     r = dice.Roller(SECRET, "bench", "1805-01")
     t = time.perf_counter()
     for i in range(20000):
-        r.roll("bench", 2)
+        r.roll("fort fire", "England", "F1", "bench", 2)
     print(f"dice: {20000 / (time.perf_counter() - t):.0f} 2D6 rolls/s")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import copy
 import hashlib
 import json
 import subprocess
@@ -119,7 +120,21 @@ def test_the_supplement_figures_in_the_data():
     assert t.nations["Venice"].combat_modifier == -1
     assert t["political"]["surrender_min_home_provinces"] == 2 and t["political"]["tsar_victory_pp"] == 2
     assert t["afa"] == {"england_start_ships": 80, "militia_permanent": 10, "militia_invasion": 15}
-    assert [t.yard(y).stock_cap for y in ("London", "Brest", "Le Harve", "Zara", "Cartagena")] == [8, 3, 2, 1, 1]
+    assert [t.stock_cap(t.yard(y)) for y in ("London", "Brest", "Le Harve", "Zara", "Cartagena")] == [8, 3, 2, 1, 1]
+
+
+def test_III_C_the_stock_fraction_is_read_from_the_data():
+    """No figure lives in two places: a table with another [stores] stock_fraction changes the cap
+    (and the refusal's words), and a malformed fraction is refused when the data is loaded."""
+    import dataclasses
+
+    t = load_tables()
+    half = dataclasses.replace(t, raw={**t.raw, "stores": {**t.raw["stores"], "stock_fraction": [1, 2]}})
+    assert [half.stock_cap(half.yard(y)) for y in ("London", "Brest", "Le Harve", "Zara")] == [15, 5, 4, 1]
+    from judge.eia.data import parse_tables
+    raw = {**t.raw, "stores": {**t.raw["stores"], "stock_fraction": [1, 0]}}
+    with pytest.raises(EiaDataError, match="stock_fraction"):
+        parse_tables(raw, t.path)
 
 
 def test_fort_table_of_section_XI():
@@ -153,30 +168,51 @@ def test_a_broken_table_fails_with_file_and_entry(tmp_path: Path):
 
 
 # -- dice ----------------------------------------------------------------------------------------
-def test_a_roll_is_the_hmac_of_game_month_sequence_purpose():
-    """The issue: "every roll = HMAC(secret, game|month|sequence|purpose)"; the fields are written
-    as netstrings (docs/variants/eia.md §4), recomputed here by hand."""
-    key = bytes.fromhex("11" * 32)
+def _by_hand(key: bytes, msg: bytes) -> int:
     import hmac
-    digest = hmac.new(key, b"10:eia-dice-2,1:g,7:1805-01,1:1,4:sail,", hashlib.sha256).digest()
-    first = next(b for b in digest if b < 252)
+    return next(b for b in hmac.new(key, msg, hashlib.sha256).digest() if b < 252) % 6 + 1
+
+
+def test_a_roll_is_the_hmac_of_its_key_and_its_dice():
+    """A roll is HMAC(secret, game, month, nation, subject, kind, occurrence, count, sides) written as
+    netstrings (docs/variants/eia.md §4), recomputed here by hand; the words shown beside it are not
+    part of it."""
+    key = bytes.fromhex("11" * 32)
+    want = _by_hand(key, b"10:eia-dice-3,1:g,7:1805-01,6:France,2:S1,10:leave port,1:1,1:1,1:6,")
     r = dice.Roller("11" * 32, "g", "1805-01")
-    assert r.roll("sail") == first % 6 + 1
-    assert r.rolls[0] == {"seq": 1, "month": "1805-01", "purpose": "sail", "dice": [first % 6 + 1],
-                          "result": first % 6 + 1}
+    assert r.roll("leave port", "France", "S1", "France S1 leaves Brest") == want
+    assert r.rolls[0] == {"seq": 1, "month": "1805-01", "key": ["France", "S1", "leave port", 1], "count": 1,
+                          "sides": 6, "purpose": "France S1 leaves Brest", "dice": [want], "result": want}
+    other = dice.Roller("11" * 32, "g", "1805-01")
+    other.roll("prizes", "England", "", "prizes after the battle at the Channel")
+    assert other.roll("leave port", "France", "S1", "any words at all") == want        # order and words: no matter
 
 
 def test_a_purpose_with_separators_never_collides_with_another_roll():
-    """The issue: HMAC(secret, game|month|sequence|purpose). Written with bare '|' separators, game
-    "g|1805-01" month "1" and game "g" month "1805-01|1" gave one message, and so did the second block
-    of "sail" and the first of purpose "sail|1"; length-prefixed fields keep every roll apart."""
-    msgs = {dice.message("g|1805-01", "1", 2, "x"), dice.message("g", "1805-01|1", 2, "x"),
-            dice.message("g", "1805-01", 1, "2|x"), dice.message("g", "1805-01", 12, "x"),
-            dice.message("g", "1805-01", 1, "sail|1"), dice.message("g", "1805-01", 1, "sail")}
-    assert len(msgs) == 6
-    # the stream's next block (a sixth field) is no roll's first block, whatever its purpose
-    block = dice.message("g", "1805-01", 1, "sail") + dice.netstring("1")
-    assert block not in msgs and block != dice.message("g", "1805-01", 1, "sail4:1,")
+    """Length-prefixed fields: no two keys (or dice counts) share a message, whatever the names hold."""
+    key = ("a", "b", "c", 1)
+    msgs = {dice.message("g|1805-01", "1", key, 1, 6), dice.message("g", "1805-01|1", key, 1, 6),
+            dice.message("g", "1805-01", ("a,b", "", "c", 1), 1, 6),
+            dice.message("g", "1805-01", ("a", "b,", "c", 1), 1, 6),
+            dice.message("g", "1805-01", key, 2, 6), dice.message("g", "1805-01", key, 1, 7),
+            dice.message("g", "1805-01", ("a", "b", "c", 2), 1, 6), dice.legacy_message("g", "1805-01", 1, "c")}
+    assert len(msgs) == 8
+    block = dice.message("g", "1805-01", ("a", "b", "c", 1), 1, 6) + dice.netstring("1")
+    assert block not in msgs
+
+
+def test_legacy_months_keep_their_recorded_dice():
+    """Months rolled before keys (eia-dice-2: game, month, seq, purpose) are replayed and verified under
+    that scheme: a rollback of such a month gives the dice it was published with."""
+    key = bytes.fromhex("11" * 32)
+    want = _by_hand(key, b"10:eia-dice-2,1:g,7:1805-01,1:1,4:sail,")
+    r = dice.Roller("11" * 32, "g", "1805-01", scheme=dice.LEGACY)
+    assert r.roll("leave port", "France", "S1", "sail") == want
+    assert r.rolls[0] == {"seq": 1, "month": "1805-01", "purpose": "sail", "dice": [want], "result": want}
+    assert dice.verify("g", "11" * 32, r.rolls) == []
+    assert dice.verify("g", "11" * 32, r.rolls, need_anchors=True) == []           # no count was printed then
+    bad = [dict(r.rolls[0], dice=[want % 6 + 1], result=want % 6 + 1)]
+    assert any("published dice" in p for p in dice.verify("g", "11" * 32, bad))
 
 
 def test_dice_map_without_bias_exactly():
@@ -208,13 +244,19 @@ def test_dice_are_unbiased_by_rejection_sampling():
     assert all(1 <= f <= 11 for f in dice.faces(key, b"x", 50, 11))
 
 
-def test_verify_catches_a_changed_die_and_a_wrong_secret():
+def _month_rolls(*kinds: tuple) -> list[dict]:
     r = dice.Roller("22" * 32, "g", "1805-02")
-    r.roll("a", 2)
-    r.roll("b", 1, modifier=2)
-    good = [dict(x) for x in r.rolls]
-    assert dice.verify("g", "22" * 32, good, dice.commitment("22" * 32)) == []
-    bad = [dict(x) for x in r.rolls]
+    for k in kinds:
+        r.roll(*k)
+    return [dict(x) for x in r.rolls]
+
+
+def test_verify_catches_a_changed_die_and_a_wrong_secret():
+    good = _month_rolls(("fort fire", "England", "F1", "fort", 2),
+                        ("combat", "France", "S1", "c", 1, 6, {"squadron": -1}))
+    figures = dice.rule_figures(load_tables().raw)
+    assert dice.verify("g", "22" * 32, good, dice.commitment("22" * 32), figures=figures) == []
+    bad = [dict(x) for x in good]
     bad[0]["dice"] = [7 - d for d in bad[0]["dice"]] if bad[0]["dice"] != [7 - d for d in bad[0]["dice"]] else [1, 1]
     assert any("published dice" in p for p in dice.verify("g", "22" * 32, bad))
     assert any("commitment" in p for p in dice.verify("g", "22" * 32, good, dice.commitment("33" * 32)))
@@ -222,67 +264,213 @@ def test_verify_catches_a_changed_die_and_a_wrong_secret():
 
 
 def test_verify_catches_a_roll_left_out_or_published_twice():
-    """A month's rolls run 1, 2, 3 ...: a judge that left out a bad roll and rolled again would leave
-    a gap; one that published a roll twice under two purposes, a duplicate."""
-    r = dice.Roller("22" * 32, "g", "1805-02")
-    for p in ("a", "b", "c"):
-        r.roll(p)
-    rolls = [dict(x) for x in r.rolls]
+    """A month's rolls run 1, 2, 3 ...; a key's occurrences 1, 2 ... in order; and the month holds as many
+    rolls as its gazette printed."""
+    rolls = _month_rolls(("prizes", "England", "", "a"), ("prizes", "England", "", "b"), ("prizes", "France", "", "c"))
     assert dice.verify("g", "22" * 32, rolls) == []
     assert any("2 missing" in p for p in dice.verify("g", "22" * 32, [rolls[0], rolls[2]]))
     twice = rolls + [dict(rolls[1], purpose="b again")]
     assert any("more than once" in p for p in dice.verify("g", "22" * 32, twice))
+    swapped = [dict(rolls[0], seq=2), dict(rolls[1], seq=1), rolls[2]]
+    assert any("occurrence 2 of England  prizes follows 0" in p for p in dice.verify("g", "22" * 32, swapped))
+    anchors = {"1805-02": dice.Anchor(**dice.month_anchor(rolls))}
+    assert dice.verify("g", "22" * 32, rolls, anchors=anchors) == []
+    assert any("2 rolls published, the step output printed 3" in p
+               for p in dice.verify("g", "22" * 32, rolls[:2], anchors=anchors))
+    assert any("no roll count" in p for p in dice.verify("g", "22" * 32, rolls[:2], need_anchors=True))
 
 
-def test_a_sealed_roll_is_withheld_from_the_public_and_still_holds_its_number():
+def test_a_sealed_roll_is_withheld_from_the_public_and_its_dice_are_required_once_the_secret_is_out():
     r = dice.Roller("22" * 32, "g", "1805-02")
-    r.roll("a")
-    r.pick("announced number at Brest", 2, 12, sealed=["France", "Master"])
-    r.roll("c")
+    r.roll("prizes", "France", "", "a")
+    r.pick("yard figure", "France", "Brest", "announced number at Brest", 2, 12, sealed=["France", "Master"])
+    r.roll("prizes", "England", "", "c")
     shown = [dice.public(x) for x in r.rolls]
-    assert shown[1] == {"seq": 2, "month": "1805-02", "purpose": "announced number at Brest",
-                        "sealed": ["France", "Master"]}
-    assert dice.verify("g", "22" * 32, shown) == []           # nothing to compare, no gap either
-    assert dice.verify("g", "22" * 32, [dict(x) for x in r.rolls]) == []
+    assert shown[1] == {"seq": 2, "month": "1805-02", "key": ["France", "Brest", "yard figure", 1],
+                        "purpose": "announced number at Brest", "sealed": ["France", "Master"]}
+    assert any("its dice are not published" in p for p in dice.verify("g", "22" * 32, shown))
+    assert dice.verify("g", "22" * 32, [dict(x) for x in r.rolls], figures=dice.rule_figures(load_tables().raw)) == []
+    # the public digest is the same whether the sealed roll is given with or without its dice
+    assert dice.month_anchor(shown) == dice.month_anchor(r.rolls)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_judge_dice_verify_cli(tmp_path: Path):
+TAMPER_MONTH = ("Master: WAR France England\nMaster: ADMIRAL France AT Brest\nSpain: BUILD 2 AT Cadiz\n"
+                "France: STORES 1 AT Toulon\n"
+                "France: FORM S1 SQUADRON 3 AT Brest\nFrance: FORM F2 FLEET 6 AT Toulon\nFrance: SAIL S1\n"
+                "France: SAIL F2\nEngland: FORM F1 FLEET 20 AT London\n"
+                "Master: FORT Brest VALUE 45 GARRISON FULL ATTACKER England F1\n")
+
+
+@pytest.fixture(scope="module")
+def stepped(tmp_path_factory) -> tuple[Path, str, str, dict]:
+    """One month with every kind of record verify must hold: 2D6 fort rolls, a sealed yard figure,
+    an admiral's +2, public 1D6 rolls."""
+    tmp = tmp_path_factory.mktemp("dice")
     secret = "44" * 32
-    state = tmp_path / "s.json"
     made = _cli("eia", "new", "--game", "g9", "--secret", secret)
     assert made.returncode == 0, made.stderr
-    state.write_text(made.stdout)
-    cmds = tmp_path / "c.txt"
-    cmds.write_text("Master: WAR France England\nFrance: BUILD 2 AT Brest\nFrance: FORM S1 SQUADRON 3 AT Brest\n"
-                    "France: SAIL S1\n")
-    out = _cli("eia", "step", "--state", str(state), "--commands", str(cmds), "--secret", secret)
+    (tmp / "s.json").write_text(made.stdout)
+    (tmp / "c.txt").write_text(TAMPER_MONTH)
+    out = _cli("eia", "step", "--state", str(tmp / "s.json"), "--commands", str(tmp / "c.txt"), "--secret", secret)
     assert out.returncode == 0, out.stderr
-    rolls = tmp_path / "r.json"
-    rolls.write_text(out.stdout)
-    commitment = json.loads(made.stdout)["commitment"]
-    ok = _cli("dice", "verify", "--game", "g9", "--secret", secret, "--rolls", str(rolls), "--commitment", commitment)
-    assert ok.returncode == 0 and "all match" in ok.stdout
-    data = json.loads(out.stdout)
-    data["rolls"][-1]["result"] += 1
-    rolls.write_text(json.dumps(data))
-    bad = _cli("dice", "verify", "--game", "g9", "--secret", secret, "--rolls", str(rolls))
-    assert bad.returncode == 1 and "problem" in bad.stdout
-    # a tampered die (the result changed to match it) and a roll left out fail too
-    data = json.loads(out.stdout)
-    data["rolls"][0]["dice"] = [7 - data["rolls"][0]["dice"][0]]
-    data["rolls"][0]["result"] = data["rolls"][0]["dice"][0] + data["rolls"][0].get("modifier", 0)
-    rolls.write_text(json.dumps(data))
-    bad = _cli("dice", "verify", "--game", "g9", "--secret", secret, "--rolls", str(rolls))
-    assert bad.returncode == 1 and "published dice" in bad.stdout
-    data = json.loads(out.stdout)
-    del data["rolls"][0]
-    rolls.write_text(json.dumps(data))
-    bad = _cli("dice", "verify", "--game", "g9", "--secret", secret, "--rolls", str(rolls))
-    assert bad.returncode == 1 and "missing" in bad.stdout
+    return tmp, secret, json.loads(made.stdout)["commitment"], json.loads(out.stdout)
+
+
+def _verify(tmp: Path, data: object, *extra: str) -> subprocess.CompletedProcess:
+    path = tmp / "r.json"
+    path.write_text(json.dumps(data))
+    return _cli("dice", "verify", "--game", "g9", "--secret", "44" * 32, "--rolls", str(path), *extra)
+
+
+def test_judge_dice_verify_cli(stepped):
+    tmp, secret, commitment, data = stepped
+    kinds = {r["key"][2] for r in data["rolls"]}
+    assert {"fort fire", "fleet fire", "yard figure", "leave port", "stores shipment"} <= kinds
+    assert data["roll_count"] == len(data["rolls"]) and len(data["commands_hash"]) == 64
+    ok = _verify(tmp, data, "--commitment", commitment)
+    assert ok.returncode == 0 and "all match" in ok.stdout, ok.stdout
+    # without the commitment it refuses, unless told it only checks consistency (and then says so)
+    refused = _verify(tmp, data)
+    assert refused.returncode == 2 and "--commitment" in refused.stderr and "--consistency-only" in refused.stderr
+    only = _verify(tmp, data, "--consistency-only")
+    assert only.returncode == 0 and "WARNING: consistency only: the secret was not checked" in only.stdout
+    wrong = _verify(tmp, data, "--commitment", dice.commitment("45" * 32))
+    assert wrong.returncode == 1 and "does not match the commitment" in wrong.stdout
+    # the commands listed must give the committed hash
+    changed = dict(data, commands=data["commands"][:-1])
+    bad = _verify(tmp, changed, "--commitment", commitment)
+    assert bad.returncode == 1 and "do not give the committed hash" in bad.stdout
+
+
+def test_every_roll_of_a_month_recomputed_from_the_documented_scheme_alone(stepped):
+    """An independent reading of docs/variants/eia.md §4 (HMAC-SHA256 over netstrings, bytes below the
+    largest multiple of the sides, the next block with one field more) gives every roll of a month,
+    with the keys the table there names."""
+    import hmac
+
+    def ns(text: str) -> bytes:
+        raw = text.encode()
+        return b"%d:%s," % (len(raw), raw)
+
+    def roll(secret: str, month: str, nation: str, subject: str, kind: str, n: int, count: int, sides: int) -> list:
+        fields = ("eia-dice-3", "g9", month, nation, subject, kind, str(n), str(count), str(sides))
+        msg = b"".join(ns(f) for f in fields)
+        out, block = [], 0
+        while len(out) < count:
+            data = msg if block == 0 else msg + ns(str(block))
+            for byte in hmac.new(bytes.fromhex(secret), data, hashlib.sha256).digest():
+                if len(out) < count and byte < 256 - 256 % sides:
+                    out.append(byte % sides + 1)
+            block += 1
+        return out
+
+    tmp, secret, commitment, data = stepped
+    expected = {("leave port", "France", "S1"), ("leave port", "France", "F2"), ("stores shipment", "France", "Toulon"),
+                ("yard figure", "Spain", "Cadiz"), ("fort fire", "England", "F1"), ("fleet fire", "England", "F1")}
+    assert {(r["key"][2], r["key"][0], r["key"][1]) for r in data["rolls"]} == expected
+    for r in data["rolls"]:
+        nation, subject, kind, n = r["key"]
+        assert r["dice"] == roll(secret, "1805-01", nation, subject, kind, n, r["count"], r["sides"]), r
+        assert r["result"] == sum(r["dice"]) + sum((r.get("why") or {}).values())
+    forts = [r["key"][3] for r in data["rolls"] if r["key"][2] == "fort fire"]
+    assert forts == list(range(1, len(forts) + 1))
+
+
+def _first(data: dict, kind: str, **having) -> dict:
+    return next(r for r in data["rolls"] if r["key"][2] == kind and all(r.get(k) == v for k, v in having.items()))
+
+
+def _tamper_cut(r: dict) -> None:          # a 2D6 roll cut to one die, the result made to fit
+    r["dice"] = r["dice"][:1]
+    r["result"] = r["dice"][0] + r.get("modifier", 0)
+
+
+def _tamper_cut_and_count(r: dict) -> None:
+    _tamper_cut(r)
+    r["count"] = 1
+
+
+def _tamper_empty(r: dict) -> None:
+    r["dice"] = []
+    r["result"] = r.get("modifier", 0)
+
+
+def _tamper_modifier(r: dict) -> None:     # an invented modifier, the result made to fit
+    r["modifier"] = r.get("modifier", 0) + 1
+    r["result"] += 1
+
+
+def _tamper_modifier_with_a_reason(r: dict) -> None:      # the admiral's +2 given to a fleet without one
+    r["modifier"], r["why"], r["result"] = 2, {"admiral": 2}, r["result"] + 2
+
+
+def _tamper_admiral_plus_3(r: dict) -> None:
+    r["modifier"], r["why"], r["result"] = 3, {"admiral": 3}, r["result"] + 1
+
+
+def _tamper_sealed(r: dict) -> None:       # a public roll relabelled sealed
+    r["sealed"] = ["France", "Master"]
+
+
+def _tamper_sealed_and_hidden(r: dict) -> None:
+    r["sealed"] = ["France", "Master"]
+    for k in ("dice", "count", "sides", "result"):
+        r.pop(k)
+
+
+@pytest.mark.parametrize("kind,having,tamper,says", [
+    ("fort fire", {}, _tamper_cut, "2 dice rolled, 1 published"),
+    ("fort fire", {}, _tamper_cut_and_count, "a fort fire roll is 2D6, not 1D6"),
+    ("fleet fire", {}, _tamper_empty, "2 dice rolled, 0 published"),
+    ("stores shipment", {}, _tamper_modifier,
+     "modifier +1 has no rule behind it (the rules' modifiers it names: none)"),
+    ("leave port", {"purpose": "France F2 leaves Toulon"}, _tamper_modifier_with_a_reason,
+     "the rolls are not those the record of 1805-01 printed"),
+    ("stores shipment", {}, _tamper_modifier_with_a_reason, "no rule gives a stores shipment roll that modifier"),
+    ("leave port", {"purpose": "France S1 leaves Brest"}, _tamper_admiral_plus_3,
+     "'admiral' is +2 in the rules, not +3"),
+    ("stores shipment", {}, _tamper_sealed, "marked sealed, but only a yard's figure is sealed"),
+    ("leave port", {}, _tamper_sealed_and_hidden, "its dice are not published"),
+])
+def test_judge_dice_verify_catches_each_tampering(stepped, kind, having, tamper, says):
+    """Each way to doctor a published roll after the fact fails verify with exit 1, naming it."""
+    tmp, secret, commitment, data = stepped
+    doctored = copy.deepcopy(data)
+    tamper(_first(doctored, kind, **having))
+    bad = _verify(tmp, doctored, "--commitment", commitment)
+    assert bad.returncode == 1 and says in bad.stdout, bad.stdout
+    only = _verify(tmp, doctored, "--consistency-only")
+    assert only.returncode == 1
+
+
+def test_judge_dice_verify_catches_a_deleted_last_roll(stepped):
+    """The month's roll count is printed in the gazette (and kept in the step output): a last roll
+    deleted leaves no gap in the numbers, but the count no longer matches."""
+    tmp, secret, commitment, data = stepped
+    doctored = copy.deepcopy(data)
+    doctored["rolls"].pop()
+    bad = _verify(tmp, doctored, "--commitment", commitment)
+    assert bad.returncode == 1 and f"{data['roll_count'] - 1} rolls published, the record of 1805-01 printed " \
+        f"{data['roll_count']}" in bad.stdout
+    # the count edited too: the gazette as mailed still holds the true count and digest
+    doctored = dict(doctored, **dice.month_anchor(doctored["rolls"]))
+    assert _verify(tmp, doctored, "--commitment", commitment).returncode == 0      # a consistent forgery ...
+    gazette = tmp / "gazette.txt"
+    gazette.write_text(f"Dice of 1805-01: {data['roll_count']} rolls,\n  digest {data['rolls_digest']}\n"
+                       f"Commands of 1805-01 committed: {data['commands_hash']}\n")
+    bad = _verify(tmp, doctored, "--commitment", commitment, "--gazette", str(gazette))
+    assert bad.returncode == 1 and "printed" in bad.stdout                        # ... the gazette catches
+    ok = _verify(tmp, data, "--commitment", commitment, "--gazette", str(gazette))
+    assert ok.returncode == 0, ok.stdout
+    # a bare list of rolls holds no count: verify says so, and passes it only when told consistency only
+    bare = _verify(tmp, data["rolls"][:-1], "--commitment", commitment)
+    assert bare.returncode == 1 and "no roll count to check against" in bare.stdout
+    assert _verify(tmp, data["rolls"][:-1], "--commitment", commitment, "--gazette", str(gazette)).returncode == 1
+    assert _verify(tmp, data["rolls"], "--consistency-only").returncode == 0
 
 
 def test_judge_eia_step_refuses_a_bad_state_or_another_secret(tmp_path: Path):

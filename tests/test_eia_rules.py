@@ -135,7 +135,7 @@ def test_I_C_II_nothing_public_gives_away_the_true_number_on_the_stocks():
         figure = roll_of(out, "announced number at Brest")
         assert figure["sealed"] == ["France", "Master"]
         sealed = [r for r in shown if r["purpose"] == "announced number at Brest"][0]
-        assert set(sealed) == {"seq", "month", "purpose", "sealed"}
+        assert set(sealed) == {"seq", "month", "key", "purpose", "sealed"}       # the key: nation, yard, kind
         public_text = " ".join([*(r["purpose"] for r in shown), texts(out, "all"), texts(out, "England")])
         assert f"({n})" not in public_text and f"{n} ships" not in public_text and f"{n * 10}" not in public_text
         assert "naval stores shipped by France to Brest" in public_text
@@ -223,6 +223,32 @@ def test_IV_the_winner_rolls_for_the_share_of_both_sides_losses():
     assert state["nations"]["England"]["damaged"]["Portsmouth"] == group["captured"] + group["damaged"]
 
 
+def test_IV_prizes_return_only_to_a_friendly_port():
+    """IV: "the winner has the opportunity to capture prizes and return these along with its own damaged
+    ships to a friendly port for repair." An enemy's port is refused, with nothing of the battle
+    applied; so is a port of a nation the winner does not control (its REPAIR could not take them);
+    a minor's yard it controls is friendly."""
+    setup = "England: FORM F1 FLEET 20 AT London\nFrance: FORM F2 FLEET 15 AT Brest\n" + WAR
+    start = fresh(setup=setup)
+    battle = "Master: BATTLE AT Channel WINNER England LOSSES England F1 5 France F2 10 TO {} ZONES 7"
+    out = step(start, battle.format("Brest"), SECRET)
+    refused = [e for e in out["events"] if e["kind"] == "rejected"]
+    assert refused and "Brest is an enemy port (France, at war with England): prizes and damaged ships return " \
+        "only to a friendly port for repair (IV)" in refused[0]["text"] and not refused[0]["form"]
+    assert ledger(out, "England")["units"]["F1"]["ships"] == 20 and not ledger(out, "England")["prizes"]
+    assert not [r for r in out["rolls"] if "prizes" in r["purpose"]]
+    # a spelling of the enemy's yard, and a minor's yard controlled by the enemy, are enemy ports too
+    out = step(fresh(setup=setup + "Master: CONTROL Holland BY France\n"), battle.format("amsterdam"), SECRET)
+    assert "Amsterdam is an enemy port (Holland, controlled by France, at war with England)" in texts(out, "Master")
+    out = step(start, battle.format("Cadiz"), SECRET)
+    assert "Cadiz is a port of Spain, not of England" in texts(out, "Master")
+    assert ledger(out, "England")["units"]["F1"]["ships"] == 20
+    out = step(fresh(setup=setup + "Master: CONTROL Portugal BY England\n"), battle.format("Lisbon"), SECRET)
+    assert ledger(out, "England")["prizes"][0]["to_port"] == "Libson"           # the table's spelling
+    out = step(start, battle.format("Plymouth"), SECRET)
+    assert ledger(out, "England")["prizes"] and ledger(out, "England")["units"]["F1"]["ships"] == 15
+
+
 # -- V corps transport --------------------------------------------------------------------------
 def test_V_cavalry_counts_double_and_a_fleet_carries_8_infantry_and_1_cavalry():
     setup = "England: FORM F1 FLEET 10 AT London"
@@ -297,6 +323,62 @@ def test_VIII_an_admiral_at_the_port_adds_2():
     out = until("France: SAIL U1", lambda o: roll_of(o, "U1")["dice"] == [2],
                 setup="France: FORM U1 SQUADRON 3 AT Brest\nMaster: ADMIRAL France AT Brest")
     assert roll_of(out, "U1")["result"] == 4 and not ledger(out, "France")["units"]["U1"]["in_port"]
+
+
+@pytest.mark.parametrize("port,spelling", [("Le Harve", "Le Havre"), ("St. Petersburg", "St Petersburg"),
+                                          ("St. Petersburg", "St. Petersburg"), ("St. Petersburg", "st. petersburg"),
+                                          ("Konigsburg", "Königsberg")])
+def test_VIII_the_admiral_counts_whichever_spelling_names_the_port(port, spelling):
+    """VIII: "If the fleet admiral is located at the port, add a +2 to the die roll." A port is one
+    place whatever accepted spelling the master or the player used: stored under the table's name."""
+    nation = {"Le Harve": "France", "St. Petersburg": "Russia", "Konigsburg": "Prussia"}[port]
+    setup = f"Master: SHIPS {nation} {port} +3\n{nation}: FORM U1 SQUADRON 3 AT {port}\n" \
+            f"Master: ADMIRAL {nation} AT {spelling}"
+    state = fresh(setup=setup)
+    assert state["nations"][nation]["admirals"] == [port]
+    out = step(state, f"{nation}: SAIL U1", SECRET)
+    rec = roll_of(out, "U1 leaves")
+    assert rec["modifier"] == 2 and rec["why"] == {"admiral": 2} and rec["result"] == rec["dice"][0] + 2
+    # the unit formed with another spelling, the admiral leaving under a third: still one port
+    other = {"Le Harve": "le havre", "St. Petersburg": "Petersburg", "Konigsburg": "Koenigsberg"}[port]
+    state = fresh(setup=f"Master: SHIPS {nation} {other} +3\n{nation}: FORM U1 SQUADRON 3 AT {other}\n"
+                        f"Master: ADMIRAL {nation} AT {spelling}")
+    assert state["nations"][nation]["units"]["U1"]["at"] == port
+    assert roll_of(step(state, f"{nation}: SAIL U1", SECRET), "U1 leaves")["modifier"] == 2
+    out = step(state, f"Master: ADMIRAL {nation} LEAVES {other}", SECRET)
+    assert out["state"]["nations"][nation]["admirals"] == []
+
+
+def test_VIII_a_state_stored_with_another_spelling_reads_canonically():
+    """Games stored before ports were canonicalised kept the master's spelling ("Le Havre",
+    "St Petersburg") for admirals and ships: the next month reads them under the table's name, counts
+    kept under two spellings merged, and the admiral's +2 counts."""
+    state = fresh()
+    russia = state["nations"]["Russia"]
+    russia["docked"] = {"St. Petersburg": 12, "St Petersburg": 3, "Sevastopol": 6}
+    russia["admirals"] = ["St Petersburg"]
+    russia["units"]["U1"] = {"id": "U1", "kind": "squadron", "ships": 3, "at": "st petersburg", "in_port": True,
+                             "start_at": "st petersburg", "zones": 0, "away": "", "back_from": "", "arrives": "",
+                             "exit_zone": ""}
+    out = step(state, "Russia: SAIL U1", SECRET)
+    assert roll_of(out, "U1 leaves")["modifier"] == 2
+    assert ledger(out, "Russia")["docked"] == {"St. Petersburg": 15, "Sevastopol": 6}
+    assert ledger(out, "Russia")["admirals"] == ["St. Petersburg"]
+
+
+def test_a_roll_depends_on_what_it_is_for_not_on_the_order_or_spelling_of_the_commands():
+    """The dice of a month are keyed by nation, unit (or yard), kind and month: the same commands sent
+    in another order, or spelt another way, give every roll the same dice; only the words shown beside
+    a roll and its number in the month's list may change."""
+    setup = ("France: FORM S1 SQUADRON 3 AT Brest\nFrance: FORM F2 FLEET 6 AT Toulon\n"
+             "England: FORM E1 FLEET 10 AT Plymouth\n" + WAR)
+    one = play("France: SAIL S1\nFrance: SAIL F2\nEngland: SAIL E1\nFrance: STORES 1 AT Le Havre\n"
+               "Spain: BUILD 2 AT Cadiz", setup=setup)
+    two = play("spain: build 2 at cadiz\nFrance: STORES 1 AT le harve\nEngland: sail e1\nFrance: SAIL f2\n"
+               "France: sail s1", setup=setup)
+    dice_of = lambda out: {tuple(r["key"]): (r["dice"], r["result"]) for r in out["rolls"]}  # noqa: E731
+    assert dice_of(one) == dice_of(two) and len(dice_of(one)) == 5
+    assert one["commands_hash"] != two["commands_hash"]          # the list as sent is what is committed
 
 
 # -- IX breakouts -------------------------------------------------------------------------------
@@ -447,10 +529,24 @@ def test_XVI_egypt_in_enemy_hands():
 
 
 def test_XVII_the_tsar():
+    """XVII.A: "All members of a royal house MUST be given a field command ... when their nation is at
+    war. ... An exception to this is the Tsar, who after losing his first field combat may elect not
+    to have another field command." The exception is the Tsar's alone: the rest of the Romanovs, and
+    every other royal house at war, are still reminded month after month."""
     assert ledger(play("Master: TSAR VICTORY"), "Russia")["pp"] == 2
-    out = play("Master: TSAR DEFEAT", setup="Master: WAR Russia France")
+    out = play("Master: TSAR DEFEAT", setup="Master: WAR Russia France\nMaster: WAR Austria England")
     assert "no longer need accompany" in texts(out)
-    assert not [e for e in out["events"] if e["kind"] == "royalty" and "Russia" in e["to"]]
+    royalty = {n: [e["text"] for e in out["events"] if e["kind"] == "royalty" and n in e["to"]]
+               for n in ("Russia", "France", "Austria", "England", "Spain")}
+    assert royalty["Russia"] == ["Russia is at war: every member of its royal house other than the Tsar MUST hold "
+                                 "a field command (XVII.A); the Tsar, present at a defeat, may elect not to (XVII.C)."]
+    for nation in ("France", "Austria", "England"):
+        assert royalty[nation] == [f"{nation} is at war: every member of its royal house MUST hold a field command "
+                                   f"(XVII.A)."]
+    assert royalty["Spain"] == []                                      # at peace: no reminder
+    later = step(out["state"], "", SECRET)                             # and the month after, the same
+    assert [e["to"] for e in later["events"] if e["kind"] == "royalty"] == [["England"], ["France"], ["Austria"],
+                                                                            ["Russia"]]
 
 
 def test_XVIII_honours_of_war_not_for_turks_or_spanish_at_home():

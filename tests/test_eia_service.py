@@ -25,6 +25,13 @@ def addr(nation: str, i: int = 1) -> str:
     return f"{nation.lower()}{i}@example.test"
 
 
+def mailed_rolls(body: str) -> tuple[list[dict], dict]:
+    """ROLLS' JSON (month by month, with the figures each gazette printed): the rolls and anchors."""
+    from judge.eia.cli import collect
+
+    return collect(json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1]))
+
+
 def setup_game(table: Table, team: int = 1, months: int = 0) -> None:
     extra = f" months={months}" if months else ""
     out = table.send(MASTER, f"CREATE ?eg masterpw eia_afa month=48h team={team}{extra}")
@@ -147,17 +154,99 @@ def test_the_demo_plays_24_months_with_robot_teams_and_every_roll_verifies(tmp_p
         assert what in kinds
 
 
+def _processed(table: Table) -> dict:
+    return json.loads(table.rows("SELECT results FROM phases WHERE state = 'processed' ORDER BY seq")[-1]["results"])
+
+
+def _gazette(mails: list, month: str = "1805-01") -> str:
+    return " ".join([m for m in mails if f"{month} Results" in m.subject][0].body.split())
+
+
 def test_rollback_replays_a_month_with_the_same_dice(table: Table) -> None:
+    """A ROLLBACK reopens the month with the commands it was stepped with, in their order: stepped again
+    it gives the same dice, and the gazette says so. The teams, who have seen the dice, cannot change
+    the commands; the master can, and the gazette says he did (with the committed hashes), never what
+    he changed."""
     setup_game(table)
-    table.send(addr("France"), "SIGNON Feg pwFrance1\nFORM S1 SQUADRON 3 AT Brest\nSAIL S1")
-    table.advance(hours=48, minutes=1)
-    first = json.loads(table.rows("SELECT results FROM phases WHERE state = 'processed'")[0]["results"])["rolls"]
+    table.send(MASTER, "SIGNON Meg masterpw\nWAR France England")
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nFORM S1 SQUADRON 3 AT Brest\nSAIL S1\nBUILD 2 AT Toulon")
+    table.send(addr("England"), "SIGNON Eeg pwEngland1\nFORM E1 FLEET 10 AT Plymouth\nSAIL E1")
+    out = table.advance(hours=48, minutes=1)
+    first, gazette = _processed(table), _gazette(out)
+    assert f"Dice of 1805-01: {first['roll_count']} rolls, digest {first['rolls_digest']}" in gazette
+    assert f"Commands of 1805-01 committed: {first['commands_hash']}" in gazette
     out = table.send(MASTER, "SIGNON Meg masterpw\nROLLBACK")
     assert "rolled back to January 1805" in table.reply_to(MASTER, out).body
-    table.send(addr("France"), "SIGNON Feg pwFrance1\nFORM S1 SQUADRON 3 AT Brest\nSAIL S1")
+    notice = " ".join([m for m in out if "Rollback" in m.subject and addr("France") in m.to][0].body.split())
+    assert "stepped again with the commands it had, so its dice come out the same" in notice
+    # France would rather not have sailed: refused, the stored commands stand
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 1 AT Brest\nCLEAR")
+    reply = " ".join(table.reply_to(addr("France"), out).body.split())
+    assert reply.count("was rolled back: it is stepped again with the commands it had") == 2
+    # nor can the master give the month a new secret (new dice) by revealing the old one now
+    out = table.send(MASTER, "SIGNON Meg masterpw\nREVEAL")
+    assert "it keeps its secret, so that it is stepped with the same dice" in " ".join(
+        table.reply_to(MASTER, out).body.split())
+    out = table.advance(hours=48, minutes=1)
+    again, gazette = _processed(table), _gazette(out)
+    assert again["rolls"] == first["rolls"] and again["commands_hash"] == first["commands_hash"]
+    assert "This month was rolled back by the master and stepped again with the commands it had (the same " \
+           "committed hash as the first time): the same dice." in gazette
+    # the master changes the month: the gazette says so, and a roll whose key is unchanged keeps its dice
+    table.send(MASTER, "SIGNON Meg masterpw\nROLLBACK\nSpain: BUILD 1 AT Cadiz\nSpain: BUILD two AT Cadiz")
+    out = table.advance(hours=48, minutes=1)
+    third, gazette = _processed(table), _gazette(out)
+    assert third["commands_hash"] != first["commands_hash"]
+    assert (f"who changed its commands before it was stepped again (a line added by the master); commands "
+            f"committed the first time as {first['commands_hash']}, now as {third['commands_hash']}") in gazette
+    assert "BUILD 1 AT Cadiz" not in gazette                         # the change is noted, never quoted
+    keyed = lambda out: {tuple(r["key"]): r["dice"] for r in out["rolls"]}  # noqa: E731
+    assert all(keyed(third)[k] == v for k, v in keyed(first).items())
+    assert ("Spain", "Cadiz", "yard figure", 1) in keyed(third)           # Spain is at peace: no shipment roll
+    # the master may open the month to the teams (ROLLBACK OPEN): his act, and the gazette says so
+    table.send(MASTER, "SIGNON Meg masterpw\nROLLBACK OPEN")
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\nCLEAR\nFORM S1 SQUADRON 3 AT Brest")
+    assert "accepted for this month: France: FORM S1 SQUADRON 3 AT Brest" in table.reply_to(addr("France"), out).body
+    out = table.advance(hours=48, minutes=1)
+    gazette = _gazette(out)
+    assert ("who opened its commands to the teams; they were changed before it was stepped again (lines cleared by "
+            "the France team; a line added by the France team)") in gazette
+    assert not [r for r in _processed(table)["rolls"] if r["key"][:3] == ["France", "S1", "leave port"]]
+    # the month after is an ordinary month again: the teams send commands
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 1 AT Brest")
+    assert "accepted for this month" in table.reply_to(addr("France"), out).body
+
+
+def test_a_month_rolled_before_keys_keeps_its_recorded_dice_on_rollback(table: Table) -> None:
+    """Games stored before rolls were keyed: a month processed then (its rolls numbered by arrival,
+    scheme eia-dice-2, no count in its gazette) is replayed under that scheme on a rollback, so it
+    keeps the dice it was published with; they verify as before."""
+    from judge.eia.step import step
+    from judge.game.store import dumps
+
+    setup_game(table)
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nFORM S1 SQUADRON 3 AT Brest\nFORM S2 SQUADRON 2 AT Toulon\n"
+                               "SAIL S2\nSAIL S1")
     table.advance(hours=48, minutes=1)
-    again = json.loads(table.rows("SELECT results FROM phases WHERE state = 'processed'")[0]["results"])["rolls"]
-    assert again == first and again
+    row = table.rows("SELECT id, position, results FROM phases WHERE state = 'processed'")[0]
+    secret = json.loads(table.rows("SELECT options FROM games")[0]["options"])["eia"]["secret"]
+    commands = "\n".join(r["raw"] for r in table.rows("SELECT raw FROM orders WHERE phase_id = ? AND state = 'active' "
+                                                      "ORDER BY id", (row["id"],)))
+    old = step(json.loads(row["position"]), commands, secret, scheme=dice.LEGACY)
+    old = {k: v for k, v in old.items() if k in ("month", "next_month", "events", "rolls", "announcements")}
+    assert old["rolls"] and all("key" not in r for r in old["rolls"])
+    table.judge.store.conn.execute("UPDATE phases SET results = ? WHERE id = ?", (dumps(old), row["id"]))
+    table.judge.store.conn.commit()
+    assert dice.verify("eg", secret, old["rolls"], need_anchors=True) == []
+    table.send(MASTER, "SIGNON Meg masterpw\nROLLBACK")
+    table.advance(hours=48, minutes=1)
+    again = _processed(table)
+    assert [(r["purpose"], r["dice"]) for r in again["rolls"]] == [(r["purpose"], r["dice"]) for r in old["rolls"]]
+    assert again["dice_scheme"] == dice.LEGACY
+    # and the month after rolls under the keyed scheme again
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 1 AT Brest")
+    table.advance(hours=48, minutes=1)
+    assert all("key" in r for r in _processed(table)["rolls"])
 
 
 def test_the_console_knows_eia_games(table: Table) -> None:
@@ -181,9 +270,43 @@ def test_rolls_by_mail_verify_once_the_secret_is_out(table: Table) -> None:
     secret = re.search(r"now revealed:\s+([0-9a-f]{64})", [m for m in out if "Results" in m.subject][0].body).group(1)
     out = table.send("watcher@example.test", "OBSERVE eg watchpw\nROLLS")
     body = table.reply_to("watcher@example.test", out).body
-    rolls = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
+    rolls, anchors = mailed_rolls(body)
     assert len(rolls) >= 2 and any("naval stores" in r["purpose"] for r in rolls)
-    assert dice.verify("eg", secret, rolls) == []
+    assert dice.verify("eg", secret, rolls, anchors=anchors, need_anchors=True) == []
+    assert anchors["1805-01"].roll_count == len(rolls)
+
+
+def test_judge_dice_verify_checks_the_mailed_rolls_against_the_mailed_gazette(table: Table, tmp_path) -> None:
+    """A player keeps the gazette as mailed and, once the secret is out, ROLLS' answer: `judge dice verify`
+    passes them; a last roll deleted from the JSON (its count edited to match) fails on the gazette's
+    printed count."""
+    import subprocess
+    import sys
+
+    setup_game(table, months=1)
+    table.send(MASTER, "SIGNON Meg masterpw\nWAR France England")
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nSTORES 1 AT Toulon\nFORM S1 SQUADRON 3 AT Brest\nSAIL S1")
+    out = table.advance(hours=48, minutes=1)
+    results = [m for m in out if "1805-01 Results" in m.subject and addr("Spain") in m.to][0].body
+    secret = re.search(r"now revealed:\s+([0-9a-f]{64})", results).group(1)
+    commitment = json.loads(table.rows("SELECT position FROM phases ORDER BY seq")[0]["position"])["commitment"]
+    (tmp_path / "gazette.txt").write_text(results, encoding="utf-8")
+    out = table.send("watcher@example.test", "OBSERVE eg watchpw\nROLLS")
+    body = table.reply_to("watcher@example.test", out).body
+    months = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
+
+    def verify(data: object) -> subprocess.CompletedProcess:
+        (tmp_path / "rolls.json").write_text(json.dumps(data), encoding="utf-8")
+        return subprocess.run([sys.executable, "-m", "judge.cli", "dice", "verify", "--game", "eg", "--secret", secret,
+                               "--commitment", commitment, "--rolls", str(tmp_path / "rolls.json"),
+                               "--gazette", str(tmp_path / "gazette.txt")], capture_output=True, text=True, timeout=120)
+
+    ok = verify(months)
+    assert ok.returncode == 0 and "all match" in ok.stdout, ok.stdout
+    months[0]["rolls"].pop()
+    months[0].update(dice.month_anchor(months[0]["rolls"]))
+    bad = verify(months)
+    assert bad.returncode == 1 and "printed" in bad.stdout and "the gazette" in bad.stdout, bad.stdout
 
 
 def test_a_reminder_goes_to_the_teams_without_commands_only(table: Table) -> None:
@@ -241,20 +364,20 @@ def test_rolls_by_mail_withhold_a_sealed_die_until_its_secret_is_out(table: Tabl
     table.advance(hours=48, minutes=1)
     out = table.send("watcher@example.test", "OBSERVE eg watchpw\nROLLS")
     body = table.reply_to("watcher@example.test", out).body
-    rolls = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
+    rolls, _ = mailed_rolls(body)
     sealed = [r for r in rolls if r["purpose"] == "announced number at Toulon"]
     assert sealed and "dice" not in sealed[0] and "modifier" not in sealed[0] and "sides" not in sealed[0]
     out = table.send(MASTER, "SIGNON Meg masterpw\nROLLS")
     body = table.reply_to(MASTER, out).body
-    seen = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
+    seen, _ = mailed_rolls(body)
     assert [r["dice"] for r in seen if r["purpose"] == "announced number at Toulon"]   # the master sees it
     out = table.send(MASTER, "SIGNON Meg masterpw\nREVEAL")
     secret = re.search(r"now revealed:\s+([0-9a-f]{64})", table.reply_to(MASTER, out).body).group(1)
     out = table.send("watcher@example.test", "SIGNON Oeg watchpw\nROLLS")
     body = table.reply_to("watcher@example.test", out).body
-    rolls = json.loads(body[body.index("\n[\n") + 1:body.rindex("]") + 1])
+    rolls, anchors = mailed_rolls(body)
     figure = [r for r in rolls if r["purpose"] == "announced number at Toulon"][0]
-    assert figure["dice"] and dice.verify("eg", secret, rolls) == []
+    assert figure["dice"] and dice.verify("eg", secret, rolls, anchors=anchors, need_anchors=True) == []
 
 
 def test_a_bad_command_is_refused_at_once_and_never_drops_the_good_ones_beside_it(table: Table) -> None:

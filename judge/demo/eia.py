@@ -119,7 +119,7 @@ class EiaDemo(Demo):
             out.append(f"BUILD {n} AT {yard.name}")
             if rng.random() < 0.4:
                 out.append(f"ANNOUNCE {yard.name} {n + rng.randint(-1, 4)}")
-        elif money >= 3 * cost and rng.random() < 0.3 and led["stores"].get(yard.name, 0) < yard.stock_cap:
+        elif money >= 3 * cost and rng.random() < 0.3 and led["stores"].get(yard.name, 0) < self.tables.stock_cap(yard):
             out.append(f"STORES 1 AT {yard.name}")
         if nation == "England" and month_no == 3:
             out.append("DENY STORES TO France")
@@ -212,7 +212,11 @@ class EiaDemo(Demo):
         verdict = "secret not revealed"
         if finals:
             secret = re.search(r"now revealed:\s+([0-9a-f]{64})", finals[-1]).group(1)  # type: ignore[union-attr]
-            problems = dice.verify(GAME, secret, rolls, commitment)
+            anchors = {r["month"]: dice.Anchor(r["roll_count"], r["rolls_digest"], r["commands_hash"], r["commands"])
+                       for row in st.all("SELECT results FROM phases WHERE game_id = ? AND state = 'processed'",
+                                         (g.id,)) for r in [json.loads(row["results"])]}
+            problems = dice.verify(GAME, secret, rolls, commitment, anchors,
+                                   dice.rule_figures(self.tables.raw), need_anchors=True)
             verdict = "every roll verified" if not problems else f"{len(problems)} roll(s) FAILED verification"
             self.reports.mkdir(parents=True, exist_ok=True)
             (self.reports / "rolls.json").write_text(json.dumps(rolls, indent=1), encoding="utf-8")

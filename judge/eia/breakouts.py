@@ -39,7 +39,7 @@ def breakout(ctx: Ctx, cmd: Command) -> None:
     unit = ctx.unit(cmd.nation, parts[""][0])
     orders, rest = _orders(parts[""][1:])
     engage = "ENGAGE" in rest or any(w.upper() == "ENGAGE" for w in parts.get("VIA", []))
-    via = " ".join(w for w in parts.get("VIA", []) if w.upper() != "ENGAGE")
+    via = ctx.place(" ".join(w for w in parts.get("VIA", []) if w.upper() != "ENGAGE"))
     if not via:
         raise Malformed("BREAKOUT: say by which sea zone the unit leaves the map (VIA <zone>)")
     if not unit.in_port or unit.away:
@@ -66,8 +66,7 @@ def pursue(ctx: Ctx, cmd: Command) -> None:
     unit = ctx.unit(cmd.nation, parts[""][0])
     orders, rest = _orders(parts[""][1:] + parts["WATCH"])
     watch_words = [w for w in parts["WATCH"] if w.upper() not in ("WEST", "INDIES", "RETURN")]
-    yard = ctx.tables.yard(" ".join(watch_words))
-    watch = yard.name if yard else " ".join(watch_words)
+    watch = ctx.place(" ".join(watch_words))
     ctx.scratch.setdefault("pursuits", []).append((cmd.nation, unit.id, watch, orders, cmd.line))
 
 
@@ -102,7 +101,8 @@ def west_indies(ctx: Ctx, cmd: Command, unit: Unit, target: list[str], mode: str
     if not ctx.state.at_war(cmd.nation, enemy_nation):
         raise Rejected(f"{cmd.nation} is not at war with {enemy_nation}")
     need = ctx.tables["breakouts"]["west_indies_intercept_max"]
-    roll = ctx.roll(f"{cmd.nation} {unit.id} intercepts {enemy_nation} {enemy.id} in the West Indies")
+    roll = ctx.roll("West Indies interception", cmd.nation, f"{unit.id} on {enemy_nation} {enemy.id}",
+                    f"{cmd.nation} {unit.id} intercepts {enemy_nation} {enemy.id} in the West Indies")
     if roll > need:
         ctx.say(f"In the West Indies {cmd.nation} {unit.id} fails to intercept {enemy_nation} {enemy.id} "
                 f"(roll {roll}; needs 1-{need}).", PUBLIC, "interception")
@@ -121,7 +121,7 @@ def resolve(ctx: Ctx) -> None:
         unit = ctx.state.nations[out.nation].units[out.unit]
         chasers = []
         for nation, ident, watch, orders, line in pursuits:
-            if (nation, ident) in used or watch.casefold() != out.port.casefold():
+            if (nation, ident) in used or not ctx.same_place(watch, out.port):
                 continue
             if not ctx.state.at_war(nation, out.nation):
                 continue
@@ -156,7 +156,8 @@ def resolve(ctx: Ctx) -> None:
 
 def _intercept(ctx: Ctx, out: Breakout, unit: Unit, nation: str, chaser: Unit, mode: str) -> None:
     need = ctx.tables["breakouts"]["intercept_max"]
-    roll = ctx.roll(f"{nation} {chaser.id} intercepts {out.nation} {unit.id}")
+    roll = ctx.roll("interception", nation, f"{chaser.id} on {out.nation} {unit.id}",
+                    f"{nation} {chaser.id} intercepts {out.nation} {unit.id}")
     if roll > need:
         ctx.say(f"{nation} {chaser.id} fails to intercept {out.nation} {unit.id} (roll {roll}).", PUBLIC,
                 "interception")
@@ -174,7 +175,8 @@ def _intercept(ctx: Ctx, out: Breakout, unit: Unit, nation: str, chaser: Unit, m
             [nation], "trail")
     if out.engage:
         need = ctx.tables["breakouts"]["counter_intercept_max"]
-        back = ctx.roll(f"{out.nation} {unit.id} intercepts its trailer {nation} {chaser.id}")
+        back = ctx.roll("counter-interception", out.nation, f"{unit.id} on {nation} {chaser.id}",
+                        f"{out.nation} {unit.id} intercepts its trailer {nation} {chaser.id}")
         if back <= need:
             ctx.say(f"{out.nation} {unit.id} turns on its trailer {nation} {chaser.id} (roll {back}): combat, "
                     f"the master resolves it (BATTLE).", PUBLIC, "interception")
@@ -207,7 +209,7 @@ def return_(ctx: Ctx, cmd: Command) -> None:
         raise Rejected(f"{unit.id} cannot return before {calendar.title(unit.back_from)}")
     where = "on a west map edge" if unit.away == "west_indies" else \
         f"(it left by {unit.exit_zone}; it may come back there or to an adjacent area)"
-    _back(ctx, cmd.nation, unit, zone)
+    _back(ctx, cmd.nation, unit, ctx.place(zone))
     ctx.say(f"{cmd.nation} {unit.kind} {unit.id} ({unit.ships} ships) returns to the map at {zone} {where}.",
             PUBLIC, "breakout")
 

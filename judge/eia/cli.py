@@ -67,38 +67,112 @@ def dice() -> None:
 @click.option("--game", required=True)
 @click.option("--secret", "secret_hex", required=True, help="The secret revealed by the judge (hex).")
 @click.option("--rolls", "rolls_file", required=True, type=click.Path(dir_okay=False, allow_dash=True),
-              help="JSON: a list of rolls, a step's output, or a list of step outputs.")
-@click.option("--commitment", default=None, help="SHA-256 published at game start (checked if given).")
-def verify(game: str, secret_hex: str, rolls_file: str, commitment: str | None) -> None:
-    """Re-derive every published roll from the revealed secret; exit 1 if any differs."""
-    from judge.eia.dice import DiceError, is_withheld, verify as check
+              help="JSON: a list of rolls, a step's output, a list of step outputs, or ROLLS' answer.")
+@click.option("--commitment", default=None, help="SHA-256 published at game start (required but with "
+              "--consistency-only).")
+@click.option("--gazette", "gazettes", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="A month's gazette as mailed (repeatable): its printed roll count, digest and commands hash "
+                   "are checked against the rolls.")
+@click.option("--consistency-only", is_flag=True, help="Check only that the rolls agree with this secret and with "
+              "each other, without the commitment (a made-up secret with made-up rolls would pass).")
+def verify(game: str, secret_hex: str, rolls_file: str, commitment: str | None, gazettes: tuple[str, ...],
+           consistency_only: bool) -> None:
+    """Re-derive every published roll from the revealed secret; exit 1 if anything differs."""
+    from judge.eia.data import load_tables
+    from judge.eia.dice import DiceError, rule_figures, verify as check
 
+    if commitment is None and not consistency_only:
+        click.echo("judge dice verify: give --commitment, the SHA-256 published at game start: without it any secret "
+                   "with rolls made from it would pass. To check only that the rolls agree with this secret, add "
+                   "--consistency-only.", err=True)
+        sys.exit(2)
     try:
         with click.open_file(rolls_file, encoding="utf-8") as fh:
             data = json.load(fh)
-        rolls = collect_rolls(data)
-        problems = check(game, secret_hex, rolls, commitment)
+        rolls, anchors = collect(data)
+        conflicts: list[str] = []
+        for path in gazettes:
+            with open(path, encoding="utf-8") as fh:
+                conflicts += merge_anchors(anchors, gazette_anchors(fh.read(), path))
+        problems = conflicts + check(game, secret_hex, rolls, commitment, anchors, rule_figures(load_tables().raw),
+                                     need_anchors=not consistency_only)
     except (OSError, json.JSONDecodeError, DiceError, ValueError) as exc:
         click.echo(f"judge dice verify: {exc}", err=True)
         sys.exit(2)
+    if consistency_only:
+        click.echo("WARNING: consistency only: the secret was not checked against the game's commitment"
+                   + ("" if commitment is None else " (it was: --commitment given)") +
+                   ", and a month without its printed roll count is not checked for rolls left out at its end.")
     for p in problems:
         click.echo(p)
-    withheld = sum(1 for r in rolls if isinstance(r, dict) and is_withheld(r))
-    if withheld:
-        click.echo(f"{withheld} sealed roll(s) published without their dice: numbered but not compared "
-                   f"(ask ROLLS again once the secret is revealed)")
-    click.echo(f"{len(rolls)} rolls checked: " + ("all match" if not problems else f"{len(problems)} problem(s)"))
+    click.echo(f"{len(rolls)} rolls checked in {len({str(r.get('month')) for r in rolls if isinstance(r, dict)})} "
+               f"month(s): " + ("all match" if not problems else f"{len(problems)} problem(s)"))
     sys.exit(1 if problems else 0)
 
 
-def collect_rolls(data: object) -> list[dict]:
-    if isinstance(data, dict):
-        if "rolls" not in data:
+def collect(data: object) -> tuple[list[dict], dict]:
+    """The rolls in ``data`` and each month's anchor (roll count, digest, commands hash) when the data
+    holds step outputs or ROLLS' month records."""
+    from judge.eia.dice import Anchor
+
+    rolls: list[dict] = []
+    anchors: dict[str, Anchor] = {}
+
+    def take(item: object) -> None:
+        if isinstance(item, dict) and "rolls" in item:
+            if not isinstance(item["rolls"], list):
+                raise ValueError("'rolls' must be a list")
+            rolls.extend(item["rolls"])
+            if "roll_count" in item and "month" in item:
+                anchors.update({str(item["month"]): Anchor(
+                    int(item["roll_count"]), item.get("rolls_digest"), item.get("commands_hash"),
+                    item.get("commands"), f"the record of {item['month']}")})
+        elif isinstance(item, list):
+            for sub in item:
+                if isinstance(sub, list) or (isinstance(sub, dict) and "rolls" in sub):
+                    take(sub)
+                else:
+                    rolls.append(sub)
+        else:
             raise ValueError("expected rolls: a list, or an object with a 'rolls' list")
-        return list(data["rolls"])
-    if isinstance(data, list):
-        out: list[dict] = []
-        for item in data:
-            out.extend(collect_rolls(item) if isinstance(item, dict) and "rolls" in item else [item])
-        return out
-    raise ValueError("expected rolls: a list, or an object with a 'rolls' list")
+
+    take(data)
+    return rolls, anchors
+
+
+def gazette_anchors(text: str, where: str = "the gazette") -> dict:
+    """The lines a gazette prints for verify: ``Dice of YYYY-MM: N rolls, digest HEX`` and ``Commands of
+    YYYY-MM committed: HEX`` (mail may have wrapped them: spaces do not matter)."""
+    import re
+
+    from judge.eia.dice import Anchor
+
+    flat = " ".join(text.split())
+    out: dict[str, Anchor] = {}
+    for month, count, digest in re.findall(r"Dice of (\d{4}-\d{2}): (\d+) rolls?, digest ([0-9a-f]{64})", flat):
+        out.setdefault(month, Anchor(source=f"the gazette {where}"))
+        out[month].roll_count, out[month].rolls_digest = int(count), digest
+    for month, digest in re.findall(r"Commands of (\d{4}-\d{2}) committed: ([0-9a-f]{64})", flat):
+        out.setdefault(month, Anchor(source=f"the gazette {where}")).commands_hash = digest
+    if not out:
+        raise ValueError(f"{where}: no 'Dice of <month>: <n> rolls, digest <hex>' line: not an EiA gazette")
+    return out
+
+
+def merge_anchors(into: dict, more: dict) -> list[str]:
+    """Add ``more``'s anchors (a gazette's), which win over the record's; every figure the two print
+    differently is a problem (the record was changed after the gazette went out)."""
+    problems = []
+    for month, a in more.items():
+        have = into.get(month)
+        if have is None:
+            into[month] = a
+            continue
+        for name in ("roll_count", "rolls_digest", "commands_hash"):
+            mine, theirs = getattr(have, name), getattr(a, name)
+            if mine is not None and theirs is not None and mine != theirs:
+                problems.append(f"{month}: {have.source} gives {name} {mine}, {a.source} printed {theirs}")
+            if theirs is not None:
+                setattr(have, name, theirs)
+        have.source = a.source
+    return problems

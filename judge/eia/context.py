@@ -50,8 +50,12 @@ class Ctx:
         targets = [to] if isinstance(to, str) else sorted(set(to))
         self.events.append({"kind": kind, "to": targets, "text": text})
 
-    def roll(self, purpose: str, count: int = 1, modifier: int = 0) -> int:
-        return self.roller.roll(purpose, count, 6, modifier)
+    def roll(self, kind: str, nation: str, subject: str, purpose: str, count: int = 1,
+             modifiers: dict[str, int] | None = None) -> int:
+        """A roll keyed by what it is for: ``kind`` (judge.eia.dice.KINDS), the nation rolling and its
+        ``subject`` in canonical names (a unit's id, a yard's table name; never free text such as a
+        sea zone as the master spelled it). ``purpose`` is the words the gazette shows."""
+        return self.roller.roll(kind, nation, subject, purpose, count, 6, modifiers)
 
     # -- look-ups -------------------------------------------------------------------------------
     def nation_name(self, text: str) -> str:
@@ -65,6 +69,20 @@ class Ctx:
         if name not in self.state.nations:
             raise Rejected(f"{name} is not a major power with a ledger; its controller builds for it")
         return self.state.nations[name]
+
+    def place(self, text: str) -> str:
+        """The name ``text``'s place is stored under: a yard's table name for any accepted spelling; any
+        other place as first written in this game (so "kiel" finds "Kiel"), else as written."""
+        canon = self.tables.place(text)
+        if self.tables.yard(canon):
+            return canon
+        for known in self.state.places():
+            if self.tables.same_place(known, canon):
+                return known
+        return canon
+
+    def same_place(self, a: str, b: str) -> bool:
+        return self.tables.same_place(a, b)
 
     def controller(self, nation: str) -> str:
         """The major power that plays ``nation`` ("" for an uncontrolled minor)."""

@@ -31,11 +31,6 @@ class Yard:
     note: int | None = None
     aliases: tuple[str, ...] = ()
 
-    @property
-    def stock_cap(self) -> int:
-        """III.C: stores per yard up to 1/4 of its capacity, rounded up."""
-        return math.ceil(self.max / 4)
-
 
 @dataclass(frozen=True)
 class Nation:
@@ -94,6 +89,22 @@ class Tables:
             if key == _fold(y.name) or key in {_fold(a) for a in y.aliases}:
                 return y
         return None
+
+    def place(self, text: str) -> str:
+        """The one name a place is stored and shown under: a yard's name as the table prints it for
+        any accepted spelling ("Le Havre", "St Petersburg" -> "Le Harve", "St. Petersburg"); any
+        other place (a sea zone, a port without a yard) as written, spaces tidied."""
+        yard = self.yard(text)
+        return yard.name if yard else " ".join(text.split())
+
+    def same_place(self, a: str, b: str) -> bool:
+        """Whether two spellings name one place (compared on the canonical name, folded)."""
+        return _fold(self.place(a)) == _fold(self.place(b))
+
+    def stock_cap(self, yard: Yard) -> int:
+        """III.C: naval stores per yard up to ``[stores] stock_fraction`` of its capacity, rounded up."""
+        num, den = self.raw["stores"]["stock_fraction"]
+        return math.ceil(yard.max * num / den)
 
     def nation(self, text: str) -> Nation | None:
         key = _fold(text)
@@ -225,6 +236,10 @@ def parse_tables(data: dict[str, Any], path: Path) -> Tables:
         raise EiaDataError(f"{path}: [prizes] percent must list six percentages (die 1..6)")
     for section in ("shipbuilding", "stores", "transport", "squadrons", "sailing", "breakouts", "afa"):
         need(section)
+    for key in ("denied_surcharge", "intercept_share", "stock_fraction"):
+        value = need("stores").get(key)
+        if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) and v > 0 for v in value)):
+            raise EiaDataError(f"{path}: [stores] {key} must be a fraction [numerator, denominator], got {value!r}")
     start = {}
     for nation, body in data.get("start", {}).items():
         if nation not in nations:

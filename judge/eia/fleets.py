@@ -6,6 +6,8 @@ port (VI.A); units count as one combined fleet only if they START the month stac
 
 from __future__ import annotations
 
+from typing import Callable
+
 from judge.eia.context import Malformed, STAGE_MOVE, STAGE_SETUP, Command, Ctx, Rejected, command, number, split_at
 from judge.eia.state import Unit
 
@@ -26,8 +28,7 @@ def form(ctx: Ctx, cmd: Command) -> None:
     led = ctx.ledger(cmd.nation)
     if any(k.casefold() == ident.casefold() for k in led.units):
         raise Rejected(f"{led.nation} already has a unit called {ident}")
-    yard = ctx.tables.yard(" ".join(parts.get("AT", [])))
-    port = yard.name if yard else " ".join(parts.get("AT", []))
+    port = ctx.place(" ".join(parts.get("AT", [])))
     low, high = squadron_limits(ctx)
     if kind == "squadron" and not low <= n <= high:
         raise Malformed(f"a squadron/flotilla may consist of between {low} to {high} ships (VI.A), not {n}")
@@ -52,7 +53,7 @@ def dock(ctx: Ctx, cmd: Command) -> None:
 
 
 def fleet_at(ctx: Ctx, nation: str, place: str, besides: str = "") -> bool:
-    return any(u.kind == "fleet" and u.at.casefold() == place.casefold() and u.id != besides and not u.away
+    return any(u.kind == "fleet" and ctx.same_place(u.at, place) and u.id != besides and not u.away
                for u in ctx.state.nations[nation].units.values())
 
 
@@ -75,23 +76,24 @@ def move(ctx: Ctx, cmd: Command) -> None:
             raise Malformed("a squadron's move must say how many sea zones it covers (ZONES <n>)")
         if unit.zones + zones > limit:
             raise Rejected(f"a squadron moves {limit} sea zones (VI.A.1); {unit.id} has moved {unit.zones}")
-        began_in_port = ctx.tables.yard(unit.start_at) is not None or unit.start_at in ctx.state.nations[cmd.nation].docked
+        began_in_port = ctx.tables.yard(unit.start_at) is not None or any(
+            ctx.same_place(unit.start_at, p) for p in ctx.state.nations[cmd.nation].docked)
         began_with_fleet = fleet_at(ctx, cmd.nation, unit.start_at, unit.id)
         if not (began_in_port or began_with_fleet):
             raise Rejected(f"a squadron moves only from a port or a fleet (VI.A.2); {unit.id} began at {unit.start_at}")
         if not (into_port or fleet_at(ctx, cmd.nation, dest, unit.id)):
             raise Rejected(f"a squadron moves only to a port or to a fleet (VI.A.2); no {cmd.nation} fleet is at {dest}")
-    unit.at, unit.in_port = (ctx.tables.yard(dest).name if ctx.tables.yard(dest) else dest), into_port
+    unit.at, unit.in_port = ctx.place(dest), into_port
     unit.zones += zones or 0
     ctx.say(f"{cmd.nation} {unit.kind} {unit.id} moves to {unit.at}" + (" (in port)." if into_port else "."),
             [cmd.nation], "fleet")
 
 
-def combined(units: list[Unit]) -> tuple[list[Unit], list[Unit]]:
+def combined(units: list[Unit], same: Callable[[str, str], bool] = str.__eq__) -> tuple[list[Unit], list[Unit]]:
     """VII: the units that started the month stacked with the first one listed, and the others
     (which "may, however, attack the enemy independent of other fleets or squadrons")."""
     if not units:
         return [], []
     lead = units[0]
-    together = [u for u in units if u.start_at == lead.start_at and u.at == lead.at]
+    together = [u for u in units if same(u.start_at, lead.start_at) and same(u.at, lead.at)]
     return together, [u for u in units if u not in together]

@@ -82,7 +82,8 @@ def papacy(ctx: Ctx, cmd: Command) -> None:
     old = ctx.state.papacy
     ctx.state.papacy = new
     ctx.say(f"The Papacy is {'controlled by ' + new if new else 'free'}.", PUBLIC, "politics")
-    catholic = [n for n in ("Austria", "France", "Spain")]
+    # the nations that pay for another's occupation (XIV's columns) are those that gain by regaining it
+    catholic = {payer for costs in ctx.tables.papacy.values() for payer in costs}
     if new in catholic and old and old != new and new in ctx.state.nations:
         ctx.change(new, "pp", _pol(ctx)["papacy_regain_gain"], f"regained the Papacy from {old} (XIV)", public=True)
 
@@ -207,7 +208,11 @@ def close_month(ctx: Ctx) -> None:
         economic_step(ctx)
     for nation in ctx.state.nations:
         if any(nation in pair for pair in ctx.state.wars):
+            # XVII.A's exception is the Tsar alone: the rest of Russia's royal house still must command
             if nation == "Russia" and ctx.state.tsar_released:
+                ctx.say("Russia is at war: every member of its royal house other than the Tsar MUST hold a field "
+                        "command (XVII.A); the Tsar, present at a defeat, may elect not to (XVII.C).",
+                        [nation], "royalty")
                 continue
             ctx.say(f"{nation} is at war: every member of its royal house MUST hold a field command (XVII.A).",
                     [nation], "royalty")

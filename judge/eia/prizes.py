@@ -8,6 +8,7 @@ back whole or not at all); a battle where a side fought with squadrons only give
 from __future__ import annotations
 
 from judge.eia.context import Malformed, PUBLIC, STAGE_COMBAT, Command, Ctx, Rejected, command, number, split_at
+from judge.eia.data import Yard
 from judge.eia.state import Prizes
 
 
@@ -42,10 +43,7 @@ def battle(ctx: Ctx, cmd: Command) -> None:
         raise Rejected("There are NO victory points for squadron combats (VI.B)")
     own = sum(n for nation, _, n in losses if nation == winner)
     enemy = sum(n for nation, _, n in losses if nation != winner)
-    port = ctx.tables.yard(" ".join(parts.get("TO", [])))
-    if (own or enemy) and not port:
-        raise Rejected("BATTLE: say to which of the winner's yards the prizes and damaged ships sail "
-                       "(TO <port> ZONES <sea zones>)")
+    port = friendly_port(ctx, winner, " ".join(parts.get("TO", []))) if own or enemy else None
     zones = number(parts["ZONES"][0], "ZONES", 0) if parts.get("ZONES") else 0
     for nation, ident, n in losses:
         unit = ctx.state.nations[nation].units[ident]
@@ -59,7 +57,8 @@ def battle(ctx: Ctx, cmd: Command) -> None:
         ctx.change(winner, "vp", vp, f"the battle at {zone}", public=True)
     if not (own or enemy):
         return
-    roll = ctx.roll(f"prizes after the battle at {zone}")
+    # keyed by the winner alone: the sea zone is the master's free text, and a spelling must not pick a die
+    roll = ctx.roll("prizes", winner, "", f"prizes after the battle at {zone}")
     pct = ctx.tables["prizes"]["percent"][roll - 1]
     captured, damaged = enemy * pct // 100, own * pct // 100
     ctx.say(f"{winner} rolls {roll} for prizes: {pct} % of the losses come back — {captured} prizes and "
@@ -69,6 +68,29 @@ def battle(ctx: Ctx, cmd: Command) -> None:
         ctx.state.nations[winner].prizes.append(group)
         if zones <= 0:
             _arrive(ctx, winner, group)
+
+
+def friendly_port(ctx: Ctx, winner: str, text: str) -> Yard:
+    """IV: the winner may "return these along with its own damaged ships to a friendly port for
+    repair": a yard of the winner or of a minor it controls (where its REPAIR can take them). An
+    enemy's port, or any other nation's, is refused."""
+    if not text:
+        raise Malformed("BATTLE: say to which of the winner's yards the prizes and damaged ships sail "
+                        "(TO <port> ZONES <sea zones>)")
+    yard = ctx.tables.yard(text)
+    if not yard:
+        raise Malformed(f"BATTLE: {text!r} is not a shipyard of the table (I); prizes and damaged ships go to "
+                        f"a friendly yard for repair (IV)")
+    holder = ctx.controller(yard.nation)
+    if holder == winner:
+        return yard
+    if holder and ctx.state.at_war(holder, winner):
+        raise Rejected(f"{yard.name} is an enemy port ({yard.nation}"
+                       + (f", controlled by {holder}" if holder != yard.nation else "")
+                       + f", at war with {winner}): prizes and damaged ships return only to a friendly port "
+                       f"for repair (IV); name one of {winner}'s yards")
+    raise Rejected(f"{yard.name} is a port of {yard.nation}, not of {winner}: prizes and damaged ships return to "
+                   f"a friendly port for repair (IV), one of {winner}'s yards, where its REPAIR takes them")
 
 
 def _arrive(ctx: Ctx, nation: str, group: Prizes) -> None:
@@ -106,16 +128,18 @@ def combat(ctx: Ctx, cmd: Command) -> None:
         nation = ctx.ledger(words[0]).nation
         venetian = any(w.upper() == "VENETIAN" for w in words)
         units = [ctx.unit(nation, w.strip(",")) for w in words[1:] if w.upper() != "VENETIAN" and w.strip(",")]
-        fleet, apart = combined(units)
-        modifier = 0
+        fleet, apart = combined(units, ctx.same_place)
+        why: dict[str, int] = {}
         notes = []
         if all(u.kind == "squadron" for u in fleet):
-            modifier += ctx.tables["squadrons"]["combat_modifier"]
-            notes.append("squadron: -1, may never have the weather gauge")
+            why["squadron"] = ctx.tables["squadrons"]["combat_modifier"]
+            notes.append(f"squadron: {why['squadron']:+d}, may never have the weather gauge")
         if venetian:
-            modifier += ctx.tables.nations["Venice"].combat_modifier
-            notes.append("Venice: -1")
-        roll = ctx.roll(f"combat at {zone}: {nation} {'+'.join(u.id for u in fleet)}", 1, modifier)
+            why["Venice"] = ctx.tables.nations["Venice"].combat_modifier
+            notes.append(f"Venice: {why['Venice']:+d}")
+        modifier = sum(why.values())
+        roll = ctx.roll("combat", nation, "+".join(sorted(u.id for u in fleet)),
+                        f"combat at {zone}: {nation} {'+'.join(u.id for u in fleet)}", 1, why)
         ctx.say(f"Combat at {zone}: {nation} {' + '.join(u.id for u in fleet)} ({sum(u.ships for u in fleet)} "
                 f"ships) rolls {roll - modifier}" + (f", modified {roll} ({'; '.join(notes)})" if notes else "")
                 + ".", PUBLIC, "combat")

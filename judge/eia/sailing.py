@@ -13,7 +13,7 @@ def needs(ctx: Ctx, unit: Unit) -> int:
 
 def admiral_bonus(ctx: Ctx, nation: str, unit: Unit) -> int:
     """"If the fleet admiral is located at the port, add a +2 to the die roll." """
-    here = any(p.casefold() == unit.at.casefold() for p in ctx.state.nations[nation].admirals)
+    here = any(ctx.same_place(p, unit.at) for p in ctx.state.nations[nation].admirals)
     return ctx.tables["sailing"]["admiral_bonus"] if here else 0
 
 
@@ -24,7 +24,7 @@ def attempt(ctx: Ctx, nation: str, unit: Unit, purpose: str) -> bool:
     if unit.away:
         raise Rejected(f"{unit.id} is off the map")
     bonus = admiral_bonus(ctx, nation, unit)
-    roll = ctx.roll(purpose, 1, bonus)
+    roll = ctx.roll("leave port", nation, unit.id, purpose, 1, {"admiral": bonus})
     ok = roll >= needs(ctx, unit)
     port = unit.at
     if ok:

@@ -178,8 +178,8 @@ def announcements(ctx: Ctx) -> None:
                 ctx.say(f"{given[1]!r}: {given[0]} is not within {within} of the ships on the stocks; "
                         f"the judge draws the figure.", [ctx.controller(yard.nation)], "rejected")
             # sealed: its die and range (max(0, n-5)..n+5) would give away the true number (I.C, II)
-            figure = ctx.roller.pick(f"announced number at {name}", low, high,
-                                     sealed=[ctx.controller(yard.nation), MASTER])
+            figure = ctx.roller.pick("yard figure", ctx.controller(yard.nation), name, f"announced number at {name}",
+                                     low, high, sealed=[ctx.controller(yard.nation), MASTER])
         ctx.state.announced[name] = figure
         ctx.say(f"Vessels are being constructed at {name} ({yard.nation}): about {figure}.", "all", "announcement")
     for name, (_, line) in wanted.items():

@@ -143,9 +143,42 @@ class State:
     def at_war(self, a: str, b: str) -> bool:
         return self.pair(a, b) in self.wars
 
+    def places(self) -> list[str]:
+        """Every place name the state holds (ports with ships, admirals, stores; where units are)."""
+        out: list[str] = []
+        for led in self.nations.values():
+            out += [*led.docked, *led.damaged, *led.stores, *led.admirals]
+            out += [u.at for u in led.units.values()] + [p.to_port for p in led.prizes]
+        return out
+
     def new_id(self, prefix: str) -> str:
         self.next_id += 1
         return f"{prefix}{self.next_id - 1}"
+
+
+def canonical_places(state: State, tables: Tables) -> None:
+    """Store every port under its one canonical name (:meth:`Tables.place`), merging counts kept under
+    two spellings: a state written before ports were canonicalised ("Le Havre" for the table's
+    "Le Harve", "St Petersburg") reads the same as one written now."""
+    def merged(counts: dict[str, int]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for port, n in counts.items():
+            key = tables.place(port)
+            out[key] = out.get(key, 0) + n
+        return out
+
+    for led in state.nations.values():
+        led.docked, led.damaged, led.stores = merged(led.docked), merged(led.damaged), merged(led.stores)
+        led.admirals = [tables.place(p) for p in led.admirals]
+        for unit in led.units.values():
+            unit.at, unit.start_at = tables.place(unit.at), tables.place(unit.start_at)
+        for group in led.prizes:
+            group.to_port = tables.place(group.to_port)
+        for work in led.works:
+            work.yard = tables.place(work.yard)
+    for b in state.breakouts:
+        b.port = tables.place(b.port)
+    state.announced = {tables.place(k): v for k, v in state.announced.items()}
 
 
 # -- JSON ---------------------------------------------------------------------------------------

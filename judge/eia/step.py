@@ -18,7 +18,7 @@ from judge.eia import rules  # noqa: F401  (fills the command registry)
 from judge.eia.context import MASTER, PUBLIC, VERBS, Command, Ctx, Malformed, Rejected
 from judge.eia.data import Tables, load_tables
 from judge.eia.rules import AFTER_STAGE, CLOSE_MONTH, OPEN_MONTH
-from judge.eia.state import from_json, to_json
+from judge.eia.state import canonical_places, from_json, to_json
 
 
 class StepError(ValueError):
@@ -57,8 +57,15 @@ def parse_commands(text: str, tables: Tables) -> tuple[list[Command], list[tuple
     return out, errors
 
 
+def command_lines(commands: str) -> list[str]:
+    """The month's command list as committed: every line that is not blank or only a comment."""
+    return [" ".join(raw.split()) for raw in commands.splitlines() if raw.split("#", 1)[0].strip()]
+
+
 def step(state_json: dict[str, Any], commands: str, secret_hex: str,
-         tables: Tables | None = None) -> dict[str, Any]:
+         tables: Tables | None = None, scheme: str = dice.SCHEME) -> dict[str, Any]:
+    """Step one month. ``scheme`` is ``eia-dice-2`` only to replay a month first stepped under it
+    (a rollback keeps a month's recorded dice)."""
     tables = tables or load_tables()
     try:
         state = from_json(copy.deepcopy(state_json))
@@ -70,11 +77,16 @@ def step(state_json: dict[str, Any], commands: str, secret_hex: str,
             raise StepError("the secret does not match this game's commitment")
     except dice.DiceError as exc:
         raise StepError(str(exc)) from None
-    return _month(state, tables, commands, dice.Roller(secret_hex, state.game, state.month))
+    # the command list is committed before a die is rolled; the gazette prints the hash
+    committed = dice.commands_hash(secret_hex, state.game, state.month, command_lines(commands))
+    out = _month(state, tables, commands, dice.Roller(secret_hex, state.game, state.month, scheme=scheme))
+    return {**out, "commands": command_lines(commands), "commands_hash": committed, "dice_scheme": scheme,
+            **dice.month_anchor([r for r in out["rolls"] if r["month"] == out["month"]])}
 
 
 def _month(state: Any, tables: Tables, commands: str, roller: dice.Roller) -> dict[str, Any]:
     month = state.month
+    canonical_places(state, tables)
     ctx = Ctx(state, tables, roller)
     for led in state.nations.values():
         for unit in led.units.values():
@@ -104,8 +116,7 @@ def _month(state: Any, tables: Tables, commands: str, roller: dice.Roller) -> di
     for hook in CLOSE_MONTH:
         hook(ctx)
     state.month = calendar.add(month, 1)
-    ctx.roller.month = state.month
-    ctx.roller.seq = 0
+    ctx.roller.new_month(state.month)
     for hook in OPEN_MONTH:
         hook(ctx)
     return {

@@ -59,7 +59,7 @@ def shipment(ctx: Ctx, payer: str, yard_nation: str, cost: int, what: str, yard:
         return True
     # the public roll and notices name the yard, never the ships or the money: I.C lets the
     # builder announce its number only to within 5, and II keeps a contract secret
-    roll = ctx.roll(f"naval stores shipped by {payer} to {yard}")
+    roll = ctx.roll("stores shipment", payer, yard, f"naval stores shipped by {payer} to {yard}")
     if roll not in ctx.tables["stores"]["intercept_on"]:
         ctx.say(f"Your naval stores for {what} slip past the Royal Navy (roll {roll}).", [payer], "stores")
         return True
@@ -93,13 +93,16 @@ def count_at_yard(ctx: Ctx, cmd: Command, what: str) -> tuple[int, Yard]:
 
 @command("STORES", STAGE_YARDS, "STORES <n> AT <yard>")
 def stores(ctx: Ctx, cmd: Command) -> None:
-    """III.C: stock up to 1/4 of the yard's capacity (round up), paid as one ship's stores each."""
+    """III.C: stock up to ``[stores] stock_fraction`` (1/4) of the yard's capacity (round up), paid as one
+    ship's stores each."""
     n, yard = count_at_yard(ctx, cmd, "ships' stores")
     builder = ctx.controller(yard.nation)
     led = ctx.ledger(builder)
     have = led.stores.get(yard.name, 0)
-    if have + n > yard.stock_cap:
-        raise Rejected(f"{yard.name} may hold naval stores for {yard.stock_cap} ships (1/4 of {yard.max}, "
+    cap = ctx.tables.stock_cap(yard)
+    if have + n > cap:
+        num, den = ctx.tables["stores"]["stock_fraction"]
+        raise Rejected(f"{yard.name} may hold naval stores for {cap} ships ({num}/{den} of {yard.max}, "
                        f"rounded up); it holds {have}")
     each = surcharged(ctx, builder, ctx.tables.nations[yard.nation].cost[0])
     cost = each * n
@@ -126,8 +129,10 @@ def _deny(ctx: Ctx, cmd: Command, deny: bool) -> None:
     if not deny and pair in ctx.state.denied:
         ctx.state.denied.remove(pair)
     now = denied_to(ctx, target)
+    num, den = ctx.tables["stores"]["denied_surcharge"]
     ctx.say(f"{owner} {'denies' if deny else 'opens'} its naval stores to {target}"
-            + (f"; {target} pays 1/3 more for ships ({', '.join(now)} denied)." if now else "."), "all", "stores")
+            + (f"; {target} pays {num}/{den} more for ships ({', '.join(now)} denied)." if now else "."), "all",
+            "stores")
 
 
 @command("DENY", STAGE_SETUP, "DENY STORES TO <nation> [FOR <Sweden>]")

@@ -36,8 +36,7 @@ def ships(ctx: Ctx, cmd: Command) -> None:
         raise Malformed("SHIPS <nation> <port> <+n|-n>")
     led = ctx.ledger(cmd.words[0])
     delta = number(cmd.words[-1], "SHIPS: the change", low=-10**6)
-    yard = ctx.tables.yard(" ".join(cmd.words[1:-1]))
-    port = yard.name if yard else " ".join(cmd.words[1:-1])
+    port = ctx.place(" ".join(cmd.words[1:-1]))
     if led.docked.get(port, 0) + delta < 0:
         raise Rejected(f"{led.nation} has {led.docked.get(port, 0)} ships laid up at {port}")
     led.docked[port] = led.docked.get(port, 0) + delta
@@ -109,13 +108,15 @@ def admiral(ctx: Ctx, cmd: Command) -> None:
     """Where each nation's fleet admirals are: VIII's +2 to leave that port."""
     parts = split_at(cmd.words, "AT", "LEAVES")
     led = ctx.ledger(" ".join(parts[""]))
+    port = ctx.place(" ".join(parts.get("AT") or parts.get("LEAVES") or []))
+    if ("AT" in parts or "LEAVES" in parts) and not port:
+        raise Malformed("ADMIRAL: name the port (ADMIRAL <nation> AT <port>)")
     if "AT" in parts:
-        port = " ".join(parts["AT"])
+        # one canonical name (VIII's +2 is found by the port's name, whichever spelling the master used)
         led.admirals.append(port)
         ctx.say(f"A {led.nation} fleet admiral is at {port}.", [led.nation], "admiral")
     elif "LEAVES" in parts:
-        port = " ".join(parts["LEAVES"])
-        match = [p for p in led.admirals if p.casefold() == port.casefold()]
+        match = [p for p in led.admirals if ctx.same_place(p, port)]
         if not match:
             raise Rejected(f"no {led.nation} admiral is at {port}")
         led.admirals.remove(match[0])

@@ -12,6 +12,7 @@ master reveals it or the game ends.
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import timedelta
 from typing import Any
 
@@ -268,6 +269,7 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
     ph = current(ctx, game)
     if ph is None or game.state not in ("active", "paused"):
         raise GameError(f"game '{game.name}' is {game.state}: no month is open")
+    replay_guard(game, nation)
     text = line.strip()
     who = nation
     if nation == MASTER:
@@ -312,6 +314,7 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
                      orders=dumps({"by": seat["id"] if seat is not None else None,
                                    "role": role(game, seat) if seat is not None else "master"}),
                      message_id=message_id, created=iso(ctx.now), state="active")
+    replay_change(ctx, game, nation, "a line added")
     return stored, warnings
 
 
@@ -326,6 +329,7 @@ def clear(ctx: Ctx, game: Game, nation: str, seat: Any = None) -> int:
     ph = current(ctx, game)
     if ph is None:
         return 0
+    replay_guard(game, nation)
     rows = ctx.store.all("SELECT id, raw FROM orders WHERE phase_id = ? AND power = ? AND state = 'active'",
                          (ph["id"], nation))
     member_role = role(game, seat) if seat is not None and nation != MASTER else None
@@ -333,6 +337,8 @@ def clear(ctx: Ctx, game: Game, nation: str, seat: Any = None) -> int:
            or role_allows(game, member_role, r["raw"].partition(":")[2].split()[0]) is None]
     for i in ids:
         ctx.store.update("orders", i, state="cleared")
+    if ids:
+        replay_change(ctx, game, nation, "lines cleared")
     return len(ids)
 
 
@@ -342,7 +348,12 @@ def process(ctx: Ctx, game: Game, reason: str) -> dict[str, Any]:
     if ph is None:
         raise GameError(f"game '{game.name}' has no open month")
     state = loads(ph["position"])
-    out = step(state, "\n".join(month_commands(ctx, ph["id"])), opts(game)["secret"])
+    replay = opts(game).pop("replay", None)
+    out = step(state, "\n".join(month_commands(ctx, ph["id"])), opts(game)["secret"],
+               scheme=(replay or {}).get("scheme", dice.SCHEME))
+    if replay is not None:
+        save(ctx, game)
+        out["replay"] = replay_note(replay, out)
     ctx.store.update("phases", ph["id"], state="processed", processed_at=iso(ctx.now),
                      results=dumps({k: v for k, v in out.items() if k != "state"}))
     deadlines.cancel_events(ctx.store, game.id, ctx.now)
@@ -410,12 +421,17 @@ def reveal_text(game: Game, secret: str, final: bool) -> str:
     return (f"The dice secret of '{game.name}' is now revealed:\n  {secret}\n"
             f"(SHA-256 {dice.commitment(secret)}, the commitment published at the start"
             + (")." if final else " or at the last reveal).") +
-            f"\nCheck every roll:  judge dice verify --game {game.name} --secret {secret} --rolls ROLLS.json")
+            f"\nCheck every roll:  judge dice verify --game {game.name} --secret {secret} --commitment "
+            f"{dice.commitment(secret)} --rolls ROLLS.json --gazette GAZETTE.txt ...")
 
 
 def reveal(ctx: Ctx, game: Game) -> str:
     """The master's REVEAL: publish the secret; the game goes on with a new secret and commitment."""
     o = opts(game)
+    if o.get("replay"):
+        # a new secret would give the rolled-back month new dice: a re-roll by another name
+        raise GameError(f"{o['replay']['month']} was rolled back and is open again: it keeps its secret, so that it "
+                        f"is stepped with the same dice. REVEAL once it has been processed")
     old = o["secret"]
     o.setdefault("revealed", []).append(old)
     o["secret"] = dice.new_secret()
@@ -447,7 +463,7 @@ def run_event(ctx: Ctx, game: Game, ev: Any) -> None:
         process(ctx, game, "deadline")
 
 
-def rollback(ctx: Ctx, game: Game, target: str | None) -> Any:
+def rollback(ctx: Ctx, game: Game, target: str | None, opened: bool = False) -> Any:
     """Reopen a processed month (default the last). The dice of a month are fixed by the secret, so
     stepping it again with the same commands gives the same rolls: rollback is no re-roll. Months
     whose secret has been revealed cannot be reopened (their dice are public knowledge)."""
@@ -465,7 +481,51 @@ def rollback(ctx: Ctx, game: Game, target: str | None) -> Any:
     ctx.store.conn.execute("UPDATE phases SET state = 'undone' WHERE game_id = ? AND seq > ? AND state IN "
                            "('open', 'processed')", (game.id, row["seq"]))
     ctx.store.update("phases", row["id"], state="undone")
-    return open_month(ctx, game, loads(row["position"]))
+    ph = open_month(ctx, game, loads(row["position"]))
+    # the month replays the commands it was stepped with, in their order: the same dice
+    for o in ctx.store.all("SELECT * FROM orders WHERE phase_id = ? AND state = 'active' ORDER BY id", (row["id"],)):
+        ctx.store.insert("orders", phase_id=ph["id"], power=o["power"], raw=o["raw"], orders=o["orders"],
+                         message_id=o["message_id"], created=o["created"], state="active")
+    first = loads(row["results"] or "{}")
+    keyed = all("key" in r for r in first.get("rolls", []))
+    # OPEN: the master lets the teams change their commands too (his explicit act, noted in the gazette)
+    opts(game)["replay"] = {"month": row["short"], "commands_hash": first.get("commands_hash"), "changes": [],
+                            "scheme": dice.SCHEME if keyed else dice.LEGACY, "open": opened}
+    save(ctx, game)
+    return ph
+
+
+def replay_guard(game: Game, who: str) -> None:
+    """A rolled-back month replays the commands it was stepped with: a team cannot change them (it has
+    seen the dice) unless the master opened them (ROLLBACK OPEN); the master can."""
+    replay = opts(game).get("replay")
+    if replay and who != MASTER and not replay.get("open"):
+        raise GameError(f"{replay['month']} was rolled back: it is stepped again with the commands it had, so its "
+                        f"dice come out the same. Only the master may change them now (ask the master)")
+
+
+def replay_change(ctx: Ctx, game: Game, who: str, change: str) -> None:
+    """Note a change made to a rolled-back month's commands, for its gazette (replay_note)."""
+    replay = opts(game).get("replay")
+    if replay:
+        replay["changes"].append(f"{change} by the master" if who == MASTER else f"{change} by the {who} team")
+        save(ctx, game)
+
+
+def replay_note(replay: dict[str, Any], out: dict[str, Any]) -> str:
+    """The gazette's line on a month stepped again after a rollback."""
+    first = replay.get("commands_hash")
+    if not replay["changes"]:
+        return ("This month was rolled back by the master and stepped again with the commands it had"
+                + (" (the same committed hash as the first time)" if first == out["commands_hash"] else "")
+                + ": the same dice.")
+    # the changes are counted, never quoted: the commands stay secret until the secret is revealed
+    who = "who opened its commands to the teams; they were changed" if replay.get("open") else \
+        "who changed its commands"
+    changes = "; ".join(f"{c} x{n}" if n > 1 else c for c, n in Counter(replay["changes"]).items())
+    return (f"This month was rolled back by the master, {who} before it was stepped again ({changes}); commands "
+            f"committed the first time as {first or 'not recorded'}, "
+            f"now as {out['commands_hash']}. A roll whose key is unchanged gives the same dice.")
 
 
 def console_process(ctx: Ctx, game: Game) -> str:
@@ -516,6 +576,8 @@ def gazette(ctx: Ctx, game: Game, out: dict[str, Any], reveal: str | None,
     """The public report: announcements, the yards' figures, points, every roll, and the teams that
     sent no commands this month."""
     return render("eia_gazette.txt", code=ctx.cfg.code, game=game.name, short=out["month"],
+                  roll_count=out["roll_count"], rolls_digest=out["rolls_digest"],
+                  commands_hash=out["commands_hash"], replay=out.get("replay"),
                   title=calendar.title(out["month"]), announcements=out["announcements"],
                   yards=sorted((out["state"].get("announced") or {}).items()),
                   points=[(n, led["pp"], led["vp"]) for n, led in out["state"]["nations"].items()],

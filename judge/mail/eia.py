@@ -269,10 +269,15 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
         out = eia.process(ctx, game, "master")
         h.say(f"{out['month']} processed; the reports are on their way.")
     elif name == "ROLLBACK":
-        ph = eia.rollback(ctx, game, cmd.args[0] if cmd.args else None)
+        words = [a for a in cmd.args if a.upper() != "OPEN"]
+        opened = len(words) < len(cmd.args)
+        ph = eia.rollback(ctx, game, words[0] if words else None, opened)
         eia.notice(ctx, game, f"Rollback to {ph['short']}",
-                   f"The master has reopened {ph['name']} of '{game.name}'; send that month's commands again. "
-                   f"Its dice are those of the first time: the secret fixes them.")
+                   f"The master has reopened {ph['name']} of '{game.name}'. It will be stepped again with the "
+                   f"commands it had, so its dice come out the same"
+                   + ("; the master has opened them to the teams: a team may change its commands (CLEAR, new "
+                      "lines), and the gazette will say that the month's commands were changed." if opened else
+                      "; only the master may change them now, and the gazette will say if he did."))
         h.say(f"'{game.name}' rolled back to {ph['name']}.")
     elif name == "EJECT":
         if len(cmd.args) != 1:
@@ -391,19 +396,28 @@ def rolls_text(h: Any, game: Game, master: bool = False) -> str:
     rows = h.ctx.store.all("SELECT results, position FROM phases WHERE game_id = ? AND state = 'processed' "
                            "ORDER BY seq", (game.id,))
     current = eia.opts(game)["commitment"]
-    rolls = []
+    months, total = [], 0
+
+    def line(obj: Any) -> str:
+        # written without spaces (\u0020 inside strings): mail wraps lines at spaces only
+        return json.dumps(obj, separators=(",", ":")).replace(" ", "\\u0020")
+
     for row in rows:
         # a sealed roll shows its dice once its month's secret is out (or to the master)
         out = game.state == "finished" or master or json.loads(row["position"])["commitment"] != current
-        rolls += [r if out else public(r) for r in json.loads(row["results"])["rolls"]]
+        results = json.loads(row["results"])
+        rolls = [r if out else public(r) for r in results["rolls"]]
+        total += len(rolls)
+        # each month with the figures its gazette printed, which judge dice verify checks the rolls against
+        head = {k: results[k] for k in ("month", "roll_count", "rolls_digest", "commands_hash") if k in results}
+        months.append(line(head)[:-1] + ',"rolls":[\n' + ",\n".join(line(r) for r in rolls) + "\n]}")
     revealed = eia.opts(game).get("revealed") or []
     note = (f"Secrets revealed so far: {', '.join(revealed)}." if revealed else
             "The secret is revealed at the end of the game (or on the master's REVEAL).")
-    # one roll a line, written without spaces (\u0020 inside strings): mail wraps lines at spaces only
-    body = ",\n".join(json.dumps(r, separators=(",", ":")).replace(" ", "\\u0020") for r in rolls)
-    return (f"The {len(rolls)} rolls of '{game.name}' so far. Save the JSON below as rolls.json and run\n"
-            f"  judge dice verify --game {game.name} --secret SECRET --rolls rolls.json\n{note}\n\n"
-            f"[\n{body}\n]")
+    return (f"The {total} rolls of '{game.name}' so far, month by month. Save the JSON below as rolls.json and run\n"
+            f"  judge dice verify --game {game.name} --secret SECRET --commitment COMMITMENT --rolls rolls.json\n"
+            f"(add --gazette FILE for each gazette you kept: its printed roll counts are checked too)\n{note}\n\n"
+            f"[\n" + ",\n".join(months) + "\n]")
 
 
 def _history(h: Any, game: Game) -> str:
@@ -425,7 +439,7 @@ def help_text() -> str:
         "(docs/variants/eia.md). Your team's private ledger comes with each month's gazette.", "",
         "Team commands:", *[f"  {u}" for u in players], "",
         "The master's commands (a line 'France: BUILD ...' acts for a nation without a team):",
-        *[f"  {u}" for u in masters], "  START, PROCESS, ROLLBACK [month], SET DEADLINE <when>, TERMINATE,",
+        *[f"  {u}" for u in masters], "  START, PROCESS, ROLLBACK [month] [OPEN], SET DEADLINE <when>, TERMINATE,",
         "  REVEAL (publish the dice secret and commit to a new one)", "",
         "Also: PRESS TO <nations>|TEAM|M ... ENDPRESS (every member of each team gets it, and your own team",
         "a copy), BROADCAST, CLEAR (your team's commands this month), SET ROLE <role>, LIST, WHOGAME, HISTORY,",
