@@ -32,9 +32,11 @@ TRANSIENT = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError, MemoryErr
 
 
 class Judge:
-    def __init__(self, cfg: JudgeConfig):
+    def __init__(self, cfg: JudgeConfig, *, readonly: bool = False, upgrade: bool = True):
+        """``readonly``/``upgrade``: how the store is opened (:class:`Store`); only the daemon
+        and ``judge upgrade`` migrate an older one."""
         self.cfg = cfg
-        self.store = Store(cfg.db_path)
+        self.store = Store(cfg.db_path, readonly=readonly, upgrade=upgrade)
 
     def close(self) -> None:
         self.store.close()
