@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from judge.daemon.config import load_config
+from judge.game.passwords import read_session_key
 from judge.game.store import SCHEMA_VERSION, Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,14 +84,17 @@ def test_unit_runs_the_venv_judge_and_stops_restarting_on_a_bad_config() -> None
 def test_unit_credentials_are_the_passwords_the_example_config_reads(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     creds = dict(v.split(":", 1) for v in _unit_settings()["LoadCredential"])
-    assert set(creds) == {"imap_password", "smtp_password"}
+    assert set(creds) == {"imap_password", "smtp_password", "session_key"}
     assert all(p.startswith("/etc/judge/") for p in creds.values())
     # what systemd does: each credential a file in $CREDENTIALS_DIRECTORY, named as in the unit
     (tmp_path / "imap_password").write_text("imap secret\n")
     (tmp_path / "smtp_password").write_text("smtp secret")
+    (tmp_path / "session_key").write_bytes(b"s" * 32)
     monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path))
     cfg = load_config(EXAMPLE)
     assert (cfg.imap.password, cfg.smtp.password) == ("imap secret", "smtp secret")
+    assert cfg.judge.options["session_key_file"] == "session_key"
+    assert read_session_key(cfg.judge.options["session_key_file"]) == b"s" * 32
 
 
 # -- exit 2: the configuration must be fixed ---------------------------------------------------------
@@ -123,7 +127,7 @@ def _serve(tmp_path: Path, text: str, creds: bool = True) -> subprocess.Complete
                           env=env, capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.parametrize("case", ["toml", "option", "credential", "store", "newer store"])
+@pytest.mark.parametrize("case", ["toml", "option", "credential", "session key", "store", "newer store"])
 def test_a_bad_configuration_exits_2_with_the_reason(tmp_path: Path, case: str) -> None:
     db = tmp_path / "judge.sqlite"
     Store(db).close()
@@ -134,6 +138,8 @@ def test_a_bad_configuration_exits_2_with_the_reason(tmp_path: Path, case: str) 
         text, reason = CONFIG.format(db=db, options="[judge.options]\nno_such_setting = 1"), "no_such_setting"
     elif case == "credential":
         creds, reason = False, "imap_password"
+    elif case == "session key":
+        text, reason = CONFIG.format(db=db, options='[judge.options]\nsession_key_file = "session_key"'), "session_key"
     elif case == "store":
         text, reason = CONFIG.format(db=tmp_path / "typo.sqlite", options=""), "no judge database"
     else:

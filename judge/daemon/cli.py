@@ -20,13 +20,16 @@ def run_daemon(config_path: str) -> None:
     from judge.daemon.logs import setup_logging
     from judge.daemon.runner import serve
     from judge.daemon.service import Factory
+    from judge.game.passwords import PasswordError, read_session_key
     from judge.game.store import SCHEMA_VERSION, schema_version
 
     # exit 2 means "fix the configuration": the unit does not restart on it (RestartPreventExitStatus)
     try:
         cfg = load_config(config_path)
-        Factory(cfg.judge).check()
-    except ConfigError as exc:
+        service_cfg = Factory(cfg.judge).check()
+        if getattr(service_cfg, "session_key_file", ""):
+            read_session_key(service_cfg.session_key_file)
+    except (ConfigError, PasswordError) as exc:
         click.echo(f"judge: {exc}", err=True)
         sys.exit(2)
     except (TypeError, ValueError) as exc:  # an unknown key in [judge.options], a limit out of range

@@ -50,9 +50,9 @@ class Factory:
                          timezone=s.timezone, **s.options)
         return cls, cfg
 
-    def check(self) -> None:
-        """Build the service's settings without opening anything: raises on a bad configuration."""
-        self._service()
+    def check(self) -> Any:
+        """The service's settings, built without opening anything: raises on a bad configuration."""
+        return self._service()[1]
 
     def __call__(self, readonly: bool = False) -> Any:
         """The service; ``readonly`` (``judge status``): its store opened read-only, never migrated,
