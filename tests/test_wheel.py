@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 REPO = Path(__file__).resolve().parent.parent
 # never copied into the build tree: VCS data, earlier build output, caches, demo and test leftovers
@@ -209,3 +210,23 @@ def test_installed_judge_loads_the_eia_tables(venv, outside):
     r = _run([str(venv / "bin" / "judge"), "eia", "new", "--game", "g", "--secret", "ab" * 16], cwd=cwd, env=env)
     state = json.loads(r.stdout)
     assert state["month"] == "1805-01" and "England" in state["nations"]
+
+
+def test_lowest_constraints_pin_every_declared_floor():
+    """.ci/lowest.txt (what CI tests the lowest versions with) pins each runtime and test dependency
+    at exactly the floor pyproject.toml declares, and nothing else."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    floors: dict[str, str] = {}
+    for line in [*project["dependencies"], *project["optional-dependencies"]["test"]]:
+        req = Requirement(line)
+        (floor,) = [s.version for s in req.specifier if s.operator == ">="]
+        floors[canonicalize_name(req.name)] = floor
+    pins: dict[str, str] = {}
+    for line in (REPO / ".ci" / "lowest.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            req = Requirement(line)
+            (pin,) = [s.version for s in req.specifier if s.operator == "=="]
+            pins[canonicalize_name(req.name)] = pin
+    assert {n: Version(v) for n, v in pins.items()} == {n: Version(v) for n, v in floors.items()}
