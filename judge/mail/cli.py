@@ -97,16 +97,16 @@ def _open(db: str | None, address: str | None, judge_name: str | None, code: str
 @judge_options
 def init(**kw: Any) -> None:
     """Create the judge's database (mode 0600, owned like its folder), or check an existing one."""
-    from judge.game.store import SchemaMismatch, Store
+    from judge.game.store import SchemaMismatch, Store, schema_version
 
     cfg = _config(kw["db"], kw["address"], kw["judge_name"], kw["code"], kw["tz"], config_path=kw["config_path"])
-    existed = Path(cfg.db_path).is_file()
-    try:  # a new store is made at the current schema; an existing one is only checked
-        store = Store(cfg.db_path, upgrade=not existed)
+    fresh = not Path(cfg.db_path).is_file() or schema_version(cfg.db_path) == 0
+    try:  # a new (or empty) store is made at the current schema; one in use is only checked
+        store = Store(cfg.db_path, upgrade=fresh)
     except SchemaMismatch as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        click.echo(f"{'checked' if existed else 'created'} {cfg.db_path} (schema {store.version})")
+        click.echo(f"{'created' if fresh else 'checked'} {cfg.db_path} (schema {store.version})")
     finally:
         store.close()
 
