@@ -277,3 +277,25 @@ def test_daemon_factory_migrates_after_a_backup_and_status_view_does_not(source:
         assert [p.name.split("-")[0] for p in tmp_path.glob("judge.schema*")] == ["judge.schema3"]
     finally:
         judge.close()
+
+
+def test_judge_upgrade_refuses_while_the_daemon_runs(source: Path, tmp_path: Path) -> None:
+    from judge.daemon.state import DaemonState
+
+    build_old_store(source, tmp_path / "judge.sqlite", SCHEMA_VERSION - 1)
+    config = tmp_path / "judge.toml"
+    config.write_text('[judge]\naddress = "judge@example.test"\ndb_path = "judge.sqlite"\n'
+                      '[imap]\nhost = "127.0.0.1"\nuser = "j"\npassword_env = "NOT_READ"\n'
+                      '[smtp]\nhost = "127.0.0.1"\n')
+    state = DaemonState(str(tmp_path / "judge.daemon.sqlite"))
+    state.put("pid", os.getpid())  # a live process that started and has not stopped
+    state.put("started", 1.0)
+    state.close()
+    out = _cli("upgrade", "--config", str(config), cwd=tmp_path)
+    assert out.returncode == 1 and b"stop it first" in out.stderr, out.stderr
+    assert not list(tmp_path.glob("judge.schema*"))
+    state = DaemonState(str(tmp_path / "judge.daemon.sqlite"))
+    state.put("stopped", 2.0)  # a clean stop recorded
+    state.close()
+    out = _cli("upgrade", "--config", str(config), cwd=tmp_path)
+    assert out.returncode == 0 and b"migrated from schema" in out.stdout, out.stderr

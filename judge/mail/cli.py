@@ -120,6 +120,13 @@ def upgrade(**kw: Any) -> None:
     cfg = _config(kw["db"], kw["address"], kw["judge_name"], kw["code"], kw["tz"], config_path=kw["config_path"])
     if not Path(cfg.db_path).is_file():
         raise MissingStore(str(cfg.db_path))
+    if kw["config_path"]:
+        from judge.daemon.cli import mail_status
+
+        daemon = mail_status(kw["config_path"]).get("daemon", "")
+        if daemon.startswith("running"):  # its code is the old one: it must not go on with a new schema
+            raise click.ClickException(f"the daemon is {daemon}: stop it first (systemctl stop judge); "
+                                       "it migrates the store itself when started")
     try:
         store = Store(cfg.db_path)
     except SchemaMismatch as exc:  # newer than this program
