@@ -22,6 +22,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "demo": "judge.mail.cli:demo",
     "status": "judge.mail.cli:status",
     "init": "judge.mail.cli:init",
+    "upgrade": "judge.mail.cli:upgrade",
     "publish": "judge.game.archive:publish",
     "eia": "judge.eia.cli:eia",
     "dice": "judge.eia.cli:dice",

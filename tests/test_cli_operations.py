@@ -131,10 +131,10 @@ def test_systemd_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
     if tool is None:
         pytest.skip("systemd-analyze is not installed (Debian package systemd; .ci/run installs it)")
     unit = (Path(__file__).resolve().parent.parent / "deploy" / "judge.service").read_text()
-    assert "ExecStart=/usr/local/bin/judge " in unit
+    assert "ExecStart=/opt/judge/venv/bin/judge " in unit
     # verify checks that ExecStart's program exists: point it at this environment's `judge`
     exe = shutil.which("judge") or "/bin/true"
-    (tmp_path / "judge.service").write_text(unit.replace("/usr/local/bin/judge", exe))
+    (tmp_path / "judge.service").write_text(unit.replace("/opt/judge/venv/bin/judge", exe))
     out = subprocess.run([tool, "verify", str(tmp_path / "judge.service")], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr

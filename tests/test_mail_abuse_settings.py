@@ -40,11 +40,13 @@ def unanswered(table: Table, sender: str) -> list[str]:
 
 # -- defaults -------------------------------------------------------------------------------------
 
-def test_nothing_configured_keeps_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_nothing_configured_keeps_the_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert {k: getattr(JudgeConfig(), k) for k in DEFAULTS} == DEFAULTS
-    # the example configuration sets none of them (they are shown commented out)
-    monkeypatch.setenv("JUDGE_IMAP_PASSWORD", "x")
-    monkeypatch.setenv("JUDGE_SMTP_PASSWORD", "y")
+    # the example configuration sets none of them (they are shown commented out); its passwords
+    # are systemd credentials
+    (tmp_path / "imap_password").write_text("x\n")
+    (tmp_path / "smtp_password").write_text("y\n")
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path))
     section = load_config(REPO / "deploy" / "judge.toml").judge
     assert not set(DEFAULTS) & set(section.options)
     cfg = JudgeConfig(address=section.address, **section.options)

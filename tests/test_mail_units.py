@@ -106,11 +106,14 @@ def test_config_errors(over: dict, message: str, monkeypatch: pytest.MonkeyPatch
         parse_config(t)
 
 
-def test_example_config_loads(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("JUDGE_IMAP_PASSWORD", "x")
-    monkeypatch.setenv("JUDGE_SMTP_PASSWORD", "y")
+def test_example_config_loads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # its passwords are systemd credentials (LoadCredential=), read from $CREDENTIALS_DIRECTORY
+    (tmp_path / "imap_password").write_text("x\n")
+    (tmp_path / "smtp_password").write_text("y\n")
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path))
     cfg = load_config(REPO / "deploy" / "judge.toml")
-    assert cfg.imap.tls == "tls" and cfg.smtp.tls == "starttls" and cfg.imap.password == "x"
+    assert cfg.imap.tls == "tls" and cfg.smtp.tls == "starttls"
+    assert (cfg.imap.password, cfg.smtp.password) == ("x", "y")
 
 
 def test_seconds_until() -> None:

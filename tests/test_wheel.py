@@ -8,6 +8,7 @@ checkout, so nothing can quietly fall back to the checkout's seeds/ or templates
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import shutil
@@ -18,6 +19,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 REPO = Path(__file__).resolve().parent.parent
 # never copied into the build tree: VCS data, earlier build output, caches, demo and test leftovers
@@ -59,21 +63,72 @@ def dists(tmp_path_factory) -> tuple[Path, Path]:
     return sdist, wheel
 
 
+def _runtime_requirements(wheel: Path) -> list[Requirement]:
+    """The wheel's own ``Requires-Dist`` lines without an extra: what an installed judge needs."""
+    with zipfile.ZipFile(wheel) as whl:
+        meta = next(n for n in whl.namelist() if n.endswith(".dist-info/METADATA"))
+        text = whl.read(meta).decode("utf-8")
+    reqs = [Requirement(line.split(":", 1)[1].strip()) for line in text.splitlines()
+            if line.startswith("Requires-Dist:")]
+    return [r for r in reqs if r.marker is None or r.marker.evaluate({"extra": ""})]
+
+
+def _dependency_dirs(reqs: list[Requirement]) -> list[str]:
+    """The folders of this (the test-running) environment that hold ``reqs`` and everything they
+    require in turn: the system's site-packages, a venv's, a user site, wherever pip put them."""
+    dirs: list[str] = []
+    todo, seen = list(reqs), set()
+    while todo:
+        req = todo.pop()
+        name = canonicalize_name(req.name)
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            dist = importlib.metadata.distribution(req.name)
+        except importlib.metadata.PackageNotFoundError:
+            if req.marker is None or req.marker.evaluate():
+                raise
+            continue  # only needed on other platforms or Pythons
+        where = str(Path(str(dist.locate_file(""))).resolve())
+        if where not in dirs:
+            dirs.append(where)
+        for line in dist.requires or []:
+            sub = Requirement(line)
+            if sub.marker is None or sub.marker.evaluate({"extra": ""}):
+                todo.append(sub)
+    return dirs
+
+
 @pytest.fixture(scope="module")
 def venv(dists, tmp_path_factory) -> Path:
-    """A fresh venv with the wheel installed; the dependencies come from the system site-packages (quick,
-    offline) but the judge itself must be the venv's."""
+    """A fresh venv (no system site-packages) with the wheel installed. It sees the dependencies
+    where the environment running the tests has them (system Python, a venv, a user site): a
+    ``.pth`` file lists those folders, after the venv's own, so the judge imported is the venv's and
+    nothing is downloaded. The versions found there must meet the wheel's declared requirements."""
     root = tmp_path_factory.mktemp("venv") / "v"
     try:
-        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(root)], check=True,
+        subprocess.run([sys.executable, "-m", "venv", str(root)], check=True,
                        capture_output=True, text=True, timeout=300, env=_clean_env())
     except (subprocess.CalledProcessError, OSError) as exc:
         pytest.skip(f"cannot create a venv on this machine (python -m venv failed: {exc})")
-    # --force-reinstall: a judge of the same version elsewhere on the system (an editable checkout in the
-    # system site-packages) would otherwise count as "already satisfied" and the venv would get nothing;
-    # --no-deps: the dependencies are the system's, and the commands below import them all
-    _run([str(root / "bin" / "python"), "-m", "pip", "install", "-q", "--no-index", "--force-reinstall",
-          "--no-deps", str(dists[1])], cwd=root, env=_clean_env())
+    python = str(root / "bin" / "python")
+    reqs = _runtime_requirements(dists[1])
+    site = _run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], cwd=root,
+                env=_clean_env()).stdout.strip()
+    # a .pth line only adds its folder to sys.path: the .pth files inside it (an editable judge of the
+    # checkout among them) are not run, so they cannot shadow the wheel
+    (Path(site) / "test-environment-deps.pth").write_text("\n".join(_dependency_dirs(reqs)) + "\n")
+    # --force-reinstall: a judge of the same version among those folders (an editable checkout) would
+    # otherwise count as "already satisfied" and the venv would get nothing; --no-deps: they are there
+    _run([python, "-m", "pip", "install", "-q", "--no-index", "--force-reinstall", "--no-deps", str(dists[1])],
+         cwd=root, env=_clean_env())
+    versions = json.loads(_run([python, "-c", "import importlib.metadata as m, json, sys; print(json.dumps("
+                                "{n: m.version(n) for n in sys.argv[1:]}))", *(r.name for r in reqs)],
+                               cwd=root, env=_clean_env()).stdout)
+    for req in reqs:
+        assert req.specifier.contains(versions[req.name], prereleases=True), \
+            f"the wheel requires {req}, the environment has {versions[req.name]}"
     return root
 
 
@@ -155,3 +210,23 @@ def test_installed_judge_loads_the_eia_tables(venv, outside):
     r = _run([str(venv / "bin" / "judge"), "eia", "new", "--game", "g", "--secret", "ab" * 16], cwd=cwd, env=env)
     state = json.loads(r.stdout)
     assert state["month"] == "1805-01" and "England" in state["nations"]
+
+
+def test_lowest_constraints_pin_every_declared_floor():
+    """.ci/lowest.txt (what CI tests the lowest versions with) pins each runtime and test dependency
+    at exactly the floor pyproject.toml declares, and nothing else."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    floors: dict[str, str] = {}
+    for line in [*project["dependencies"], *project["optional-dependencies"]["test"]]:
+        req = Requirement(line)
+        (floor,) = [s.version for s in req.specifier if s.operator == ">="]
+        floors[canonicalize_name(req.name)] = floor
+    pins: dict[str, str] = {}
+    for line in (REPO / ".ci" / "lowest.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            req = Requirement(line)
+            (pin,) = [s.version for s in req.specifier if s.operator == "=="]
+            pins[canonicalize_name(req.name)] = pin
+    assert {n: Version(v) for n, v in pins.items()} == {n: Version(v) for n, v in floors.items()}

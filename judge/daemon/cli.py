@@ -19,16 +19,31 @@ def run_daemon(config_path: str) -> None:
     """Load the config, set up logging and serve until SIGTERM/SIGINT; exit 2 on a bad config."""
     from judge.daemon.logs import setup_logging
     from judge.daemon.runner import serve
+    from judge.daemon.service import Factory
+    from judge.game.passwords import PasswordError, read_session_key
+    from judge.game.store import SCHEMA_VERSION, schema_version
 
+    # exit 2 means "fix the configuration": the unit does not restart on it (RestartPreventExitStatus)
     try:
         cfg = load_config(config_path)
-    except ConfigError as exc:
+        service_cfg = Factory(cfg.judge).check()
+        if getattr(service_cfg, "session_key_file", ""):
+            read_session_key(service_cfg.session_key_file)
+    except (ConfigError, PasswordError) as exc:
         click.echo(f"judge: {exc}", err=True)
+        sys.exit(2)
+    except (TypeError, ValueError) as exc:  # an unknown key in [judge.options], a limit out of range
+        click.echo(f"judge: {config_path}: [judge.options]: {exc}", err=True)
         sys.exit(2)
     if not Path(cfg.judge.db_path).is_file():
         # a wrong db_path must not start an empty judge that tells every player "no such game"
         click.echo(f"judge: no judge database at {cfg.judge.db_path} (db_path in {config_path}); "
                    f"create it with `judge init --config {config_path}`", err=True)
+        sys.exit(2)
+    if schema_version(cfg.judge.db_path) > SCHEMA_VERSION:  # an older program on a newer store
+        click.echo(f"judge: {cfg.judge.db_path} has schema {schema_version(cfg.judge.db_path)}, newer than "
+                   f"this program's ({SCHEMA_VERSION}); install the judge that wrote it, or go back to "
+                   f"the backup made before that upgrade", err=True)
         sys.exit(2)
     setup_logging(cfg.log.level, cfg.log.format, cfg.log.file)
     serve(cfg)
@@ -83,6 +98,7 @@ def status_with_mail(config_path: str) -> dict[str, Any]:
     """``judge status --config``: the service's queues and deadlines plus the daemon's view.
     Reads no password: it works without the daemon's secrets."""
     from judge.daemon.service import Factory
+    from judge.game.store import SchemaMismatch
 
     try:
         cfg = load_config(config_path, secrets=False)
@@ -90,7 +106,10 @@ def status_with_mail(config_path: str) -> dict[str, Any]:
         raise click.ClickException(str(exc)) from None
     if not Path(cfg.judge.db_path).is_file():
         raise click.ClickException(f"no judge database at {cfg.judge.db_path} (db_path in {config_path})")
-    judge = Factory(cfg.judge)()
+    try:
+        judge = Factory(cfg.judge)(readonly=True)  # a look never migrates the store
+    except SchemaMismatch as exc:
+        raise click.ClickException(str(exc)) from None
     try:
         out = dict(judge.status())
     finally:

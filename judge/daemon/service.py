@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import importlib
+import inspect
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -37,7 +38,8 @@ class Factory:
 
     section: JudgeSection
 
-    def __call__(self) -> Any:
+    def _service(self) -> tuple[Any, Any]:
+        """The service class and its settings (``TypeError``/``ValueError``: bad ``[judge.options]``)."""
         modname, _, attr = self.section.service.partition(":")
         modname = {"judge.service": "judge.mail"}.get(modname, modname)  # older configs name the old package
         mod = importlib.import_module(modname)
@@ -46,6 +48,18 @@ class Factory:
         s = self.section
         cfg = config_cls(address=s.address, name=s.name, db_path=s.db_path, loop_header=s.loop_header,
                          timezone=s.timezone, **s.options)
+        return cls, cfg
+
+    def check(self) -> Any:
+        """The service's settings, built without opening anything: raises on a bad configuration."""
+        return self._service()[1]
+
+    def __call__(self, readonly: bool = False) -> Any:
+        """The service; ``readonly`` (``judge status``): its store opened read-only, never migrated,
+        where the service class can do that (a stand-in without a store ignores it)."""
+        cls, cfg = self._service()
+        if readonly and "readonly" in inspect.signature(cls).parameters:
+            return cls(cfg, readonly=True)
         return cls(cfg)
 
 

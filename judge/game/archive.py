@@ -21,7 +21,7 @@ from markupsafe import Markup
 
 from judge.render.templates import render_page
 from judge.game.archive_paths import phase_stem
-from judge.game.store import Store
+from judge.game.store import SchemaMismatch, Store
 
 PAGE_FILE = re.compile(r"^\d{3,}-[A-Za-z0-9_-]+\.(?:html|png|svg|txt)$")  # what we write in a game's folder
 
@@ -129,7 +129,10 @@ def publish(directory: str, db: str, code: str) -> None:
 
     if not Path(db).is_file():
         raise click.UsageError(f"no judge store at {db} (give --db)")
-    store = Store(db)
+    try:  # publishing only reads: it never migrates the store
+        store = Store(db, readonly=True)
+    except SchemaMismatch as exc:
+        raise click.ClickException(str(exc)) from None
     try:
         counts = write_archive(store, Path(directory), code)
     finally:

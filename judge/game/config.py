@@ -58,6 +58,10 @@ class JudgeConfig:
     reminder_hours: float = 8.0  # reminder to late powers this long before the deadline
     max_attempts: int = 8  # temporary delivery failures before an outgoing mail is given up
     password_cost: int = 14  # scrypt cost (log2 n) for new password hashes
+    # successful password checks kept across restarts (judge/game/passwords.py, SessionFile) in
+    # <store>.sessions.sqlite under this secret (a systemd credential name, or a path); "": not kept
+    session_key_file: str = ""
+    session_hours: float = 24.0  # ... for this long after each full check
     archive_url: str | None = None  # where ``judge publish`` output is served: List-Archive of list mail
     # Abuse limits (judge/mail/abuse.py; deploy/README.md, *Abuse*). Mail that signs on with a
     # password is always answered; these only quieten answers to mail that does not.
@@ -76,6 +80,16 @@ class JudgeConfig:
         self.address = self.address.strip().lower()
         self.db_path = Path(self.db_path)
         check_limits({k: getattr(self, k) for k in (*LIMITS, *WINDOWS)})
+        if isinstance(self.session_hours, bool) or not isinstance(self.session_hours, (int, float)) \
+                or not 0 < self.session_hours <= 24 * 30:
+            raise ValueError(f"session_hours = {self.session_hours!r}: must be a number of hours, more than 0, "
+                             "at most 720")
+
+    @property
+    def sessions_path(self) -> Path:
+        """Where successful password checks are kept across restarts: beside the store."""
+        db = Path(self.db_path)
+        return db.with_name(f"{db.stem}.sessions.sqlite")
 
     @property
     def abuse_window(self) -> timedelta:

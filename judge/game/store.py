@@ -9,6 +9,7 @@ commit on their own, which would break "one message = one transaction").
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 from contextlib import contextmanager
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import sqlite_utils
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 8
 
@@ -238,35 +241,110 @@ def create_private(path: Path) -> None:
         os.close(fd)
 
 
-class Store:
-    """One connection to the judge's SQLite file."""
+class SchemaMismatch(RuntimeError):
+    """The store's schema is not the one this program uses; nothing was changed."""
 
-    def __init__(self, path: str | Path):
+
+def backup_name(path: Path, version: int, now: datetime | None = None) -> Path:
+    """Where the copy made before migrating from ``version`` goes: beside the store, named with
+    that version and the time (``judge.schema4-20260101T120000Z.sqlite``)."""
+    stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return path.with_name(f"{path.stem}.schema{version}-{stamp}{path.suffix or '.sqlite'}")
+
+
+def schema_version(path: str | Path) -> int:
+    """The schema version of the store at ``path``, read without changing anything."""
+    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    finally:
+        conn.close()
+
+
+class Store:
+    """One connection to the judge's SQLite file.
+
+    ``readonly``: opened read-only and never migrated; an older schema is refused with
+    :class:`SchemaMismatch` ("run judge upgrade"). ``upgrade=False``: opened for writing but not
+    migrated, refused likewise. Otherwise (the daemon, ``judge upgrade``, a new store) an older
+    schema is migrated after a backup copy of the file is written beside it (:attr:`backup`)."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False, upgrade: bool = True):
         self.path = Path(path)
-        create_private(self.path)
-        # isolation_level=None: no implicit transactions; we say BEGIN and COMMIT ourselves.
-        self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)
+        self.backup: Path | None = None
+        self.migrated_from: int | None = None
+        if readonly:
+            # mode=ro: not even a journal or a new file; the store's WAL setting persists in the file
+            self.conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                        isolation_level=None, timeout=30.0)
+        else:
+            create_private(self.path)
+            # isolation_level=None: no implicit transactions; we say BEGIN and COMMIT ourselves.
+            self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)
         self.conn.row_factory = sqlite3.Row
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=FULL")
+        if not readonly:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=FULL")
         self.conn.execute("PRAGMA foreign_keys=ON")
         self.db = sqlite_utils.Database(self.conn)
-        self.migrate()
+        try:
+            if readonly or not upgrade:
+                self.check_version()
+            else:
+                self.migrate()
+        except BaseException:
+            self.conn.close()
+            raise
 
     # -- schema ------------------------------------------------------------------------------
     @property
     def version(self) -> int:
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
-    def migrate(self) -> None:
-        """Bring the schema up to :data:`SCHEMA_VERSION`; each step is idempotent."""
+    def check_version(self) -> None:
+        """Refuse a schema other than this program's (the store is left as it is)."""
         current = self.version
         if current > SCHEMA_VERSION:
-            raise RuntimeError(f"{self.path}: schema version {current} is newer than this program ({SCHEMA_VERSION})")
+            raise SchemaMismatch(f"{self.path}: schema version {current} is newer than this program "
+                                 f"({SCHEMA_VERSION}); run the judge version that wrote it")
+        if current < SCHEMA_VERSION:
+            raise SchemaMismatch(f"{self.path}: schema version {current} is older than this program's "
+                                 f"({SCHEMA_VERSION}): run `judge upgrade` (it backs the store up first)")
+
+    def migrate(self) -> None:
+        """Bring the schema up to :data:`SCHEMA_VERSION`, each step one transaction. A store with
+        data is first copied (SQLite's backup API) to :func:`backup_name` beside it."""
+        current = self.version
+        if current > SCHEMA_VERSION:
+            self.check_version()
+        if current == SCHEMA_VERSION:
+            return
+        if current > 0 or self.scalar("SELECT COUNT(*) FROM sqlite_master") > 0:
+            self.backup = self.backup_to(backup_name(self.path, current))
+            log.warning("store %s: schema %d is older than %d; copied it to %s before migrating",
+                        self.path, current, SCHEMA_VERSION, self.backup)
         for v in range(current, SCHEMA_VERSION):
             with self.transaction():  # SQLite DDL is transactional: a step is all or nothing
+                if self.version > v:  # another process (the daemon, `judge upgrade`) did this step
+                    continue
                 MIGRATIONS[v](self.db)
                 self.conn.execute(f"PRAGMA user_version = {v + 1:d}")
+        self.migrated_from = current
+
+    def backup_to(self, dest: Path) -> Path:
+        """A consistent copy of the whole store (committed data, WAL included) in a new private file."""
+        n = 1
+        while dest.exists():  # two migrations in the same second: never overwrite a backup
+            dest = dest.with_name(f"{dest.stem.rsplit('~', 1)[0]}~{n}{dest.suffix}")
+            n += 1
+        create_private(dest)
+        target = sqlite3.connect(str(dest))
+        try:
+            self.conn.backup(target)
+            target.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
+        finally:
+            target.close()
+        return dest
 
     def close(self) -> None:
         self.conn.close()

@@ -75,28 +75,68 @@ def judge_options(fn: Any) -> Any:
 
 
 def _open(db: str | None, address: str | None, judge_name: str | None, code: str | None, tz: str | None,
-          default_db: str = "judge.sqlite", config_path: str | None = None, create: bool = False) -> Any:
+          default_db: str = "judge.sqlite", config_path: str | None = None, create: bool = False,
+          readonly: bool = False, upgrade: bool = False) -> Any:
     """The service on its store; the store must exist unless ``create`` (``judge init``, the
-    Maildir judge and the demo make their own)."""
+    Maildir judge and the demo make their own). Console commands neither migrate an older store
+    nor use it: ``readonly`` ones open it read-only; only ``upgrade`` (the Maildir and pipe-mode
+    runners, like the daemon) migrate it, after a backup copy."""
+    from judge.game.store import SchemaMismatch
     from judge.mail import Judge
 
     cfg = _config(db, address, judge_name, code, tz, default_db, config_path)
     if not create and not Path(cfg.db_path).is_file():
         raise MissingStore(str(cfg.db_path))
-    return Judge(cfg)
+    try:
+        return Judge(cfg, readonly=readonly, upgrade=upgrade)
+    except SchemaMismatch as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @click.command()
 @judge_options
 def init(**kw: Any) -> None:
     """Create the judge's database (mode 0600, owned like its folder), or check an existing one."""
-    from judge.game.store import Store
+    from judge.game.store import SchemaMismatch, Store, schema_version
 
     cfg = _config(kw["db"], kw["address"], kw["judge_name"], kw["code"], kw["tz"], config_path=kw["config_path"])
-    existed = Path(cfg.db_path).is_file()
-    store = Store(cfg.db_path)
+    fresh = not Path(cfg.db_path).is_file() or schema_version(cfg.db_path) == 0
+    try:  # a new (or empty) store is made at the current schema; one in use is only checked
+        store = Store(cfg.db_path, upgrade=fresh)
+    except SchemaMismatch as exc:
+        raise click.ClickException(str(exc)) from None
     try:
-        click.echo(f"{'checked' if existed else 'created'} {cfg.db_path} (schema {store.version})")
+        click.echo(f"{'created' if fresh else 'checked'} {cfg.db_path} (schema {store.version})")
+    finally:
+        store.close()
+
+
+@click.command()
+@judge_options
+def upgrade(**kw: Any) -> None:
+    """Migrate the store to this judge's schema, after copying it to a backup file beside it."""
+    from judge.game.store import SCHEMA_VERSION, SchemaMismatch, Store
+
+    cfg = _config(kw["db"], kw["address"], kw["judge_name"], kw["code"], kw["tz"], config_path=kw["config_path"])
+    if not Path(cfg.db_path).is_file():
+        raise MissingStore(str(cfg.db_path))
+    if kw["config_path"]:
+        from judge.daemon.cli import mail_status
+
+        daemon = mail_status(kw["config_path"]).get("daemon", "")
+        if daemon.startswith("running"):  # its code is the old one: it must not go on with a new schema
+            raise click.ClickException(f"the daemon is {daemon}: stop it first (systemctl stop judge); "
+                                       "it migrates the store itself when started")
+    try:
+        store = Store(cfg.db_path)
+    except SchemaMismatch as exc:  # newer than this program
+        raise click.ClickException(str(exc)) from None
+    try:
+        if store.migrated_from is None:
+            click.echo(f"{cfg.db_path}: schema {SCHEMA_VERSION}, nothing to do")
+        else:
+            click.echo(f"{cfg.db_path}: migrated from schema {store.migrated_from} to {SCHEMA_VERSION}; "
+                       f"the store as it was is in {store.backup}")
     finally:
         store.close()
 
@@ -130,7 +170,7 @@ def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, se
         raise click.UsageError("give --maildir DIR (or --sendmail CMD to run deadlines only)")
     default_db = str(Path(maildir) / "judge.sqlite") if maildir else "judge.sqlite"
     # the Maildir judge is self-contained: its folder and store are made on first run
-    with _open(default_db=default_db, create=bool(maildir), **kw) as judge:
+    with _open(default_db=default_db, create=bool(maildir), upgrade=True, **kw) as judge:
         if maildir:
             folders = md.Folders(Path(maildir))
             if once:
@@ -222,7 +262,7 @@ def status(config_path: str | None = None, **kw: Any) -> None:
 
         click.echo(json.dumps(status_with_mail(config_path), indent=2))
         return
-    with _open(**kw) as judge:
+    with _open(readonly=True, **kw) as judge:
         click.echo(json.dumps(judge.status(), indent=2))
 
 
@@ -255,7 +295,7 @@ def game_create(name: str, password: str, master: str, variant: str, options: tu
 @judge_options
 def game_list(**kw: Any) -> None:
     """The games, one a line."""
-    with _open(**kw) as judge:
+    with _open(readonly=True, **kw) as judge:
         for g in judge.console().games():
             click.echo(f"{g['name']:<20} {g['variant']:<12} {g['state']:<10} {g['phase'] or '-':<8} {g['deadline'] or ''}")
 
@@ -267,7 +307,7 @@ def game_show(name: str, **kw: Any) -> None:
     """One game as JSON (who has ordered, never what)."""
     from judge.game.lifecycle import GameError
 
-    with _open(**kw) as judge:
+    with _open(readonly=True, **kw) as judge:
         try:
             click.echo(json.dumps(judge.console().show(name), indent=2))
         except GameError as exc:

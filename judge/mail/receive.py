@@ -15,7 +15,7 @@ import traceback
 from datetime import datetime
 from typing import Any
 
-from judge.game import deadlines, events, lifecycle as games, outbox
+from judge.game import deadlines, events, lifecycle as games, outbox, passwords
 from judge.mail import abuse
 from judge.game.config import JudgeConfig
 from judge.game.lifecycle import Ctx, GameError
@@ -32,11 +32,19 @@ TRANSIENT = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError, MemoryErr
 
 
 class Judge:
-    def __init__(self, cfg: JudgeConfig):
+    def __init__(self, cfg: JudgeConfig, *, readonly: bool = False, upgrade: bool = True):
+        """``readonly``/``upgrade``: how the store is opened (:class:`Store`); only the daemon
+        and ``judge upgrade`` migrate an older one."""
         self.cfg = cfg
-        self.store = Store(cfg.db_path)
+        self.store = Store(cfg.db_path, readonly=readonly, upgrade=upgrade)
+        self._sessions: passwords.SessionFile | None = None
+        if cfg.session_key_file and not readonly:
+            self._sessions = passwords.SessionFile(cfg.sessions_path, cfg.session_key_file, cfg.session_hours * 3600)
+            passwords.remember_sessions(self._sessions)
 
     def close(self) -> None:
+        if self._sessions is not None and passwords.current_sessions() is self._sessions:
+            passwords.remember_sessions(None)
         self.store.close()
 
     def __enter__(self) -> "Judge":
