@@ -15,11 +15,11 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from judge.eia import calendar, dice
+from judge.eia import calendar, clerk, dice
 from judge.eia.context import MASTER, PUBLIC, VERBS
 from judge.eia.data import load_tables
 from judge.eia.state import from_json, new_game, to_json
-from judge.eia.step import MASTER_NAMES, step, trial
+from judge.eia.step import MASTER_NAMES, step
 from judge.game import deadlines
 from judge.game.lifecycle import (Ctx, Game, GameError, audience, master_address, new_game_name, player_id,
                                 seat_addresses, seats, tell_all)
@@ -291,7 +291,8 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
         raise GameError(f"{words[0][:-1]!r} names no nation: start the line with your nation's name or letter, "
                         f"or with the command itself")
     if verb is None:
-        raise GameError(f"unknown command {words[0]!r}: send HELP for the EiA commands")
+        raise GameError(f"unknown command {words[0]!r}"
+                        + (clerk.did_you_mean(words[0], words[1:], nation=who) or ": send HELP for the EiA commands"))
     if verb.master and who != MASTER:
         raise GameError(f"only the games master gives {verb.name}")
     if seat is not None and nation != MASTER:
@@ -299,20 +300,41 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
         if refused:
             raise GameError(refused)
     stored = f"{who}: {verb.name} {' '.join(words[1:])}".strip()
-    earlier = month_commands(ctx, ph["id"], who)
-    warnings = []
-    for e in trial(loads(ph["position"]), "\n".join([*earlier, stored])):
-        if e["line"] != len(earlier) + 1:
-            continue
-        reason = e["text"].removeprefix(f"{stored!r}: ")
-        if e["form"]:
-            raise GameError(reason)
-        warnings.append(reason)
+    same = duplicate(ctx, ph["id"], who, stored)
+    if same is not None:
+        raise GameError(f"{stored} is already in for this month (sent by {same}); it was not stored twice. If "
+                        f"both are meant, write one line for the total, or CLEAR the first")
+    result = clerk.check(loads(ph["position"]), month_commands(ctx, ph["id"], who), stored)
+    if result.error:
+        raise GameError(result.error)
     ctx.store.insert("orders", phase_id=ph["id"], power=who, raw=stored,
                      orders=dumps({"by": seat["id"] if seat is not None else None,
                                    "role": role(game, seat) if seat is not None else "master"}),
                      message_id=message_id, created=iso(ctx.now), state="active")
-    return stored, warnings
+    return stored, result.warnings
+
+
+def _same(line: str) -> str:
+    """A command line as compared for duplicates and CLEAR: case, spacing and end dots ignored."""
+    return " ".join(line.casefold().replace(",", " ").split()).rstrip(".")
+
+
+def duplicate(ctx: Ctx, ph_id: int, who: str, stored: str) -> str | None:
+    """Who sent the same command already this month (a teammate, or the sender himself), if anyone."""
+    rows = ctx.store.all("SELECT raw, orders FROM orders WHERE phase_id = ? AND power = ? AND state = 'active' "
+                         "ORDER BY id", (ph_id, who))
+    for row in rows:
+        if _same(row["raw"]) == _same(stored):
+            return sender_label(ctx, loads(row["orders"]) or {})
+    return None
+
+
+def sender_label(ctx: Ctx, meta: dict[str, Any]) -> str:
+    if meta.get("by") is None:
+        return "the master"
+    seat = ctx.store.one("SELECT player_id FROM seats WHERE id = ?", (meta["by"],))
+    who = address_of(ctx.store, seat["player_id"]) if seat is not None and seat["player_id"] is not None else None
+    return f"{who or 'a former member'} ({meta.get('role', 'member')})"
 
 
 def month_commands(ctx: Ctx, ph_id: int, nation: str | None = None) -> list[str]:
@@ -320,20 +342,42 @@ def month_commands(ctx: Ctx, ph_id: int, nation: str | None = None) -> list[str]
     return [r["raw"] for r in rows if nation is None or r["power"] == nation]
 
 
-def clear(ctx: Ctx, game: Game, nation: str, seat: Any = None) -> int:
-    """CLEAR: the team's commands of the month; under roles=strict only those the member's role may
-    give (a diplomat's CLEAR leaves the general's SAIL alone)."""
+def clear(ctx: Ctx, game: Game, nation: str, seat: Any = None, line: str = "") -> list[str]:
+    """CLEAR: the sender's own commands of the month (a teammate's stay), or with ``line`` the one
+    command of the team written so (``CLEAR BUILD 2 AT Brest``), whoever sent it; under
+    roles=strict only a command the member's role may give. The master's CLEAR takes the master's
+    own lines, or one named line of any nation (``CLEAR Spain: BUILD 1 AT Cadiz``). Returns the
+    lines cleared."""
     ph = current(ctx, game)
     if ph is None:
-        return 0
-    rows = ctx.store.all("SELECT id, raw FROM orders WHERE phase_id = ? AND power = ? AND state = 'active'",
-                         (ph["id"], nation))
-    member_role = role(game, seat) if seat is not None and nation != MASTER else None
-    ids = [r["id"] for r in rows if member_role is None
-           or role_allows(game, member_role, r["raw"].partition(":")[2].split()[0]) is None]
-    for i in ids:
-        ctx.store.update("orders", i, state="cleared")
-    return len(ids)
+        raise GameError(f"game '{game.name}' has no open month")
+    rows = ctx.store.all("SELECT id, raw, power, orders FROM orders WHERE phase_id = ? AND state = 'active' "
+                         "ORDER BY id", (ph["id"],))
+    by = seat["id"] if seat is not None and nation != MASTER else None
+    if not line.strip():
+        ids = [r for r in rows if (loads(r["orders"]) or {}).get("by") == by
+               and (nation == MASTER or r["power"] == nation)]
+    else:
+        text = line.strip()
+        head, sep, rest = text.partition(":")
+        named = nation_of(head) if sep else None
+        if sep and (named or head.strip().casefold() in MASTER_NAMES):
+            text = rest
+            if nation != MASTER and named != nation:
+                raise GameError(f"you clear only your team's commands ({nation}), not {head.strip()}'s")
+        power = nation if nation != MASTER else (named or MASTER) if sep else MASTER
+        team = [r for r in rows if r["power"] == power]
+        ids = [r for r in team if _same(r["raw"].partition(":")[2]) == _same(text)][-1:]
+        if not ids:
+            listing = "; ".join(r["raw"] for r in team) or "none"
+            raise GameError(f"no command {text.strip()!r} is in for {power} this month (in: {listing})")
+        if seat is not None and nation != MASTER:
+            refused = role_allows(game, role(game, seat), ids[0]["raw"].partition(":")[2].split()[0])
+            if refused:
+                raise GameError(refused)
+    for r in ids:
+        ctx.store.update("orders", r["id"], state="cleared")
+    return [r["raw"] for r in ids]
 
 
 def process(ctx: Ctx, game: Game, reason: str) -> dict[str, Any]:
