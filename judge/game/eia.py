@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from judge.eia import calendar, clerk, dice
+from judge.eia import calendar, clerk, dice, summary
 from judge.eia.context import MASTER, PUBLIC, VERBS
 from judge.eia.data import load_tables
 from judge.eia.state import from_json, new_game, to_json
@@ -236,9 +236,9 @@ def set_deadline(ctx: Ctx, game: Game, text: str) -> Any:
     return when
 
 
-def open_month(ctx: Ctx, game: Game, state: dict[str, Any]) -> Any:
+def open_month(ctx: Ctx, game: Game, state: dict[str, Any], deadline: Any = None) -> Any:
     seq = int(ctx.store.scalar("SELECT COALESCE(MAX(seq), 0) FROM phases WHERE game_id = ?", (game.id,))) + 1
-    deadline = ctx.now + timedelta(hours=float(game.options["month_hours"]))
+    deadline = deadline or ctx.now + timedelta(hours=float(game.options["month_hours"]))
     pid = ctx.store.insert("phases", game_id=game.id, seq=seq, name=calendar.title(state["month"]),
                            short=state["month"], position=dumps(state), state="open", opened=iso(ctx.now),
                            deadline=iso(deadline), grace_end=iso(deadline))
@@ -395,8 +395,9 @@ def process(ctx: Ctx, game: Game, reason: str) -> dict[str, Any]:
     done = bool(limit) and int(ph["seq"]) >= limit
     # the late notice: teams (with members) that sent nothing this month, named in the gazette
     silent = [n for n in LETTERS.values() if members(ctx, game, n) and not month_commands(ctx, ph["id"], n)]
+    deadline = None if done else ctx.now + timedelta(hours=float(game.options["month_hours"]))
     subject, zine = gazette(ctx, game, out, finish(ctx, game, "the last month of the game") if done else None,
-                            silent)
+                            silent, deadline)
     ctx.store.update("phases", ph["id"], report=str(zine))
     tell_all(ctx, game, subject, zine, kind="results")
     for nation in LETTERS.values():
@@ -409,7 +410,7 @@ def process(ctx: Ctx, game: Game, reason: str) -> dict[str, Any]:
     if m:
         ctx.mail([m], *record(ctx, game, out), game_id=game.id, kind="ledger")
     if not done:
-        open_month(ctx, game, out["state"])
+        open_month(ctx, game, out["state"], deadline)
     return out
 
 
@@ -556,23 +557,28 @@ def public_rolls(rolls: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def gazette(ctx: Ctx, game: Game, out: dict[str, Any], reveal: str | None,
-            silent: list[str] | None = None) -> tuple[str, str]:
-    """The public report: announcements, the yards' figures, points, every roll, and the teams that
-    sent no commands this month."""
+            silent: list[str] | None = None, deadline: Any = None) -> tuple[str, str]:
+    """The public report: announcements, the yards' figures, the state of Europe, points, every
+    roll, the teams that sent no commands this month, the order the month ran in, and the next
+    month's deadline."""
     return render("eia_gazette.txt", code=ctx.cfg.code, game=game.name, short=out["month"],
                   title=calendar.title(out["month"]), announcements=out["announcements"],
                   yards=sorted((out["state"].get("announced") or {}).items()),
                   points=[(n, led["pp"], led["vp"]) for n, led in out["state"]["nations"].items()],
                   commitment=out["state"]["commitment"], rolls=roll_lines(public_rolls(out["rolls"])),
-                  next_title=calendar.title(out["next_month"]), reveal=reveal, silent=silent or [])
+                  next_title=calendar.title(out["next_month"]), reveal=reveal, silent=silent or [],
+                  europe=summary.europe(out["state"]), stages=", ".join(clerk.STAGES),
+                  deadline=ctx.when(deadline) if deadline else None,
+                  economic=summary.economic_due(out["state"], load_tables()))
 
 
 def ledger(ctx: Ctx, game: Game, out: dict[str, Any], nation: str) -> tuple[str, str]:
-    """A team's private ledger: its books, its units and works, and what only it was told."""
+    """A team's private ledger: its books, its units (those off the map with their return), the
+    ships on the stocks it builds or has bought (II), and what only it was told."""
     led = out["state"]["nations"][nation]
-    works = [{**w, "ready": calendar.title(w["done"])} for w in led["works"]]
     return render("eia_ledger.txt", code=ctx.cfg.code, game=game.name, short=out["month"], nation=nation,
-                  title=calendar.title(out["month"]), led=led, works=works,
+                  title=calendar.title(out["month"]), led=led, works=summary.works(out["state"], nation),
+                  units=[summary.unit_line(u) for u in led["units"].values()],
                   ships=from_json(out["state"]).nations[nation].ships(),
                   events=[e["text"] for e in out["events"] if nation in e["to"]],
                   sealed=roll_lines([r for r in out["rolls"] if nation in r.get("sealed", ())]),
@@ -580,10 +586,13 @@ def ledger(ctx: Ctx, game: Game, out: dict[str, Any], nation: str) -> tuple[str,
 
 
 def record(ctx: Ctx, game: Game, out: dict[str, Any]) -> tuple[str, str]:
-    """The master's record: every event with its audience, every roll."""
+    """The master's record: the state the next month opens with, then every event with its
+    audience, every roll."""
     events = [("everyone" if e["to"] == [PUBLIC] else ", ".join(e["to"]), e["text"]) for e in out["events"]]
     return render("eia_record.txt", code=ctx.cfg.code, game=game.name, short=out["month"],
-                  title=calendar.title(out["month"]), events=events, rolls=roll_lines(out["rolls"]))
+                  title=calendar.title(out["month"]), events=events, rolls=roll_lines(out["rolls"]),
+                  state=summary.master_state(out["state"], load_tables()),
+                  next_title=calendar.title(out["next_month"]))
 
 
 def archive_listing(store: Any, game: Game) -> tuple[str, list[dict[str, Any]], str]:

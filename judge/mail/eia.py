@@ -341,6 +341,9 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
             return
         if es.seat is None or es.nation is None:
             raise CommandError("only a team member has a role")
+        if not cmd.args[1:]:
+            raise CommandError("write SET ROLE <role> (head of state, diplomat, general, or any other your team "
+                               "agrees on)")
         if game.options.get("roles") == "strict":
             raise CommandError("roles are fixed in this game (roles=strict): the master sets them "
                                "(SET ROLE <address> <role>)")
@@ -455,21 +458,28 @@ def _history(h: Any, game: Game) -> str:
 
 
 def help_text() -> str:
+    from judge.eia.clerk import CLOSE, stage_list
     from judge.eia.context import VERBS as verbs
 
     players = [v.usage for v in verbs.values() if not v.master]
     masters = [v.usage for v in verbs.values() if v.master]
     return "\n".join([
         "Empires in Arms (AFA naval supplement): one command a line, for your team's nation.",
-        "Commands are checked for form at once and carried out at the month's deadline, stage by stage",
-        "(docs/variants/eia.md). Your team's private ledger comes with each month's gazette.", "",
+        "Each line is checked at once (its form, and whether it would pass as things stand) and carried",
+        "out at the month's deadline. Your team's private ledger comes with each month's gazette.", "",
         "Team commands:", *[f"  {u}" for u in players], "",
         "The master's commands (a line 'France: BUILD ...' acts for a nation without a team):",
         *[f"  {u}" for u in masters], "  START, PROCESS, ROLLBACK [month], SET DEADLINE <when>, TERMINATE,",
+        "  PAUSE, RESUME, EJECT <address>, SET ROLE <address> <role>,",
         "  REVEAL (publish the dice secret and commit to a new one)", "",
+        "A month runs stage by stage, not in the order the lines came; within a stage, in the order",
+        "they came. A line that needs another's effect must be in an earlier stage (a WAR in the month",
+        "of the CASUS GRANT it needs is refused: send it the month after):",
+        *[f"  {line}" for line in stage_list()], f"  {CLOSE}.", "",
         "Also: PRESS TO <nations>|TEAM|M ... ENDPRESS (every member of each team gets it, and your own team",
-        "a copy), BROADCAST, CLEAR (your team's commands this month), SET ROLE <role>, LIST, WHOGAME, HISTORY,",
-        "ROLLS (every published roll as JSON, for judge dice verify)."])
+        "a copy), BROADCAST, CLEAR (the commands you sent this month; a teammate's stay),",
+        "CLEAR <command> (one command of your team, by its words), SET ROLE <role>, LIST, WHOGAME,",
+        "HISTORY, ROLLS (every published roll as JSON, for judge dice verify)."])
 
 
 def list_row(ctx: Any, game: Game) -> dict[str, Any]:
