@@ -258,7 +258,8 @@ def test_at_once_warnings_do_not_depend_on_throwaway_dice(monkeypatch) -> None:
 def test_gazette_record_and_ledgers_give_the_state(table: Table) -> None:
     setup_game(table)
     table.send(MASTER, "SIGNON Meg masterpw\nWAR France England\nCONTROL Denmark BY France\nPAPACY Austria\n"
-                       "EGYPT France\nPEACE Austria Russia MONTHS 24\nCONTINENTAL Spain\nMONEY France +30 income")
+                       "EGYPT France\nPEACE Austria Russia MONTHS 24\nCONTINENTAL Spain\nMONEY France +30 income\n"
+                       "ADMIRAL France AT Brest")          # +2: F1 (2-6) leaves port whatever the die
     table.send(addr("France"), "SIGNON Feg pwFrance1\nFORM F1 FLEET 5 AT Brest\nBREAKOUT F1 RETURN VIA Biscay\n"
                                "CONTRACT 2 AT Cadiz FROM Spain PRICE 30\nFORM S1 SQUADRON 3 AT Toulon\nSAIL S1")
     table.send(addr("Spain"), "SIGNON Seg pwSpain1\nCONTRACT 2 AT Cadiz FOR France PRICE 30")
@@ -280,7 +281,10 @@ def test_gazette_record_and_ledgers_give_the_state(table: Table) -> None:
     record = [m for m in out if "Master's record" in m.subject][0].body
     head = flat(record[:record.index("Every event of January 1805")])
     for text in ("The state as February 1805 opens:", "France: treasury 60, manpower 30, political +1",
-                 "in port: Brest: 10 laid up; Toulon: 9 laid up", "at sea: squadron S1 (3) at Toulon",
+                 # the squadron's sail roll is the game's (4-6 to leave port): where it is depends on it
+                 "in port: Brest: 10 laid up; Toulon: 9 laid up at sea: squadron S1 (3) at Toulon"
+                 if "France squadron S1 at Toulon leaves port" in gazette else
+                 "in port: Brest: 10 laid up; Toulon: 9 laid up, squadron S1 (3) at sea: none",
                  "fleet F1: 5 ships off the map", "on the stocks: Cadiz: 2 (new) for France, ready January 1806",
                  "England: treasury 60", "London: 30 laid up", "At war: England and France",
                  "Enforced peace: Austria and Russia until January 1807", "Denmark (France)",

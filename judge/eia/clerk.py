@@ -17,7 +17,10 @@ error, never a silent correction.
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,23 +81,34 @@ def stage_list() -> list[str]:
     return out
 
 
+#: recent trials, shared by the checks of one mail's lines (each line's "before" is the last one's
+#: "after"): (state digest, lines, first, dice) -> refusals. Bounded; a trial is pure, so a cached
+#: answer is exactly the answer.
+_CACHE: OrderedDict[tuple[str, tuple[str, ...], frozenset[int], bool], dict[int, tuple[str, bool]]] = OrderedDict()
+_CACHE_SIZE = 256
+
+
 class _Trials:
-    """The month's refusals under both dice, cached by (lines, first)."""
+    """The month's refusals under both dice."""
 
     def __init__(self, state: dict[str, Any], tables: Tables):
         self.state, self.tables = state, tables
-        self.cache: dict[tuple[tuple[str, ...], frozenset[int], bool], dict[int, tuple[str, bool]]] = {}
+        self.digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()
 
     def run(self, lines: list[str], high: bool, first: frozenset[int] = frozenset()) -> dict[int, tuple[str, bool]]:
         """line number (from 1) -> (reason, refused for its form) under one of the two dice."""
-        key = (tuple(lines), first, high)
-        if key not in self.cache:
-            out: dict[int, tuple[str, bool]] = {}
-            for e in trial(self.state, "\n".join(lines), self.tables, _roller(high), first):
-                line = lines[e["line"] - 1] if 0 < e["line"] <= len(lines) else ""
-                out.setdefault(e["line"], (e["text"].removeprefix(f"{line!r}: "), bool(e["form"])))
-            self.cache[key] = out
-        return self.cache[key]
+        key = (self.digest, tuple(lines), first, high)
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key]
+        out: dict[int, tuple[str, bool]] = {}
+        for e in trial(self.state, "\n".join(lines), self.tables, _roller(high), first):
+            line = lines[e["line"] - 1] if 0 < e["line"] <= len(lines) else ""
+            out.setdefault(e["line"], (e["text"].removeprefix(f"{line!r}: "), bool(e["form"])))
+        _CACHE[key] = out
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+        return out
 
     def refused(self, lines: list[str], n: int, first: frozenset[int] = frozenset()) -> tuple[str | None, bool]:
         """(reason, under both dice) for line ``n``; reason None if it passes under both."""
@@ -136,8 +150,8 @@ def check(state: dict[str, Any], earlier: list[str], line: str, tables: Tables |
             result.warnings.append(
                 f"with this line, your earlier {lines[j - 1]!r} {'would' if after_sure else 'may'} be refused: "
                 f"{after} (this line {runs}: {_stage_words(stages[-1])}, then {_stage_words(stages[j - 1])})")
-        elif after and before and (stages[-1] or 0) > (stages[j - 1] or 0) and not t.refused(lines, j,
-                                                                                         frozenset({n}))[0]:
+        elif after and before and (stages[-1] or 0) > (stages[j - 1] or 0) and \
+                not t.run(lines, not t.run(lines, False).get(j), frozenset({n})).get(j):
             result.warnings.append(
                 f"this line comes too late in the month for your earlier {lines[j - 1]!r}: that line runs in "
                 f"{_stage_words(stages[j - 1])}, before this one ({_stage_words(stages[-1])}), so it would still be "
@@ -150,21 +164,34 @@ def _blank(lines: list[str], j: int) -> list[str]:
     return [("# left out" if i == j else x) for i, x in enumerate(lines, 1)]
 
 
+#: at most this many other lines are tried one by one when looking for the line a refusal comes from
+SEARCH = 12
+
+
 def _cause(t: _Trials, lines: list[str], stages: list[int | None], sure: bool) -> str:
-    """Why the last line is refused, when another line of the month is the reason."""
+    """Why the last line is refused, when other lines of the month are the reason: the line of an
+    earlier stage (or earlier in the same stage) without which it would pass, or the line of a
+    later stage it would need to run first."""
     n = len(lines)
     mine = stages[-1] or 0
-    for j in range(1, n):
-        theirs = stages[j - 1] or 0
-        if theirs <= mine and not t.refused(_blank(lines, j), n)[0]:
-            how = ("runs before it: " + f"{_stage_words(theirs)} comes before {_stage_words(mine)}" if theirs < mine
+    high = not t.run(lines, False).get(n)          # the dice the refusal was met with
+    before = [j for j in range(1, n) if (stages[j - 1] or 0) < mine] + \
+        [j for j in range(n - 1, 0, -1) if (stages[j - 1] or 0) == mine]
+    if t.run(lines[-1:], high).get(1):
+        before = []                        # refused on its own too: no line before it is the reason
+    for j in before[:SEARCH]:
+        if not t.run(_blank(lines, j), high).get(n):
+            theirs = stages[j - 1] or 0
+            how = (f"runs before it: {_stage_words(theirs)} comes before {_stage_words(mine)}" if theirs < mine
                    else "comes before it in the same stage")
             return f" (because of your {lines[j - 1]!r}, which {how})"
-    for j in range(1, n):
-        theirs = stages[j - 1] or 0
-        if theirs > mine and not t.refused(lines, n, frozenset({j}))[0]:
+    later = [j for j in range(1, n) if (stages[j - 1] or 0) > mine]
+    for j in later[:SEARCH]:
+        if not t.run(lines, high, frozenset({j})).get(n):
             return (f" (it needs your {lines[j - 1]!r}, but that runs later in the month: {_stage_words(mine)} "
-                    f"comes before {_stage_words(theirs)}. Send this line next month)")
+                    f"comes before {_stage_words(stages[j - 1])}. Send this line next month)")
+    if before:
+        return " (on its own it would pass: your lines that run before it, together, are the reason)"
     return ""
 
 
