@@ -264,6 +264,7 @@ def test_gazette_record_and_ledgers_give_the_state(table: Table) -> None:
                                "CONTRACT 2 AT Cadiz FROM Spain PRICE 30\nFORM S1 SQUADRON 3 AT Toulon\nSAIL S1")
     table.send(addr("Spain"), "SIGNON Seg pwSpain1\nCONTRACT 2 AT Cadiz FOR France PRICE 30")
     out = table.advance(hours=48, minutes=1)
+    assert not [m for m in out if "Income before the economic step" in m.subject]     # January: no step
     gazette = flat([m for m in out if "1805-01 Results" in m.subject][0].body)
     for text in ("At war: England and France", "Enforced peace: Austria and Russia until January 1807",
                  "Minor nations controlled: Denmark (France)", "The Papacy: controlled by Austria",
@@ -299,3 +300,8 @@ def test_gazette_record_and_ledgers_give_the_state(table: Table) -> None:
     assert "March 1805 closes with an economic step." in gazette
     state = json.loads(open_month(table)["position"])
     assert state["month"] == "1805-03" and NATIONS
+    # before March's deadline the master, who has entered no income yet, is reminded
+    out = table.advance(hours=48 - table.judge.cfg.reminder_hours, minutes=1)
+    told = [m for m in out if "Income before the economic step" in m.subject]
+    assert [m.to for m in told] == [[MASTER]]
+    assert "March 1805 closes with an economic step, and no MONEY or MANPOWER entry" in flat(told[0].body)

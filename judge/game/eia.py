@@ -487,9 +487,25 @@ def run_event(ctx: Ctx, game: Game, ev: Any) -> None:
             notice(ctx, game, "Reminder", f"No commands from the {nation} team yet for {ph['name']}; the "
                    f"deadline is {ctx.when(from_iso(ph['deadline']))}.", short=ph["short"],
                    to=[seat_addresses(ctx.store, s) for s in members(ctx, game, nation)])
+        _income_reminder(ctx, game, ph)
         return
     if ev["kind"] in ("deadline", "grace"):
         process(ctx, game, "deadline")
+
+
+def _income_reminder(ctx: Ctx, game: Game, ph: Any) -> None:
+    """Before the deadline of a month that closes with an economic step, the master is reminded to
+    enter the nations' income if no MONEY or MANPOWER line of the master's is in yet."""
+    m = master_address(ctx.store, game)
+    if not m or not summary.economic_due(loads(ph["position"]), load_tables()):
+        return
+    entered = [c for c in month_commands(ctx, ph["id"]) if c.partition(":")[2].split()[:1] in (["MONEY"], ["MANPOWER"])]
+    if entered:
+        return
+    notice(ctx, game, "Income before the economic step",
+           f"{ph['name']} closes with an economic step, and no MONEY or MANPOWER entry of yours is in yet: enter "
+           f"each nation's income (MONEY <nation> +n income) before the deadline, "
+           f"{ctx.when(from_iso(ph['deadline']))}.", short=ph["short"], to=[[m]])
 
 
 def rollback(ctx: Ctx, game: Game, target: str | None) -> Any:
