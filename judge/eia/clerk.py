@@ -140,16 +140,17 @@ def check(state: dict[str, Any], earlier: list[str], line: str, tables: Tables |
         fix = suggestion(t, earlier, line, whole=True)
         result.warnings.append(("as things stand now it would be refused: " if sure else
                                 "it may be refused, depending on the month's dice: ") + reason
-                               + _cause(t, lines, stages, sure) + (f" ({fix})" if fix else ""))
+                               + _cause(t, lines, stages) + (f" ({fix})" if fix else ""))
     # what this line does to the lines already in: it may run before them
     for j in range(1, n):
         before, _ = t.refused(earlier, j)
         after, after_sure = t.refused(lines, j)
         if after and not before:
-            runs = ("runs before it" if (stages[-1] or 0) < (stages[j - 1] or 0) else "comes first")
+            runs = (f"this line runs before it: {_stage_words(stages[-1])}, then {_stage_words(stages[j - 1])}"
+                    if (stages[-1] or 0) < (stages[j - 1] or 0) else "the two lines act on each other")
             result.warnings.append(
                 f"with this line, your earlier {lines[j - 1]!r} {'would' if after_sure else 'may'} be refused: "
-                f"{after} (this line {runs}: {_stage_words(stages[-1])}, then {_stage_words(stages[j - 1])})")
+                f"{after} ({runs})")
         elif after and before and (stages[-1] or 0) > (stages[j - 1] or 0) and \
                 not t.run(lines, not t.run(lines, False).get(j), frozenset({n})).get(j):
             result.warnings.append(
@@ -168,7 +169,7 @@ def _blank(lines: list[str], j: int) -> list[str]:
 SEARCH = 12
 
 
-def _cause(t: _Trials, lines: list[str], stages: list[int | None], sure: bool) -> str:
+def _cause(t: _Trials, lines: list[str], stages: list[int | None]) -> str:
     """Why the last line is refused, when other lines of the month are the reason: the line of an
     earlier stage (or earlier in the same stage) without which it would pass, or the line of a
     later stage it would need to run first."""
