@@ -175,6 +175,7 @@ def test_a_teammates_duplicate_is_caught_and_clear_takes_only_the_senders_lines(
     out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nCLEAR")
     body = flat(table.reply_to(addr("France", 2), out).body)
     assert "2 command(s) of France cleared for this month (yours only" in body
+    assert "Still in for this month: France: BUILD 2 AT Brest (france1@example.test (head of state))" in body
     assert stored(table) == ["France: BUILD 2 AT Brest"]                   # the teammate's line stays
     out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nCLEAR SAIL F9\nCLEAR England: BUILD 1 AT London\n"
                      "CLEAR build 2 at brest")

@@ -314,6 +314,16 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
     return stored, result.warnings
 
 
+def standing(ctx: Ctx, game: Game, nation: str) -> list[str]:
+    """The month's commands in for ``nation`` (or the master's own), each with who sent it."""
+    ph = current(ctx, game)
+    if ph is None:
+        return []
+    rows = ctx.store.all("SELECT raw, orders FROM orders WHERE phase_id = ? AND power = ? AND state = 'active' "
+                         "ORDER BY id", (ph["id"], nation))
+    return [f"{r['raw']}  ({sender_label(ctx, loads(r['orders']) or {})})" for r in rows]
+
+
 def _same(line: str) -> str:
     """A command line as compared for duplicates and CLEAR: case, spacing and end dots ignored."""
     return " ".join(line.casefold().replace(",", " ").split()).rstrip(".")

@@ -298,6 +298,8 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
         h.say(f"{len(gone)} command(s) of {es.nation if es.nation != MASTER else 'the master'} cleared for this month"
               + (" (yours only: your teammates' commands stay; CLEAR <command> clears one of them by name)"
                  if own else "") + (":" + "".join(f"\n  {line}" for line in gone) if gone else "."))
+        left = eia.standing(ctx, game, es.nation)
+        h.say("Still in for this month:" + ("".join(f"\n  {line}" for line in left) if left else " none."))
     elif name == "START":
         if game.state != "forming":
             raise CommandError(f"game '{game.name}' has already started")
