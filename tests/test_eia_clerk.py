@@ -306,3 +306,21 @@ def test_gazette_record_and_ledgers_give_the_state(table: Table) -> None:
     told = [m for m in out if "Income before the economic step" in m.subject]
     assert [m.to for m in told] == [[MASTER]]
     assert "March 1805 closes with an economic step, and no MONEY or MANPOWER entry" in flat(told[0].body)
+
+
+def test_a_nation_has_at_most_max_commands_in_a_month(table: Table, monkeypatch) -> None:
+    """Each line is checked with all the nation's others: the clerk takes a bounded number a month."""
+    from judge.game import eia as games
+
+    monkeypatch.setattr(games, "MAX_COMMANDS", 3)
+    setup_game(table)
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\n" + "\n".join(f"CASUS AGAINST Austria wrong {k}"
+                                                                        for k in range(5)))
+    got = answers(table.reply_to(addr("France"), out).body)[1:]
+    assert ["accepted for this month" in said for _, said in got] == [True, True, True, False, False]
+    assert got[3][1] == ("*** Error: France has 3 commands in for this month, the most the clerk takes: CLEAR "
+                         "some, or write them as fewer lines")
+    out = table.send(addr("France"), "SIGNON Feg pwFrance1\nCLEAR CASUS AGAINST Austria wrong 0\n"
+                                     "CASUS AGAINST Austria wrong 3")
+    assert "accepted for this month" in dict(answers(table.reply_to(addr("France"), out).body))[
+        "CASUS AGAINST Austria wrong 3"]

@@ -167,6 +167,8 @@ def _blank(lines: list[str], j: int) -> list[str]:
 
 #: at most this many other lines are tried one by one when looking for the line a refusal comes from
 SEARCH = 12
+#: a line longer than this gets no suggestion of a missing word (each place is a trial)
+SUGGEST_WORDS = 12
 
 
 def _cause(t: _Trials, lines: list[str], stages: list[int | None]) -> str:
@@ -212,7 +214,7 @@ def suggestion(t: _Trials, earlier: list[str], line: str, whole: bool = False) -
     if not sep or not words:
         return ""
     verb = VERBS.get(words[0].upper())
-    if verb is None:
+    if verb is None or len(words) > SUGGEST_WORDS:
         return ""
     was = t.run([*earlier, line], False).get(len(earlier) + 1)
     joins = [w for w in JOINS if re.search(rf"\b{w}\b", verb.usage) and w not in {x.upper() for x in words}]

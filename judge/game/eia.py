@@ -29,6 +29,9 @@ from judge.game.seats import address_of
 from judge.game.store import dumps, from_iso, iso, loads
 
 KIND = "eia_afa"
+#: the most commands a nation (or the master) has in for one month: each new line is checked with
+#: all of them, so a mail of thousands of lines must not tie the judge up
+MAX_COMMANDS = 100
 #: sign-on letters of the seven major powers (M is the master, O an observer)
 LETTERS = {"E": "England", "F": "France", "S": "Spain", "P": "Prussia", "A": "Austria", "R": "Russia", "T": "Turkey"}
 #: the supplement's suggested division of labour; any other role a team agrees on is taken as written
@@ -300,6 +303,9 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
         if refused:
             raise GameError(refused)
     stored = f"{who}: {verb.name} {' '.join(words[1:])}".strip()
+    if len(month_commands(ctx, ph["id"], who)) >= MAX_COMMANDS:
+        raise GameError(f"{who} has {MAX_COMMANDS} commands in for this month, the most the clerk takes: "
+                        f"CLEAR some, or write them as fewer lines")
     same = duplicate(ctx, ph["id"], who, stored)
     if same is not None:
         raise GameError(f"{stored} is already in for this month (sent by {same}); it was not stored twice. If "
