@@ -79,8 +79,9 @@ def _run(h: Any, fn: Any) -> None:
     except Exception as exc:  # a bug met by this line: it is undone, the others go on
         _undo(ctx, processed)
         log.exception("EiA line from %s failed", h.mail.sender)
+        told = "; the judge keeper has been told" if ctx.cfg.keeper else ""
         h.error(f"the judge met an internal error ({type(exc).__name__}) on this line, so nothing of it was "
-                f"done; the judge keeper has been told. The other lines of your message are answered as usual.")
+                f"done{told}. The other lines of your message are answered as usual.")
         if ctx.cfg.keeper:
             detail = "".join(traceback.format_exception(exc))[-4000:]
             ctx.mail([ctx.cfg.keeper], f"{ctx.cfg.code}: internal error on a line of {h.mail.message_id}",
