@@ -175,15 +175,22 @@ def test_a_teammates_duplicate_is_caught_and_clear_takes_only_the_senders_lines(
     out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nCLEAR")
     body = flat(table.reply_to(addr("France", 2), out).body)
     assert "2 command(s) of France cleared for this month (yours only" in body
-    assert "Still in for this month: France: BUILD 2 AT Brest (france1@example.test (head of state))" in body
+    assert "Still in for this month: 1. France: BUILD 2 AT Brest (france1@example.test (head of state))" in body
     assert stored(table) == ["France: BUILD 2 AT Brest"]                   # the teammate's line stays
     out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nCLEAR SAIL F9\nCLEAR England: BUILD 1 AT London\n"
                      "CLEAR build 2 at brest")
     got = dict(answers(table.reply_to(addr("France", 2), out).body))
     assert got["CLEAR SAIL F9"] == ("*** Error: no command 'SAIL F9' is in for France this month "
-                                    "(in: France: BUILD 2 AT Brest)")
+                                    "(in: 1. France: BUILD 2 AT Brest)")
     assert "only your team's commands" in got["CLEAR England: BUILD 1 AT London"]
     assert got["CLEAR build 2 at brest"].startswith("1 command(s) of France cleared for this month: France: BUILD 2")
+    assert stored(table) == []
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 1 AT Brest\nSAIL F9")
+    out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nCLEAR 3\nCLEAR 2")       # by the listed number
+    got = dict(answers(table.reply_to(addr("France", 2), out).body))
+    assert got["CLEAR 3"].startswith("*** Error: no command '3' is in for France this month (in: 1. France: BUILD")
+    assert got["CLEAR 2"].startswith("1 command(s) of France cleared for this month: France: SAIL F9")
+    table.send(addr("France"), "SIGNON Feg pwFrance1\nCLEAR")
     assert stored(table) == []
     # a team whose commands are all cleared is reminded before the deadline
     out = table.advance(hours=48 - table.judge.cfg.reminder_hours, minutes=1)

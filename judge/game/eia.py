@@ -327,7 +327,7 @@ def standing(ctx: Ctx, game: Game, nation: str) -> list[str]:
         return []
     rows = ctx.store.all("SELECT raw, orders FROM orders WHERE phase_id = ? AND power = ? AND state = 'active' "
                          "ORDER BY id", (ph["id"], nation))
-    return [f"{r['raw']}  ({sender_label(ctx, loads(r['orders']) or {})})" for r in rows]
+    return [f"{i}. {r['raw']}  ({sender_label(ctx, loads(r['orders']) or {})})" for i, r in enumerate(rows, 1)]
 
 
 def _same(line: str) -> str:
@@ -360,7 +360,8 @@ def month_commands(ctx: Ctx, ph_id: int, nation: str | None = None) -> list[str]
 
 def clear(ctx: Ctx, game: Game, nation: str, seat: Any = None, line: str = "") -> list[str]:
     """CLEAR: the sender's own commands of the month (a teammate's stay), or with ``line`` the one
-    command of the team written so (``CLEAR BUILD 2 AT Brest``), whoever sent it; under
+    command of the team written so (``CLEAR BUILD 2 AT Brest``) or numbered so in the list the
+    replies give (``CLEAR 2``), whoever sent it; under
     roles=strict only a command the member's role may give. The master's CLEAR takes the master's
     own lines, or one named line of any nation (``CLEAR Spain: BUILD 1 AT Cadiz``). Returns the
     lines cleared."""
@@ -383,9 +384,13 @@ def clear(ctx: Ctx, game: Game, nation: str, seat: Any = None, line: str = "") -
                 raise GameError(f"you clear only your team's commands ({nation}), not {head.strip()}'s")
         power = nation if nation != MASTER else (named or MASTER) if sep else MASTER
         team = [r for r in rows if r["power"] == power]
-        ids = [r for r in team if _same(r["raw"].partition(":")[2]) == _same(text)][-1:]
+        if text.strip().isdigit():      # CLEAR 2: the second line of the list the replies give
+            k = int(text)
+            ids = team[k - 1:k] if k >= 1 else []
+        else:
+            ids = [r for r in team if _same(r["raw"].partition(":")[2]) == _same(text)][-1:]
         if not ids:
-            listing = "; ".join(r["raw"] for r in team) or "none"
+            listing = "; ".join(f"{i}. {r['raw']}" for i, r in enumerate(team, 1)) or "none"
             raise GameError(f"no command {text.strip()!r} is in for {power} this month (in: {listing})")
         if seat is not None and nation != MASTER:
             refused = role_allows(game, role(game, seat), ids[0]["raw"].partition(":")[2].split()[0])

@@ -481,7 +481,8 @@ def help_text() -> str:
         *[f"  {line}" for line in stage_list()], f"  {CLOSE}.", "",
         "Also: PRESS TO <nations>|TEAM|M ... ENDPRESS (every member of each team gets it, and your own team",
         "a copy), BROADCAST, CLEAR (the commands you sent this month; a teammate's stay),",
-        "CLEAR <command> (one command of your team, by its words), SET ROLE <role>, LIST, WHOGAME,",
+        "CLEAR <command> or CLEAR <n> (one command of your team, by its words or its number in the list",
+        "the replies give), SET ROLE <role>, LIST, WHOGAME,",
         "HISTORY, ROLLS (every published roll as JSON, for judge dice verify)."])
 
 
