@@ -186,8 +186,10 @@ def test_a_teammates_duplicate_is_caught_and_clear_takes_only_the_senders_lines(
     assert got["CLEAR build 2 at brest"].startswith("1 command(s) of France cleared for this month: France: BUILD 2")
     assert stored(table) == []
     table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 1 AT Brest\nSAIL F9")
-    out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nCLEAR 3\nCLEAR 2")       # by the listed number
+    out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nCOMMANDS\nCLEAR 3\nCLEAR 2")  # by the listed number
     got = dict(answers(table.reply_to(addr("France", 2), out).body))
+    assert got["COMMANDS"] == ("In for this month (the France team's): 1. France: BUILD 1 AT Brest (france1@example.test "
+                               "(head of state)) 2. France: SAIL F9 (france1@example.test (head of state))")
     assert got["CLEAR 3"].startswith("*** Error: no command '3' is in for France this month (in: 1. France: BUILD")
     assert got["CLEAR 2"].startswith("1 command(s) of France cleared for this month: France: SAIL F9")
     table.send(addr("France"), "SIGNON Feg pwFrance1\nCLEAR")

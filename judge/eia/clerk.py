@@ -34,7 +34,7 @@ STAGES = ("setup", "treasury", "yards", "sailing", "pursuit", "movement", "comba
 CLOSE = ("then the month closes: corps at sea, prizes under way, units off the map, the economic step "
          "(every third month); and the next month opens: finished ships come into port")
 #: the mail commands of an EiA game besides the month's commands (for "did you mean")
-MAIL_WORDS = ("CLEAR", "PRESS", "BROADCAST", "HELP", "ROLLS", "REVEAL", "SIGNOFF", "HISTORY", "WHOGAME", "LIST",
+MAIL_WORDS = ("CLEAR", "COMMANDS", "PRESS", "BROADCAST", "HELP", "ROLLS", "REVEAL", "SIGNOFF", "HISTORY", "WHOGAME", "LIST",
               "START", "PROCESS", "ROLLBACK", "PAUSE", "RESUME", "EJECT", "TERMINATE", "SET")
 #: words that join a command's parts (BUILD 2 AT Brest): tried when a line is refused for its form
 JOINS = ("AT", "TO", "FOR", "FROM", "PRICE", "BY", "VIA", "WATCH", "TARGET", "ZONES", "MONTHS", "KEEPS",

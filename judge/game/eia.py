@@ -360,8 +360,8 @@ def month_commands(ctx: Ctx, ph_id: int, nation: str | None = None) -> list[str]
 
 def clear(ctx: Ctx, game: Game, nation: str, seat: Any = None, line: str = "") -> list[str]:
     """CLEAR: the sender's own commands of the month (a teammate's stay), or with ``line`` the one
-    command of the team written so (``CLEAR BUILD 2 AT Brest``) or numbered so in the list the
-    replies give (``CLEAR 2``), whoever sent it; under
+    command of the team written so (``CLEAR BUILD 2 AT Brest``) or numbered so in the list
+    COMMANDS gives (``CLEAR 2``), whoever sent it; under
     roles=strict only a command the member's role may give. The master's CLEAR takes the master's
     own lines, or one named line of any nation (``CLEAR Spain: BUILD 1 AT Cadiz``). Returns the
     lines cleared."""

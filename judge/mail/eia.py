@@ -244,6 +244,11 @@ def _line(h: Any, es: EiaSession, cmd: Any) -> None:
         return
     if es.nation is None:
         raise CommandError("observers send no commands")
+    if head == "COMMANDS" and len(cmd.line.split()) == 1:
+        left = eia.standing(h.ctx, _fresh(h, es), es.nation)
+        whose = "the master's own" if es.nation == MASTER else f"the {es.nation} team's"
+        h.say(f"In for this month ({whose}):" + ("".join(f"\n  {line}" for line in left) if left else " none."))
+        return
     if head == "REVEAL":
         if es.nation != MASTER:
             raise CommandError("only the game master may do that")
@@ -479,11 +484,14 @@ def help_text() -> str:
         "they came. A line that needs another's effect must be in an earlier stage (a WAR in the month",
         "of the CASUS GRANT it needs is refused: send it the month after):",
         *[f"  {line}" for line in stage_list()], f"  {CLOSE}.", "",
+        "Your team's commands this month:",
+        "  COMMANDS             the commands in, numbered, with who sent each",
+        "  CLEAR                the commands you sent (a teammate's stay)",
+        "  CLEAR <command>      one command of your team, by its words (CLEAR BUILD 2 AT Brest)",
+        "  CLEAR <n>            one command of your team, by its number in COMMANDS", "",
         "Also: PRESS TO <nations>|TEAM|M ... ENDPRESS (every member of each team gets it, and your own team",
-        "a copy), BROADCAST, CLEAR (the commands you sent this month; a teammate's stay),",
-        "CLEAR <command> or CLEAR <n> (one command of your team, by its words or its number in the list",
-        "the replies give), SET ROLE <role>, LIST, WHOGAME,",
-        "HISTORY, ROLLS (every published roll as JSON, for judge dice verify)."])
+        "a copy), BROADCAST, SET ROLE <role>, LIST, WHOGAME, HISTORY,",
+        "ROLLS (every published roll as JSON, for judge dice verify)."])
 
 
 def list_row(ctx: Any, game: Game) -> dict[str, Any]:
