@@ -13,7 +13,7 @@ import argparse
 import statistics
 import time
 
-from judge.eia import dice
+from judge.eia import clerk, dice
 from judge.eia.data import load_tables
 from judge.eia.state import new_game, to_json
 from judge.eia.step import step, trial
@@ -63,6 +63,15 @@ def main() -> None:
         trial(state, france)
     print(f"at-once check of a mailed line (France's month, {france.count(chr(10)) + 1} lines): "
           f"{(time.perf_counter() - t) / 200 * 1000:.2f} ms")
+    # the clerk's check of each line of a long team mail (two dice-free trials a line, and the
+    # search for the line a refusal comes from): the time a 30-line mail takes to answer
+    lines = [f"France: {x}" for x in ["FORM F9 FLEET 2 AT Brest", "LOAN 50 TO Spain", "SAIL S1"]
+             + [f"BUILD 1 AT {y}" for y in ("Toulon", "Brest", "Marseilles")] * 4
+             + [f"CASUS AGAINST Austria grievance {k}" for k in range(15)]]
+    t = time.perf_counter()
+    for n in range(len(lines)):
+        clerk.check(state, lines[:n], lines[n])
+    print(f"clerk check of a {len(lines)}-line team mail, line by line: {(time.perf_counter() - t) * 1000:.0f} ms")
     r = dice.Roller(SECRET, "bench", "1805-01")
     t = time.perf_counter()
     for i in range(20000):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 from dataclasses import dataclass, field
 from typing import Any
@@ -192,13 +193,18 @@ def to_json(obj: Any) -> Any:
     return obj
 
 
+@functools.cache
+def _fields(tp: Any) -> tuple[dict[str, Any], set[str]]:
+    """A dataclass's field types and names (get_type_hints is slow: once per class)."""
+    return typing.get_type_hints(tp), {f.name for f in dataclasses.fields(tp)}
+
+
 def _build(tp: Any, value: Any, where: str) -> Any:
     origin = typing.get_origin(tp)
     if dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
             raise ValueError(f"{where}: expected an object")
-        hints = typing.get_type_hints(tp)
-        known = {f.name for f in dataclasses.fields(tp)}
+        hints, known = _fields(tp)
         extra = set(value) - known
         if extra:
             raise ValueError(f"{where}: unknown field(s) {', '.join(sorted(extra))}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import pickle
 import re
-from typing import Any
+from typing import Any, Callable
 
 from judge.eia import calendar, dice
 from judge.eia import rules  # noqa: F401  (fills the command registry)
@@ -84,7 +84,8 @@ def step(state_json: dict[str, Any], commands: str, secret_hex: str,
             **dice.month_anchor([r for r in out["rolls"] if r["month"] == out["month"]])}
 
 
-def _month(state: Any, tables: Tables, commands: str, roller: dice.Roller) -> dict[str, Any]:
+def _month(state: Any, tables: Tables, commands: str, roller: dice.Roller,
+           first: frozenset[int] = frozenset()) -> dict[str, Any]:
     month = state.month
     canonical_places(state, tables)
     ctx = Ctx(state, tables, roller)
@@ -105,7 +106,8 @@ def _month(state: Any, tables: Tables, commands: str, roller: dice.Roller) -> di
         elif cmd.nation != MASTER and cmd.nation not in state.nations:
             ctx.say(f"{cmd.line!r}: {cmd.nation} is played by its controller", [MASTER], "rejected")
         else:
-            runnable.append((verb.stage, cmd, verb))
+            # ``first``: lines a what-if trial runs before every stage (judge.eia.clerk)
+            runnable.append((-1 if cmd.number in first else verb.stage, cmd, verb))
             continue
         ctx.events[-1].update(line=cmd.number, form=True)
     for stage in sorted({s for s, _, _ in runnable} | set(AFTER_STAGE)):
@@ -129,13 +131,18 @@ def _month(state: Any, tables: Tables, commands: str, roller: dice.Roller) -> di
     }
 
 
-def trial(state_json: dict[str, Any], commands: str, tables: Tables | None = None) -> list[dict[str, Any]]:
+def trial(state_json: dict[str, Any], commands: str, tables: Tables | None = None,
+          roller: Callable[[Any], dice.Roller] | None = None, first: frozenset[int] = frozenset()
+          ) -> list[dict[str, Any]]:
     """The refusals a month of ``commands`` would meet if stepped now, with throwaway dice (never the
     game's): what the judge tells a sender at once. Each is a rejected event with the ``line`` it
-    refuses and ``form`` (True: refused for its own words, whatever the state or the dice)."""
+    refuses and ``form`` (True: refused for its own words, whatever the state or the dice).
+    ``roller(state)`` gives the dice (judge.eia.clerk fixes every face); ``first`` names lines
+    to run before every stage (a what-if: would this line pass if that one ran first?)."""
     tables = tables or load_tables()
     state = from_json(copy.deepcopy(state_json))
-    out = _month(state, tables, commands, dice.Roller(dice.new_secret(), state.game, state.month))
+    dice_ = roller(state) if roller else dice.Roller(dice.new_secret(), state.game, state.month)
+    out = _month(state, tables, commands, dice_, first)
     return [e for e in out["events"] if e["kind"] == "rejected" and "line" in e]
 
 

@@ -16,11 +16,11 @@ from collections import Counter
 from datetime import timedelta
 from typing import Any
 
-from judge.eia import calendar, dice
+from judge.eia import calendar, clerk, dice, summary
 from judge.eia.context import MASTER, PUBLIC, VERBS
 from judge.eia.data import load_tables
 from judge.eia.state import from_json, new_game, to_json
-from judge.eia.step import MASTER_NAMES, step, trial
+from judge.eia.step import MASTER_NAMES, step
 from judge.game import deadlines
 from judge.game.lifecycle import (Ctx, Game, GameError, audience, master_address, new_game_name, player_id,
                                 seat_addresses, seats, tell_all)
@@ -30,6 +30,9 @@ from judge.game.seats import address_of
 from judge.game.store import dumps, from_iso, iso, loads
 
 KIND = "eia_afa"
+#: the most commands a nation (or the master) has in for one month: each new line is checked with
+#: all of them, so a mail of thousands of lines must not tie the judge up
+MAX_COMMANDS = 100
 #: sign-on letters of the seven major powers (M is the master, O an observer)
 LETTERS = {"E": "England", "F": "France", "S": "Spain", "P": "Prussia", "A": "Austria", "R": "Russia", "T": "Turkey"}
 #: the supplement's suggested division of labour; any other role a team agrees on is taken as written
@@ -237,9 +240,9 @@ def set_deadline(ctx: Ctx, game: Game, text: str) -> Any:
     return when
 
 
-def open_month(ctx: Ctx, game: Game, state: dict[str, Any]) -> Any:
+def open_month(ctx: Ctx, game: Game, state: dict[str, Any], deadline: Any = None) -> Any:
     seq = int(ctx.store.scalar("SELECT COALESCE(MAX(seq), 0) FROM phases WHERE game_id = ?", (game.id,))) + 1
-    deadline = ctx.now + timedelta(hours=float(game.options["month_hours"]))
+    deadline = deadline or ctx.now + timedelta(hours=float(game.options["month_hours"]))
     pid = ctx.store.insert("phases", game_id=game.id, seq=seq, name=calendar.title(state["month"]),
                            short=state["month"], position=dumps(state), state="open", opened=iso(ctx.now),
                            deadline=iso(deadline), grace_end=iso(deadline))
@@ -293,7 +296,8 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
         raise GameError(f"{words[0][:-1]!r} names no nation: start the line with your nation's name or letter, "
                         f"or with the command itself")
     if verb is None:
-        raise GameError(f"unknown command {words[0]!r}: send HELP for the EiA commands")
+        raise GameError(f"unknown command {words[0]!r}"
+                        + (clerk.did_you_mean(words[0], words[1:], nation=who) or ": send HELP for the EiA commands"))
     if verb.master and who != MASTER:
         raise GameError(f"only the games master gives {verb.name}")
     if seat is not None and nation != MASTER:
@@ -301,21 +305,55 @@ def submit(ctx: Ctx, game: Game, nation: str, line: str, seat: Any, message_id: 
         if refused:
             raise GameError(refused)
     stored = f"{who}: {verb.name} {' '.join(words[1:])}".strip()
-    earlier = month_commands(ctx, ph["id"], who)
-    warnings = []
-    for e in trial(loads(ph["position"]), "\n".join([*earlier, stored])):
-        if e["line"] != len(earlier) + 1:
-            continue
-        reason = e["text"].removeprefix(f"{stored!r}: ")
-        if e["form"]:
-            raise GameError(reason)
-        warnings.append(reason)
+    if len(month_commands(ctx, ph["id"], who)) >= MAX_COMMANDS:
+        raise GameError(f"{who} has {MAX_COMMANDS} commands in for this month, the most the clerk takes: "
+                        f"CLEAR some, or write them as fewer lines")
+    same = duplicate(ctx, ph["id"], who, stored)
+    if same is not None:
+        raise GameError(f"{stored} is already in for this month (sent by {same}); it was not stored twice. If "
+                        f"both are meant, write one line for the total, or CLEAR the first")
+    result = clerk.check(loads(ph["position"]), month_commands(ctx, ph["id"], who), stored)
+    if result.error:
+        raise GameError(result.error)
     ctx.store.insert("orders", phase_id=ph["id"], power=who, raw=stored,
                      orders=dumps({"by": seat["id"] if seat is not None else None,
                                    "role": role(game, seat) if seat is not None else "master"}),
                      message_id=message_id, created=iso(ctx.now), state="active")
     replay_change(ctx, game, nation, "a line added")
-    return stored, warnings
+    return stored, result.warnings
+
+
+def standing(ctx: Ctx, game: Game, nation: str) -> list[str]:
+    """The month's commands in for ``nation`` (or the master's own), each with who sent it."""
+    ph = current(ctx, game)
+    if ph is None:
+        return []
+    rows = ctx.store.all("SELECT raw, orders FROM orders WHERE phase_id = ? AND power = ? AND state = 'active' "
+                         "ORDER BY id", (ph["id"], nation))
+    return [f"{i}. {r['raw']}  ({sender_label(ctx, loads(r['orders']) or {})})" for i, r in enumerate(rows, 1)]
+
+
+def _same(line: str) -> str:
+    """A command line as compared for duplicates and CLEAR: case, spacing and end dots ignored."""
+    return " ".join(line.casefold().replace(",", " ").split()).rstrip(".")
+
+
+def duplicate(ctx: Ctx, ph_id: int, who: str, stored: str) -> str | None:
+    """Who sent the same command already this month (a teammate, or the sender himself), if anyone."""
+    rows = ctx.store.all("SELECT raw, orders FROM orders WHERE phase_id = ? AND power = ? AND state = 'active' "
+                         "ORDER BY id", (ph_id, who))
+    for row in rows:
+        if _same(row["raw"]) == _same(stored):
+            return sender_label(ctx, loads(row["orders"]) or {})
+    return None
+
+
+def sender_label(ctx: Ctx, meta: dict[str, Any]) -> str:
+    if meta.get("by") is None:
+        return "the master"
+    seat = ctx.store.one("SELECT player_id FROM seats WHERE id = ?", (meta["by"],))
+    who = address_of(ctx.store, seat["player_id"]) if seat is not None and seat["player_id"] is not None else None
+    return f"{who or 'a former member'} ({meta.get('role', 'member')})"
 
 
 def month_commands(ctx: Ctx, ph_id: int, nation: str | None = None) -> list[str]:
@@ -323,23 +361,50 @@ def month_commands(ctx: Ctx, ph_id: int, nation: str | None = None) -> list[str]
     return [r["raw"] for r in rows if nation is None or r["power"] == nation]
 
 
-def clear(ctx: Ctx, game: Game, nation: str, seat: Any = None) -> int:
-    """CLEAR: the team's commands of the month; under roles=strict only those the member's role may
-    give (a diplomat's CLEAR leaves the general's SAIL alone)."""
+def clear(ctx: Ctx, game: Game, nation: str, seat: Any = None, line: str = "") -> list[str]:
+    """CLEAR: the sender's own commands of the month (a teammate's stay), or with ``line`` the one
+    command of the team written so (``CLEAR BUILD 2 AT Brest``) or numbered so in the list
+    COMMANDS gives (``CLEAR 2``), whoever sent it; under
+    roles=strict only a command the member's role may give. The master's CLEAR takes the master's
+    own lines, or one named line of any nation (``CLEAR Spain: BUILD 1 AT Cadiz``). Returns the
+    lines cleared."""
     ph = current(ctx, game)
     if ph is None:
-        return 0
+        raise GameError(f"game '{game.name}' has no open month")
     replay_guard(game, nation)
-    rows = ctx.store.all("SELECT id, raw FROM orders WHERE phase_id = ? AND power = ? AND state = 'active'",
-                         (ph["id"], nation))
-    member_role = role(game, seat) if seat is not None and nation != MASTER else None
-    ids = [r["id"] for r in rows if member_role is None
-           or role_allows(game, member_role, r["raw"].partition(":")[2].split()[0]) is None]
-    for i in ids:
-        ctx.store.update("orders", i, state="cleared")
+    rows = ctx.store.all("SELECT id, raw, power, orders FROM orders WHERE phase_id = ? AND state = 'active' "
+                         "ORDER BY id", (ph["id"],))
+    by = seat["id"] if seat is not None and nation != MASTER else None
+    if not line.strip():
+        ids = [r for r in rows if (loads(r["orders"]) or {}).get("by") == by
+               and (nation == MASTER or r["power"] == nation)]
+    else:
+        text = line.strip()
+        head, sep, rest = text.partition(":")
+        named = nation_of(head) if sep else None
+        if sep and (named or head.strip().casefold() in MASTER_NAMES):
+            text = rest
+            if nation != MASTER and named != nation:
+                raise GameError(f"you clear only your team's commands ({nation}), not {head.strip()}'s")
+        power = nation if nation != MASTER else (named or MASTER) if sep else MASTER
+        team = [r for r in rows if r["power"] == power]
+        if text.strip().isdigit():      # CLEAR 2: the second line of the list the replies give
+            k = int(text)
+            ids = team[k - 1:k] if k >= 1 else []
+        else:
+            ids = [r for r in team if _same(r["raw"].partition(":")[2]) == _same(text)][-1:]
+        if not ids:
+            listing = "; ".join(f"{i}. {r['raw']}" for i, r in enumerate(team, 1)) or "none"
+            raise GameError(f"no command {text.strip()!r} is in for {power} this month (in: {listing})")
+        if seat is not None and nation != MASTER:
+            refused = role_allows(game, role(game, seat), ids[0]["raw"].partition(":")[2].split()[0])
+            if refused:
+                raise GameError(refused)
+    for r in ids:
+        ctx.store.update("orders", r["id"], state="cleared")
     if ids:
         replay_change(ctx, game, nation, "lines cleared")
-    return len(ids)
+    return [r["raw"] for r in ids]
 
 
 def process(ctx: Ctx, game: Game, reason: str) -> dict[str, Any]:
@@ -362,8 +427,9 @@ def process(ctx: Ctx, game: Game, reason: str) -> dict[str, Any]:
     done = bool(limit) and int(ph["seq"]) >= limit
     # the late notice: teams (with members) that sent nothing this month, named in the gazette
     silent = [n for n in LETTERS.values() if members(ctx, game, n) and not month_commands(ctx, ph["id"], n)]
+    deadline = None if done else ctx.now + timedelta(hours=float(game.options["month_hours"]))
     subject, zine = gazette(ctx, game, out, finish(ctx, game, "the last month of the game") if done else None,
-                            silent)
+                            silent, deadline)
     ctx.store.update("phases", ph["id"], report=str(zine))
     tell_all(ctx, game, subject, zine, kind="results")
     for nation in LETTERS.values():
@@ -376,7 +442,7 @@ def process(ctx: Ctx, game: Game, reason: str) -> dict[str, Any]:
     if m:
         ctx.mail([m], *record(ctx, game, out), game_id=game.id, kind="ledger")
     if not done:
-        open_month(ctx, game, out["state"])
+        open_month(ctx, game, out["state"], deadline)
     return out
 
 
@@ -458,9 +524,25 @@ def run_event(ctx: Ctx, game: Game, ev: Any) -> None:
             notice(ctx, game, "Reminder", f"No commands from the {nation} team yet for {ph['name']}; the "
                    f"deadline is {ctx.when(from_iso(ph['deadline']))}.", short=ph["short"],
                    to=[seat_addresses(ctx.store, s) for s in members(ctx, game, nation)])
+        _income_reminder(ctx, game, ph)
         return
     if ev["kind"] in ("deadline", "grace"):
         process(ctx, game, "deadline")
+
+
+def _income_reminder(ctx: Ctx, game: Game, ph: Any) -> None:
+    """Before the deadline of a month that closes with an economic step, the master is reminded to
+    enter the nations' income if no MONEY or MANPOWER line of the master's is in yet."""
+    m = master_address(ctx.store, game)
+    if not m or not summary.economic_due(loads(ph["position"]), load_tables()):
+        return
+    entered = [c for c in month_commands(ctx, ph["id"]) if c.partition(":")[2].split()[:1] in (["MONEY"], ["MANPOWER"])]
+    if entered:
+        return
+    notice(ctx, game, "Income before the economic step",
+           f"{ph['name']} closes with an economic step, and no MONEY or MANPOWER entry of yours is in yet: enter "
+           f"each nation's income (MONEY <nation> +n income) before the deadline, "
+           f"{ctx.when(from_iso(ph['deadline']))}.", short=ph["short"], to=[[m]])
 
 
 def rollback(ctx: Ctx, game: Game, target: str | None, opened: bool = False) -> Any:
@@ -572,9 +654,10 @@ def public_rolls(rolls: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def gazette(ctx: Ctx, game: Game, out: dict[str, Any], reveal: str | None,
-            silent: list[str] | None = None) -> tuple[str, str]:
-    """The public report: announcements, the yards' figures, points, every roll, and the teams that
-    sent no commands this month."""
+            silent: list[str] | None = None, deadline: Any = None) -> tuple[str, str]:
+    """The public report: announcements, the yards' figures, the state of Europe, points, every
+    roll, the teams that sent no commands this month, the order the month ran in, and the next
+    month's deadline."""
     return render("eia_gazette.txt", code=ctx.cfg.code, game=game.name, short=out["month"],
                   roll_count=out["roll_count"], rolls_digest=out["rolls_digest"],
                   commands_hash=out["commands_hash"], replay=out.get("replay"),
@@ -582,15 +665,19 @@ def gazette(ctx: Ctx, game: Game, out: dict[str, Any], reveal: str | None,
                   yards=sorted((out["state"].get("announced") or {}).items()),
                   points=[(n, led["pp"], led["vp"]) for n, led in out["state"]["nations"].items()],
                   commitment=out["state"]["commitment"], rolls=roll_lines(public_rolls(out["rolls"])),
-                  next_title=calendar.title(out["next_month"]), reveal=reveal, silent=silent or [])
+                  next_title=calendar.title(out["next_month"]), reveal=reveal, silent=silent or [],
+                  europe=summary.europe(out["state"]), stages=", ".join(clerk.STAGES),
+                  deadline=ctx.when(deadline) if deadline else None,
+                  economic=summary.economic_due(out["state"], load_tables()))
 
 
 def ledger(ctx: Ctx, game: Game, out: dict[str, Any], nation: str) -> tuple[str, str]:
-    """A team's private ledger: its books, its units and works, and what only it was told."""
+    """A team's private ledger: its books, its units (those off the map with their return), the
+    ships on the stocks it builds or has bought (II), and what only it was told."""
     led = out["state"]["nations"][nation]
-    works = [{**w, "ready": calendar.title(w["done"])} for w in led["works"]]
     return render("eia_ledger.txt", code=ctx.cfg.code, game=game.name, short=out["month"], nation=nation,
-                  title=calendar.title(out["month"]), led=led, works=works,
+                  title=calendar.title(out["month"]), led=led, works=summary.works(out["state"], nation),
+                  units=[summary.unit_line(u) for u in led["units"].values()],
                   ships=from_json(out["state"]).nations[nation].ships(),
                   events=[e["text"] for e in out["events"] if nation in e["to"]],
                   sealed=roll_lines([r for r in out["rolls"] if nation in r.get("sealed", ())]),
@@ -598,10 +685,13 @@ def ledger(ctx: Ctx, game: Game, out: dict[str, Any], nation: str) -> tuple[str,
 
 
 def record(ctx: Ctx, game: Game, out: dict[str, Any]) -> tuple[str, str]:
-    """The master's record: every event with its audience, every roll."""
+    """The master's record: the state the next month opens with, then every event with its
+    audience, every roll."""
     events = [("everyone" if e["to"] == [PUBLIC] else ", ".join(e["to"]), e["text"]) for e in out["events"]]
     return render("eia_record.txt", code=ctx.cfg.code, game=game.name, short=out["month"],
-                  title=calendar.title(out["month"]), events=events, rolls=roll_lines(out["rolls"]))
+                  title=calendar.title(out["month"]), events=events, rolls=roll_lines(out["rolls"]),
+                  state=summary.master_state(out["state"], load_tables()),
+                  next_title=calendar.title(out["next_month"]))
 
 
 def archive_listing(store: Any, game: Game) -> tuple[str, list[dict[str, Any]], str]:

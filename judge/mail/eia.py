@@ -8,17 +8,23 @@ handler never sees an EiA game, so it never asks one for a map.
 
 from __future__ import annotations
 
+import logging
+import sqlite3
+import traceback
 from dataclasses import dataclass
 from typing import Any
 
 from judge.eia.context import MASTER
-from judge.game import eia
+from judge.game import deadlines, eia
 from judge.game.lifecycle import Game, GameError, get_game, seats
 from judge.game.passwords import PasswordError, verify_password
 from judge.game.seats import address_of
 from judge.game.store import dumps, iso
 
 GAME_WORDS = ("LIST", "WHOGAME", "HISTORY", "SUMMARY")
+#: failures of the store itself: the message is offered again, never half-answered
+STORE_FAILURES = (sqlite3.Error, OSError, MemoryError)
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -49,14 +55,46 @@ def take(h: Any, cmd: Any) -> bool:
 
 
 def _run(h: Any, fn: Any) -> None:
+    """Run one line of the message on its own: whatever goes wrong with it is answered under it
+    and undone (a savepoint), and the lines after it are still read. A refusal is an error line;
+    a bug met by the line (any other exception) is reported too, to the sender and the keeper,
+    instead of losing the whole message. Store failures (disk, lock) still abort the message, so
+    the transport offers it again."""
     from judge.mail.commands import CommandError, Stop
 
+    ctx = h.ctx
+    conn = ctx.store.conn
+    processed = len(ctx.processed)
+    conn.execute("SAVEPOINT eia_line")
     try:
         fn()
-    except (CommandError, GameError, PasswordError) as exc:
-        h.error(str(exc))
     except Stop:
+        conn.execute("RELEASE eia_line")
         raise
+    except (CommandError, GameError, PasswordError, deadlines.TimeError) as exc:
+        _undo(ctx, processed)
+        h.error(str(exc))
+    except STORE_FAILURES:
+        raise
+    except Exception as exc:  # a bug met by this line: it is undone, the others go on
+        _undo(ctx, processed)
+        log.exception("EiA line from %s failed", h.mail.sender)
+        told = "; the judge keeper has been told" if ctx.cfg.keeper else ""
+        h.error(f"the judge met an internal error ({type(exc).__name__}) on this line, so nothing of it was "
+                f"done{told}. The other lines of your message are answered as usual.")
+        if ctx.cfg.keeper:
+            detail = "".join(traceback.format_exception(exc))[-4000:]
+            ctx.mail([ctx.cfg.keeper], f"{ctx.cfg.code}: internal error on a line of {h.mail.message_id}",
+                     f"A line of message {h.mail.message_id} from {h.mail.sender} failed and was undone; the "
+                     f"rest of the message was handled.\n\n{detail}\n", kind="failure-report")
+    else:
+        conn.execute("RELEASE eia_line")
+
+
+def _undo(ctx: Any, processed: int) -> None:
+    ctx.store.conn.execute("ROLLBACK TO eia_line")
+    ctx.store.conn.execute("RELEASE eia_line")
+    del ctx.processed[processed:]
 
 
 def _target(h: Any, cmd: Any) -> Game | None:
@@ -206,6 +244,11 @@ def _line(h: Any, es: EiaSession, cmd: Any) -> None:
         return
     if es.nation is None:
         raise CommandError("observers send no commands")
+    if head == "COMMANDS" and len(cmd.line.split()) == 1:
+        left = eia.standing(h.ctx, _fresh(h, es), es.nation)
+        whose = "the master's own" if es.nation == MASTER else f"the {es.nation} team's"
+        h.say(f"In for this month ({whose}):" + ("".join(f"\n  {line}" for line in left) if left else " none."))
+        return
     if head == "REVEAL":
         if es.nation != MASTER:
             raise CommandError("only the game master may do that")
@@ -216,7 +259,7 @@ def _line(h: Any, es: EiaSession, cmd: Any) -> None:
         return
     stored, warnings = eia.submit(h.ctx, _fresh(h, es), es.nation, cmd.line, es.seat, h.mail.message_id)
     h.say(f"  accepted for this month: {stored}"
-          + "".join(f"\n  but as things stand now it would be refused: {w}" for w in warnings))
+          + "".join(f"\n  but {w}" for w in warnings))
 
 
 def _fresh(h: Any, es: EiaSession) -> Game:
@@ -256,8 +299,13 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
     elif name == "CLEAR":
         if es.nation is None:
             raise CommandError("observers have no commands to clear")
-        n = eia.clear(ctx, game, es.nation, es.seat)
-        h.say(f"{n} command(s) of {es.nation if es.nation != MASTER else 'the master'} cleared for this month.")
+        gone = eia.clear(ctx, game, es.nation, es.seat, " ".join(cmd.args))
+        own = not cmd.args and es.nation != MASTER
+        h.say(f"{len(gone)} command(s) of {es.nation if es.nation != MASTER else 'the master'} cleared for this month"
+              + (" (yours only: your teammates' commands stay; CLEAR <command> clears one of them by name)"
+                 if own else "") + (":" + "".join(f"\n  {line}" for line in gone) if gone else "."))
+        left = eia.standing(ctx, game, es.nation)
+        h.say("Still in for this month:" + ("".join(f"\n  {line}" for line in left) if left else " none."))
     elif name == "START":
         if game.state != "forming":
             raise CommandError(f"game '{game.name}' has already started")
@@ -306,6 +354,9 @@ def _inside(h: Any, es: EiaSession, cmd: Any) -> None:
             return
         if es.seat is None or es.nation is None:
             raise CommandError("only a team member has a role")
+        if not cmd.args[1:]:
+            raise CommandError("write SET ROLE <role> (head of state, diplomat, general, or any other your team "
+                               "agrees on)")
         if game.options.get("roles") == "strict":
             raise CommandError("roles are fixed in this game (roles=strict): the master sets them "
                                "(SET ROLE <address> <role>)")
@@ -429,20 +480,31 @@ def _history(h: Any, game: Game) -> str:
 
 
 def help_text() -> str:
+    from judge.eia.clerk import CLOSE, stage_list
     from judge.eia.context import VERBS as verbs
 
     players = [v.usage for v in verbs.values() if not v.master]
     masters = [v.usage for v in verbs.values() if v.master]
     return "\n".join([
         "Empires in Arms (AFA naval supplement): one command a line, for your team's nation.",
-        "Commands are checked for form at once and carried out at the month's deadline, stage by stage",
-        "(docs/variants/eia.md). Your team's private ledger comes with each month's gazette.", "",
+        "Each line is checked at once (its form, and whether it would pass as things stand) and carried",
+        "out at the month's deadline. Your team's private ledger comes with each month's gazette.", "",
         "Team commands:", *[f"  {u}" for u in players], "",
         "The master's commands (a line 'France: BUILD ...' acts for a nation without a team):",
         *[f"  {u}" for u in masters], "  START, PROCESS, ROLLBACK [month] [OPEN], SET DEADLINE <when>, TERMINATE,",
+        "  PAUSE, RESUME, EJECT <address>, SET ROLE <address> <role>,",
         "  REVEAL (publish the dice secret and commit to a new one)", "",
+        "A month runs stage by stage, not in the order the lines came; within a stage, in the order",
+        "they came. A line that needs another's effect must be in an earlier stage (a WAR in the month",
+        "of the CASUS GRANT it needs is refused: send it the month after):",
+        *[f"  {line}" for line in stage_list()], f"  {CLOSE}.", "",
+        "Your team's commands this month:",
+        "  COMMANDS             the commands in, numbered, with who sent each",
+        "  CLEAR                the commands you sent (a teammate's stay)",
+        "  CLEAR <command>      one command of your team, by its words (CLEAR BUILD 2 AT Brest)",
+        "  CLEAR <n>            one command of your team, by its number in COMMANDS", "",
         "Also: PRESS TO <nations>|TEAM|M ... ENDPRESS (every member of each team gets it, and your own team",
-        "a copy), BROADCAST, CLEAR (your team's commands this month), SET ROLE <role>, LIST, WHOGAME, HISTORY,",
+        "a copy), BROADCAST, SET ROLE <role>, LIST, WHOGAME, HISTORY,",
         "ROLLS (every published roll as JSON, for judge dice verify)."])
 
 
