@@ -34,15 +34,25 @@ class JudgeSection:
     service: str = "judge.mail:Judge"
     #: a due deadline waits for a complete read of the mailbox begun after it (orders already
     #: delivered must count); after this many seconds of holding it is processed anyway
-    deadline_hold_max: float = 7200.0
+    deadline_hold_max: float = 86400.0
     #: the game's master is told once a deadline has been held this long (the mailbox is unreadable)
     deadline_hold_notice: float = 60.0
+    #: the masters and the admin are warned this many seconds before ``deadline_hold_max`` runs out
+    deadline_hold_warn: float = 3600.0
+    #: seconds a store access waits for another process's lock (an admin's sqlite3, ``judge game``,
+    #: a backup) before the message is tried again later
+    busy_timeout: float = 30.0
     #: further JudgeConfig keyword arguments, passed through untouched
     options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def domain(self) -> str:
         return self.address.rpartition("@")[2] or "localhost"
+
+    @property
+    def admin(self) -> str:
+        """Where the daemon's own troubles are reported: the keeper of ``[judge.options]``."""
+        return str(self.options.get("keeper") or "")
 
     @property
     def resolved_state_path(self) -> str:
@@ -86,6 +96,10 @@ class ImapSection:
     #: after a failure to reach the server at all, test the port this often (a bare TCP connect,
     #: no login) and reconnect as soon as it answers, whatever the back-off says
     probe_interval: float = 2.0
+    #: a refused login (wrong password, locked account) is retried after this long, doubling up
+    #: to auth_retry_max, whatever a deadline wants: quick retries trip fail2ban and lockouts
+    auth_retry_min: float = 60.0
+    auth_retry_max: float = 1800.0
     #: handled receipt copies (smtp.receipt_to) older than this many days are deleted from the
     #: mailbox (0: as soon as handled), every receipt_prune_interval seconds (0: never)
     receipt_keep_days: int = 2
@@ -108,6 +122,11 @@ class SmtpSection:
     connections: int = 2
     #: look for new outbox items at least this often (the CLI may queue mail behind our back)
     poll_interval: float = 60.0
+    #: look this often whether another process (``judge game ...``) changed the store, and if so
+    #: for mail it queued (a cheap check of SQLite's data_version; 0: only every poll_interval)
+    watch_interval: float = 1.0
+    #: after a failure to reach the server, test its port this often and send as soon as it answers
+    probe_interval: float = 2.0
     #: per-message retry delay after a transient failure: base * 2**attempts, capped
     retry_base: float = 60.0
     retry_max: float = 3600.0
