@@ -10,6 +10,7 @@ which is better than not at all.
 
 from __future__ import annotations
 
+import errno
 import logging
 from typing import Awaitable, Callable
 
@@ -19,14 +20,26 @@ from judge.game.store import transient_cause
 
 logger = logging.getLogger("judge.daemon.notices")
 
+
+class StoreDown(OSError):
+    """The store would not take the last mail (locked, full): a notice is not even tried there."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        # transient_cause reads the errno: ENOSPC for a full disk, EIO for the rest
+        self.errno = errno.ENOSPC if "full" in why else errno.EIO
+
 #: sends one composed message to these recipients now (the SMTP runner's ``send_direct``)
 DirectSend = Callable[[list[str], bytes], Awaitable[None]]
 
 
 class Notices:
     def __init__(self, service: ServiceProxy, admin: str, on_queued: Callable[[], None],
-                 direct: DirectSend | None = None) -> None:
+                 direct: DirectSend | None = None, store_down: Callable[[], str] = lambda: "") -> None:
         self.service, self.admin_address, self.on_queued, self.direct = service, admin, on_queued, direct
+        #: what is wrong with the store as the IMAP runner last found it ("" when it took mail):
+        #: then a notice goes straight out, without first waiting out the busy timeout itself
+        self.store_down = store_down
         self.sent_direct = 0  # for tests and status
 
     async def admin(self, title: str, text: str) -> bool:
@@ -35,6 +48,8 @@ class Notices:
             log(logger, "notice.no_admin", logging.WARNING, title=title)
             return False
         try:
+            if self.store_down():
+                raise StoreDown(self.store_down())
             n = await self.service.admin_notice(title, text)
         except Exception as exc:
             return await self._fallback(exc, [self.admin_address], title, text)
@@ -45,6 +60,8 @@ class Notices:
     async def masters(self, until: float, title: str, text: str) -> int:
         """Tell the master of each game with an event due by ``until``; how many were told."""
         try:
+            if self.store_down():
+                raise StoreDown(self.store_down())
             n = await self.service.hold_notice(until, title, text)
         except Exception as exc:
             if transient_cause(exc) is None:

@@ -70,6 +70,7 @@ class Daemon:
         while not self.stop.is_set():
             try:
                 await run()
+                return  # done (stopping, or switched off in the config: receipt pruning, the store watch)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -117,7 +118,8 @@ class Daemon:
             state.put("pid", os.getpid())
             state.put("started", time.time())
             self.smtp = SmtpSender(cfg.smtp, cfg.judge, service, state, self.stop, self.outbox, cfg.imap)
-            self.notices = Notices(service, cfg.judge.admin, self.outbox.set, direct=self.smtp.send_direct)
+            self.notices = Notices(service, cfg.judge.admin, self.outbox.set, direct=self.smtp.send_direct,
+                                   store_down=lambda: self.imap.store_error if self.imap else "")
             self.imap = ImapIngest(cfg.imap, cfg.judge, service, state, self.stop, self._mail_handled,
                                    on_read=self.poke.set, alarm=self.notices.admin)
             self.scheduler = Scheduler(service, state, self.stop, self.poke, self.outbox.set, gate=self.imap,

@@ -184,8 +184,9 @@ class ServiceProxy:
 
     async def compose(self, to: list[str], subject: str, text: str) -> bytes | None:
         """A message from the judge, composed as the outbox would, for sending straight through
-        SMTP when the store cannot queue it; None when the service cannot compose one."""
-        return await self._call(self._compose, to, subject, text)
+        SMTP when the store cannot queue it; None when the service cannot compose one. It needs
+        no store, so it does not wait behind the service thread (busy with a locked store)."""
+        return await asyncio.to_thread(self._compose, to, subject, text)
 
     def _compose(self, to: list[str], subject: str, text: str) -> bytes | None:
         cfg = getattr(self._judge, "cfg", None)
