@@ -35,6 +35,10 @@ CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, update
 """
 
 
+#: bytes kept free inside the state file (and its WAL) for status writes on a full disk
+RESERVE_BYTES = 256 * 1024
+
+
 @dataclass(frozen=True)
 class InDoubt:
     item_id: int
@@ -56,12 +60,24 @@ class DaemonState:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        self._reserve()
         self._touched: dict[str, float] = {}
         #: status values not yet written (the disk was full): written with the next one that is
         self._unsaved: dict[str, tuple[str, float]] = {}
 
     def close(self) -> None:
         self.db.close()
+
+    def _reserve(self) -> None:
+        """Room for status writes on a full disk (when the admin needs them most): free pages in
+        the file and a WAL as large, both kept. A checkpoint then copies the status rows into pages
+        the file already has, and the WAL is rewritten from its start, so neither has to grow."""
+        size = self.db.execute("PRAGMA page_size").fetchone()[0]
+        if self.db.execute("PRAGMA freelist_count").fetchone()[0] * size < RESERVE_BYTES:
+            self.db.execute("CREATE TABLE IF NOT EXISTS reserve (b BLOB)")
+            self.db.execute("INSERT INTO reserve VALUES (zeroblob(?))", (RESERVE_BYTES,))
+            self.db.execute("DELETE FROM reserve")
+        self.db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     # --- the SMTP journal -------------------------------------------------------------------
     def begin_data(self, item_id: int, digest: str, message_id: str) -> None:
