@@ -62,8 +62,8 @@ class Gate(Protocol):
 
 def hold_cause(gate: Gate) -> tuple[str, str]:
     """Why the mailbox is not read through: (a few words for a subject, a clause for the text)."""
-    if gate.store_error:
-        error = gate.store_error
+    error = getattr(gate, "store_error", "")
+    if error:
         short = "store locked" if "locked" in error else "disk full" if "full" in error else "store unavailable"
         return short, f"cannot store the mail waiting in its mailbox: {error}"
     if gate.connected.is_set():
