@@ -93,6 +93,10 @@ async def test_order_mailed_during_a_lock_across_the_deadline_counts(mail: Dovec
                 await smtp_sink.wait_for(lambda: any("store locked" in s for s in subjects(smtp_sink, who)),
                                          timeout=10, what=f"hold notice naming the lock to {who}")
             assert "locked by another process" in text_to(smtp_sink, "master@example.test", "held")
+            # one message each: a master never sees another master's (or the admin's) address
+            held = [m for m in smtp_sink.messages if "held" in str(m.msg["Subject"])]
+            assert all(len(m.rcpts) == 1 and len(m.msg.get_all("To")) == 1 for m in held), [m.rcpts for m in held]
+            assert "Game 'dl'" in text_to(smtp_sink, "master@example.test", "held")
             assert d.notices is not None and d.notices.sent_direct >= 2
             assert holder.poll() is None, "the notices came only after the lock"
         finally:

@@ -453,6 +453,8 @@ class ImapIngest:
             for start in range(0, len(uids), cfg.batch_size):
                 if self.stop.is_set():
                     return
+                if self._store_retry_at > time.monotonic():
+                    break  # the store failed: fetch no more until it is tried again (above)
                 await self._batch(client, lost, uids[start:start + cfg.batch_size])
 
     async def _batch(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uids: list[int]) -> None:

@@ -52,7 +52,7 @@ class Notices:
                 raise StoreDown(self.store_down())
             n = await self.service.admin_notice(title, text)
         except Exception as exc:
-            return await self._fallback(exc, [self.admin_address], title, text)
+            return await self._fallback(exc, self.admin_address, title, text)
         if n:
             self.on_queued()
         return bool(n)
@@ -72,27 +72,30 @@ class Notices:
             except Exception as err:
                 log(logger, "notice.failed", logging.ERROR, title=title, error=f"{type(err).__name__}: {err}")
                 return 0
-            return len(masters) if masters and await self._fallback(exc, masters, title, text) else 0
+            told = 0
+            for address, game in masters:  # one each: no master sees another's address
+                told += await self._fallback(exc, address, f"{title} ({game})", f"Game '{game}':\n\n{text}")
+            return told
         if n:
             self.on_queued()
         return n
 
-    async def _fallback(self, exc: Exception, to: list[str], title: str, text: str) -> bool:
+    async def _fallback(self, exc: Exception, to: str, title: str, text: str) -> bool:
         """The store could not queue the notice: send it straight through SMTP if that is why."""
         error = f"{type(exc).__name__}: {exc}"
         if transient_cause(exc) is None or self.direct is None:
             log(logger, "notice.failed", logging.ERROR, title=title, error=error)
             return False
         try:
-            raw = await self.service.compose(to, title, text)
+            raw = await self.service.compose([to], title, text)
             if raw is None:
                 log(logger, "notice.failed", logging.ERROR, title=title, error=error)
                 return False
-            await self.direct(to, raw)
+            await self.direct([to], raw)
         except Exception as err:
             log(logger, "notice.failed", logging.ERROR, title=title, error=f"{type(err).__name__}: {err}",
                 store_error=error)
             return False
         self.sent_direct += 1
-        log(logger, "notice.sent_direct", logging.WARNING, title=title, recipients=len(to), store_error=error)
+        log(logger, "notice.sent_direct", logging.WARNING, title=title, store_error=error)
         return True

@@ -160,12 +160,12 @@ class ServiceProxy:
             outbox.queue(store, cfg, [keeper], f"{cfg.code}: {title}", text, cfg.now(), kind="admin-notice")
         return 1
 
-    async def masters_due(self, until: float) -> list[str]:
-        """Addresses of the masters of games with an event due by ``until``: a read, which works
-        while another process holds the store's write lock or the disk is full."""
+    async def masters_due(self, until: float) -> list[tuple[str, str]]:
+        """(master's address, game name) of each game with an event due by ``until``: a read,
+        which works while another process holds the store's write lock or the disk is full."""
         return await self._call(self._masters_due, until)
 
-    def _masters_due(self, until: float) -> list[str]:
+    def _masters_due(self, until: float) -> list[tuple[str, str]]:
         judge = self._judge
         fn = getattr(judge, "masters_due", None)
         if fn is not None:
@@ -177,10 +177,11 @@ class ServiceProxy:
 
         out = []
         for gid in deadlines.due_game_ids(store, _utc(until)):
-            master = lifecycle.master_address(store, lifecycle.game_by_id(store, gid))
+            game = lifecycle.game_by_id(store, gid)
+            master = lifecycle.master_address(store, game)
             if master:
-                out.append(master)
-        return list(dict.fromkeys(out))
+                out.append((master, game.name))
+        return out
 
     async def compose(self, to: list[str], subject: str, text: str) -> bytes | None:
         """A message from the judge, composed as the outbox would, for sending straight through
