@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from mailservers import (Dovecot, SmtpSink, dovecot, mail, order_mail, running_daemon, smtp_sink,  # noqa: F401
-                         until, workdir)
+                         until, workdir, write_config)
 from test_mail_deadlines import (append_at, england_moved, make_game, next_whole_second, order, real_config,
                                  spring_results)
 
@@ -88,6 +88,11 @@ async def test_order_mailed_during_a_lock_across_the_deadline_counts(mail: Dovec
             assert "locked by another process" in d.imap.store_error
             assert d.state is not None
             assert "locked by another process" in d.state.snapshot()["store_error"]["value"]
+            # judge status, run beside it, says what is wrong (the store's own tables are readable)
+            status = await asyncio.to_thread(judge_status, write_config(workdir / "judge.toml", cfg))
+            assert status["mail"]["daemon"].startswith("running (pid "), status["mail"]
+            assert "in trouble: store: the store" in status["mail"]["daemon"], status["mail"]
+            assert "games" in status  # the service's own part too
             assert d.scheduler is not None and d.scheduler.held()
             for who in ("master@example.test", ADMIN):
                 await smtp_sink.wait_for(lambda: any("store locked" in s for s in subjects(smtp_sink, who)),
@@ -122,6 +127,13 @@ async def test_mail_queued_by_the_cli_leaves_within_seconds(mail: Dovecot, smtp_
         await smtp_sink.wait_for(lambda: len(smtp_sink.to("master@example.test")) >= 1, timeout=10,
                                  what="results queued by the CLI")
         assert time.monotonic() - began < 5.0
+
+
+def judge_status(config: Path) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, "-m", "judge.cli", "status", "--config", str(config)], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
 
 
 # --- the console during a lock ----------------------------------------------------------------------

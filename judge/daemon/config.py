@@ -236,6 +236,12 @@ def parse_config(data: dict[str, Any], path: str = "", base_dir: Path | None = N
         raise ConfigError(f"judge.address = {cfg.judge.address!r} is not an email address")
     if not 1 <= cfg.smtp.connections <= 16:
         raise ConfigError("smtp.connections must be 1..16")
+    if cfg.judge.busy_timeout <= 0:
+        raise ConfigError("judge.busy_timeout must be more than 0 seconds")
+    if not 0 < cfg.imap.auth_retry_min <= cfg.imap.auth_retry_max:
+        raise ConfigError("imap.auth_retry_min must be more than 0 and at most imap.auth_retry_max")
+    if cfg.judge.deadline_hold_warn < 0 or cfg.judge.deadline_hold_max <= 0:
+        raise ConfigError("judge.deadline_hold_warn must be 0 or more, judge.deadline_hold_max more than 0")
     if cfg.imap.batch_size < 1 or cfg.imap.batch_size > 200:
         raise ConfigError("imap.batch_size must be 1..200 (aioimaplib fails on ~1000-line responses)")
     try:  # the abuse limits: checked here so that the daemon refuses to start, not its first mail
