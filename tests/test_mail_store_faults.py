@@ -239,3 +239,32 @@ def test_transient_causes_are_named() -> None:
     assert transient_cause(sqlite3.DatabaseError("database disk image is malformed")) is None
     assert transient_cause(ValueError("locked")) is None
     assert describe_cause("disk full", "/x/j.sqlite") == "the disk holding the store /x/j.sqlite is full"
+
+
+async def test_a_send_the_store_cannot_record_is_not_sent_again(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path,
+                                                                monkeypatch: Any) -> None:
+    """The server took the reply, then the store would not record it (locked past the busy
+    timeout): it is recorded once the store is free, not sent a second time as a send in doubt."""
+    import sqlite3
+
+    from mailservers import StandInJudge, daemon_config
+
+    real = StandInJudge.mark_sent
+    refusals = []
+
+    def mark_sent(self: StandInJudge, item_id: int) -> None:
+        if len(refusals) < 2:
+            refusals.append(item_id)
+            raise sqlite3.OperationalError("database is locked")
+        real(self, item_id)
+
+    monkeypatch.setattr(StandInJudge, "mark_sent", mark_sent)
+    cfg = daemon_config(mail, smtp_sink, workdir)
+    async with running_daemon(cfg) as d:
+        mail.append(order_mail("once"))
+        await until(lambda: len(refusals) == 2 and d.smtp.idle.is_set(), what="recorded after two refusals")
+        await asyncio.sleep(0.5)
+        assert d.smtp.stats.resent_in_doubt == 0 and d.smtp.state.journal_size() == 0
+    assert len(smtp_sink.messages) == 1
+    with sqlite3.connect(cfg["judge"]["db_path"]) as db:
+        assert db.execute("SELECT status FROM outbox").fetchall() == [("sent",)]

@@ -127,6 +127,9 @@ class SmtpSender:
         self.stop, self.wake = stop, wake
         self.stats = SmtpStats()
         self._not_before: dict[int, float] = {}  # item id -> time.monotonic() of its next try
+        # accepted by the server, but the store would not record it (locked, disk full): recorded
+        # before anything else is sent, and never sent again meanwhile (they are not in doubt)
+        self._unrecorded: set[int] = set()
         self.idle = asyncio.Event()  # set while the outbox is empty (tests, benchmarks)
 
     async def run(self) -> None:
@@ -183,6 +186,8 @@ class SmtpSender:
 
     async def _drain(self) -> float | None:
         """Send until the outbox has nothing due. Returns seconds until a held item is due."""
+        if self._unrecorded:
+            await self._mark_sent(sorted(self._unrecorded))
         while not self.stop.is_set():
             items = await self.service.pending_outbox(limit=self.cfg.batch_size)
             self.idle.clear()
@@ -397,8 +402,11 @@ class SmtpSender:
         return True
 
     async def _mark_sent(self, item_ids: list[int]) -> None:
-        """Record accepted sends in the service, then clear their journal entries (step 4)."""
+        """Record accepted sends in the service, then clear their journal entries (step 4). If
+        the store will not take the record, they are kept to be recorded at the next round."""
+        self._unrecorded.update(item_ids)
         await self.service.mark_sent_many(item_ids)
+        self._unrecorded.difference_update(item_ids)
         for i in item_ids:
             self.state.forget(i)
             self._not_before.pop(i, None)
