@@ -197,21 +197,21 @@ class ServiceProxy:
 
         return outbox.compose(cfg, to, f"{cfg.code}: {subject}", text, cfg.now())[0]
 
-    async def still_pending(self, item_ids: list[int]) -> set[int]:
-        """Which of these outbox items are still waiting to be sent (the rest are sent, failed for
-        good, or gone): for clearing stale entries of the SMTP send journal."""
-        return await self._call(self._still_pending, item_ids)
+    async def settled(self, item_ids: list[int]) -> set[int]:
+        """Which of these outbox items are settled: sent, or failed for good (an item the outbox
+        does not have is not: nothing is known of it). For clearing stale send-journal entries."""
+        return await self._call(self._settled, item_ids)
 
-    def _still_pending(self, item_ids: list[int]) -> set[int]:
+    def _settled(self, item_ids: list[int]) -> set[int]:
         judge = self._judge
-        fn = getattr(judge, "still_pending", None)
+        fn = getattr(judge, "settled", None)
         if fn is not None:
             return set(fn(item_ids))
         store = getattr(judge, "store", None)
         if store is None or not item_ids:
-            return set(item_ids)  # cannot tell: keep them all
+            return set()  # cannot tell: keep them all
         marks = ",".join("?" for _ in item_ids)
-        return {r[0] for r in store.all(f"SELECT id FROM outbox WHERE status = 'pending' AND id IN ({marks})",
+        return {r[0] for r in store.all(f"SELECT id FROM outbox WHERE status IN ('sent', 'failed') AND id IN ({marks})",
                                         tuple(item_ids))}
 
     async def next_wakeup(self) -> Any:

@@ -174,11 +174,11 @@ class SmtpSender:
         if not ids:
             return
         try:
-            pending = await self.service.still_pending(ids)
+            settled = await self.service.settled(ids)
         except Exception as exc:  # the store is unavailable: the entries wait for the next start
             log(logger, "smtp.journal_check_failed", logging.WARNING, error=f"{type(exc).__name__}: {exc}")
             return
-        stale = [i for i in ids if i not in pending]
+        stale = [i for i in ids if i in settled]
         for i in stale:
             self.state.forget(i)
         if stale:
