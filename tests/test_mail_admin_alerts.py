@@ -152,3 +152,28 @@ async def test_a_full_disk_is_named_and_costs_no_order(mail: Dovecot, smtp_sink:
     finally:
         subprocess.run(["umount", "-l", disk], check=False)
         os.rmdir(disk)
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
+async def test_refused_smtp_auth_backs_off_fully(mail: Dovecot, workdir: Path) -> None:
+    """The same for SMTP AUTH: one try, then the long back-off (auth_retry_min), not every few seconds."""
+    from aiosmtpd.smtp import AuthResult
+
+    tries: list[int] = []  # the SMTP session of each AUTH (aiosmtplib tries PLAIN, then LOGIN, in one)
+
+    def refuse(server: object, session: object, envelope: object, mechanism: str, data: object) -> AuthResult:
+        tries.append(id(session))
+        return AuthResult(success=False, handled=False, message="535 5.7.8 Authentication credentials invalid")
+
+    sink = await SmtpSink(authenticator=refuse, auth_required=True, auth_require_tls=False).start()
+    try:
+        cfg = daemon_config(mail, sink, workdir, smtp={"user": "judge", "password": "wrong"})
+        async with running_daemon(cfg) as d:
+            mail.append(order_mail("needs-a-reply"))
+            await until(lambda: len(tries) >= 1, what="the first AUTH")
+            await asyncio.sleep(5.0)
+            assert len(set(tries)) == 1, tries
+            assert "SMTPAuthenticationError" in d.state.snapshot()["smtp_last_error"]["value"]
+        assert sink.messages == []
+    finally:
+        await sink.stop()

@@ -132,6 +132,9 @@ class SmtpSection:
     retry_max: float = 3600.0
     reconnect_min: float = 1.0
     reconnect_max: float = 300.0
+    #: a refused AUTH (wrong password) is retried after this long, doubling up to auth_retry_max
+    auth_retry_min: float = 60.0
+    auth_retry_max: float = 1800.0
     #: extra envelope recipient whose copy lands in the judge's IMAP mailbox: proof of acceptance
     #: that settles sends interrupted by a crash (see deploy/README.md); empty disables it
     receipt_to: str = ""
@@ -238,8 +241,9 @@ def parse_config(data: dict[str, Any], path: str = "", base_dir: Path | None = N
         raise ConfigError("smtp.connections must be 1..16")
     if cfg.judge.busy_timeout <= 0:
         raise ConfigError("judge.busy_timeout must be more than 0 seconds")
-    if not 0 < cfg.imap.auth_retry_min <= cfg.imap.auth_retry_max:
-        raise ConfigError("imap.auth_retry_min must be more than 0 and at most imap.auth_retry_max")
+    for name, section in (("imap", cfg.imap), ("smtp", cfg.smtp)):
+        if not 0 < section.auth_retry_min <= section.auth_retry_max:
+            raise ConfigError(f"{name}.auth_retry_min must be more than 0 and at most {name}.auth_retry_max")
     if cfg.judge.deadline_hold_warn < 0 or cfg.judge.deadline_hold_max <= 0:
         raise ConfigError("judge.deadline_hold_warn must be 0 or more, judge.deadline_hold_max more than 0")
     if cfg.imap.batch_size < 1 or cfg.imap.batch_size > 200:

@@ -62,10 +62,12 @@ MARK_EVERY = 8
 class ServerUnavailable(Exception):
     """The server cannot be used right now (connect, TLS, auth, 421, a dropped connection)."""
 
-    def __init__(self, message: str, unreachable: bool = False) -> None:
+    def __init__(self, message: str, unreachable: bool = False, refused: bool = False) -> None:
         super().__init__(message)
         #: no connection could be made at all: its port is probed until it answers
         self.unreachable = unreachable
+        #: the server refused our AUTH: retried only after the long back-off (fail2ban, lockouts)
+        self.refused = refused
 
 
 @dataclass
@@ -134,13 +136,22 @@ class SmtpSender:
 
     async def run(self) -> None:
         backoff = Backoff(self.cfg.reconnect_min, self.cfg.reconnect_max)
+        refused = Backoff(self.cfg.auth_retry_min, self.cfg.auth_retry_max)
         await self._forget_stale()
         while not self.stop.is_set():
             self.wake.clear()
             try:
                 next_due = await self._drain()
                 backoff.reset()
+                refused.reset()
             except ServerUnavailable as exc:
+                if exc.refused:
+                    delay = refused.next()
+                    log(logger, "smtp.login_refused", logging.ERROR, host=self.cfg.host, port=self.cfg.port,
+                        user=self.cfg.user, error=str(exc), retry_in=round(delay, 2))
+                    self.state.put("smtp_last_error", str(exc))
+                    await wait_any([self.stop], delay)
+                    continue
                 delay = backoff.next()
                 log(logger, "smtp.unavailable", logging.WARNING, error=str(exc), retry_in=round(delay, 2))
                 self.state.put("smtp_last_error", str(exc))
@@ -290,7 +301,8 @@ class SmtpSender:
                            and not isinstance(exc, aiosmtplib.SMTPConnectResponseError)
                            and "ssl" not in str(exc).lower() and "tls" not in str(exc).lower())
             raise ServerUnavailable(f"connect {cfg.host}:{cfg.port}: {type(exc).__name__}: {exc}",
-                                    unreachable=unreachable) from exc
+                                    unreachable=unreachable,
+                                    refused=isinstance(exc, aiosmtplib.SMTPAuthenticationError)) from exc
         return smtp
 
     async def send_direct(self, rcpts: list[str], message: bytes) -> None:
