@@ -268,3 +268,33 @@ async def test_a_send_the_store_cannot_record_is_not_sent_again(mail: Dovecot, s
     assert len(smtp_sink.messages) == 1
     with sqlite3.connect(cfg["judge"]["db_path"]) as db:
         assert db.execute("SELECT status FROM outbox").fetchall() == [("sent",)]
+
+
+def test_a_broken_constraint_is_poison_not_a_store_fault(workdir: Path, monkeypatch: Any) -> None:
+    """A bug that breaks a constraint (IntegrityError) is no reason to offer the message again and
+    again: it is recorded as failed and answered at once, like any other bug; a locked store is
+    raised to the transport, which offers the message again."""
+    import sqlite3
+
+    from judge.demo.robots import make_mail
+    from judge.mail import Judge, JudgeConfig
+    from judge.mail import handler
+
+    def broken(self: Any) -> None:
+        raise sqlite3.IntegrityError("UNIQUE constraint failed: orders.id")
+
+    j = Judge(JudgeConfig(address="judge@example.test", db_path=str(workdir / "j.sqlite")))
+    try:
+        monkeypatch.setattr(handler.Handler, "run", broken)
+        status = j.receive(make_mail("p@example.test", "judge@example.test", "HELP", "help"))
+        assert status == "failed: internal error (IntegrityError)"
+
+        def locked(self: Any) -> None:
+            raise sqlite3.OperationalError("database is locked")
+
+        monkeypatch.setattr(handler.Handler, "run", locked)
+        with pytest.raises(sqlite3.OperationalError):
+            j.receive(make_mail("p@example.test", "judge@example.test", "HELP again", "help"))
+        assert j.store.scalar("SELECT count(*) FROM inbox") == 1  # the locked one left no trace
+    finally:
+        j.close()
