@@ -269,8 +269,8 @@ class ImapIngest:
                 delay = refused.next()
                 error = f"{type(exc).__name__}: {exc}"
                 self.last_error = f"login {cfg.host}:{cfg.port}: {error}"
-                log(logger, "imap.login_refused", logging.ERROR, host=cfg.host, port=cfg.port, user=cfg.user,
-                    error=error, retry_in=round(delay, 2))
+                log(logger, "imap.login_refused", logging.ERROR, host=cfg.host, port=cfg.port, step="login",
+                    user=cfg.user, error=error, retry_in=round(delay, 2))
                 self.state.put("imap_last_error", self.last_error)
                 if not self.login_refused:
                     self.login_refused = True
