@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import sqlite3
 import sys
 from typing import Any
 
@@ -30,6 +31,21 @@ LAZY_COMMANDS: dict[str, str] = {
 
 
 class LazyGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        """A store that another process holds locked past the busy timeout (or a full disk) is
+        said in one line, not a traceback: the command changed nothing and may be run again."""
+        try:
+            return super().invoke(ctx)
+        except sqlite3.Error as exc:
+            from judge.game.store import StoreLocked, describe_cause, transient_cause
+
+            cause = transient_cause(exc)
+            if cause is None:
+                raise
+            if isinstance(exc, StoreLocked):
+                raise click.ClickException(str(exc)) from None
+            raise click.ClickException(f"{describe_cause(cause)} ({exc}); nothing was changed, try again") from None
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
 

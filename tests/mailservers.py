@@ -459,6 +459,11 @@ class StandInJudge:
     def mark_sent(self, item_id: int) -> None:
         self.db.execute("UPDATE outbox SET status='sent', sent=? WHERE id=?", (time.time(), item_id))
 
+    def settled(self, item_ids: list[int]) -> set[int]:
+        marks = ",".join("?" for _ in item_ids)
+        return {i for (i,) in self.db.execute(f"SELECT id FROM outbox WHERE status IN ('sent', 'failed') "
+                                              f"AND id IN ({marks})", item_ids)}
+
     def mark_failed(self, item_id: int, error: str, permanent: bool) -> None:
         self.db.execute("UPDATE outbox SET attempts=attempts+1, error=?, status=? WHERE id=?",
                         (error, "failed" if permanent else "pending", item_id))

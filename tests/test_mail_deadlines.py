@@ -242,24 +242,28 @@ async def test_a_read_after_the_deadline_is_required(mail: Dovecot, smtp_sink: S
 
 
 async def test_back_off_is_short_while_a_deadline_is_near(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
-    """A refused login backs off from reconnect_min (10 s here); with a deadline less than
-    urgent_window away the wait is capped at reconnect_urgent (0.3 s), so the mailbox is read as
-    soon as it can be."""
+    """A server that does not answer backs off from reconnect_min (10 s here); with a deadline
+    less than urgent_window away the wait is capped at reconnect_urgent (0.3 s), so the mailbox
+    is read as soon as it can be."""
     cfg = daemon_config(mail, smtp_sink, workdir, imap={"reconnect_min": 10.0, "reconnect_max": 30.0,
                                                           "reconnect_urgent": 0.3, "urgent_window": 60.0,
-                                                          "timeout": 3.0})
+                                                          "timeout": 1.0})
     async with running_daemon(cfg) as d:
         mail.append(deadline_mail("far", 600.0))  # outside the window
         await until(lambda: d.imap.stats.handled == 1, what="deadline set")
-    cfg["imap"]["password"] = "wrong"
-    async with running_daemon(cfg) as d:
-        await asyncio.sleep(4.0)
-        assert d.imap.stats.sessions == 1, "no deadline near: the 10 s back-off applies"
-    cfg["imap"]["password"] = "secret"
-    async with running_daemon(cfg) as d:
-        mail.append(deadline_mail("near", 30.0))  # inside the window
-        await until(lambda: d.imap.stats.handled == 1, what="near deadline set")
-    cfg["imap"]["password"] = "wrong"
-    async with running_daemon(cfg) as d:
-        # Dovecot answers a wrong password after about 2 s; each retry follows within 0.3 s
-        await until(lambda: d.imap.stats.sessions >= 3, timeout=12, what="quick retries near a deadline")
+    silent = SilentServer()
+    try:
+        cfg["imap"]["port"] = silent.port
+        async with running_daemon(cfg) as d:
+            await asyncio.sleep(3.0)
+            assert d.imap.stats.sessions == 1, "no deadline near: the 10 s back-off applies"
+        cfg["imap"]["port"] = mail.imap_port
+        async with running_daemon(cfg) as d:
+            mail.append(deadline_mail("near", 30.0))  # inside the window
+            await until(lambda: d.imap.stats.handled == 1, what="near deadline set")
+        cfg["imap"]["port"] = silent.port
+        async with running_daemon(cfg) as d:
+            # each greeting times out after 1 s; each retry follows within 0.3 s
+            await until(lambda: d.imap.stats.sessions >= 4, timeout=12, what="quick retries near a deadline")
+    finally:
+        silent.close()

@@ -157,7 +157,8 @@ async def test_transient_errors_are_never_poison(mail: Dovecot, smtp_sink: SmtpS
     from judge.daemon import imap_in
     from mailservers import StandInJudge
 
-    monkeypatch.setattr(imap_in, "FAILED_RETRY", 0.1)
+    monkeypatch.setattr(imap_in, "STORE_RETRY_MIN", 0.1)
+    monkeypatch.setattr(imap_in, "STORE_RETRY_MAX", 0.2)
     real = StandInJudge.receive
 
     def receive(self, raw: bytes, source: str = "") -> str:  # type: ignore[no-untyped-def]

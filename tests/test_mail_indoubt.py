@@ -79,3 +79,28 @@ async def test_without_receipts_resent_at_once(mail: Dovecot, smtp_sink: SmtpSin
         await smtp_sink.wait_for(lambda: len(smtp_sink.messages) == 1, what="the resend")
         assert d.smtp.stats.resent_in_doubt == 1
     assert [m.message_id for m in smtp_sink.messages] == [MID]
+
+
+async def test_stale_entries_are_cleared_on_start(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
+    """Killed after the service recorded the send but before the journal entry was cleared: the
+    entry is stale (nothing is in doubt). It is cleared at the start, and nothing is sent again."""
+    cfg = daemon_config(mail, smtp_sink, workdir, smtp={"receipt_to": "judge+receipts@example.test",
+                                                        "receipt_wait": 60.0})
+    crash_inside_data(cfg)
+    parsed = parsed_config(cfg)
+    j = Factory(parsed.judge)()
+    [item] = j.pending_outbox()
+    j.mark_sent(item.id)
+    j._reply("player@example.test", "Still waiting", "another one, in doubt for real\n")
+    waiting = j.pending_outbox()[0]
+    j.close()
+    state = DaemonState(parsed.judge.resolved_state_path)
+    state.begin_data(waiting.id, digest_of(waiting.message), "<really-in-doubt@example.test>")
+    assert state.journal_size() == 2
+    state.close()
+    async with running_daemon(cfg) as d:
+        await until(lambda: d.smtp.state.journal_item_ids() == [waiting.id], what="the stale entry cleared")
+        assert d.smtp.stats.resent_in_doubt == 0
+    # the one really in doubt waits for its receipt (60 s); the settled one never went out again
+    assert smtp_sink.messages == []
+    assert sent_status(cfg) == ["sent", "pending"]

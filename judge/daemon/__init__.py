@@ -8,6 +8,7 @@ Modules, in the spirit of Mailman 3's runners and queues:
 - ``imap_in``   the IMAP runner: fetch unseen mail, hand it to the service, flag it afterwards
 - ``smtp_out``  the SMTP runner: drain the service's outbox, one fresh connection per batch
 - ``scheduler`` the deadline runner: ``run_due`` at ``next_wakeup``
+- ``notices``   the masters and the admin told of troubles (straight through SMTP when the store is down)
 - ``runner``    wires the runners into one event loop, signals, clean shutdown
 - ``logs``      structured (JSON-lines) logging
 """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from dataclasses import dataclass, field
 from typing import Awaitable, TypeVar
 
@@ -74,3 +75,22 @@ async def wait_any(events: list[asyncio.Event], timeout: float | None) -> bool:
         for t in tasks:
             t.cancel()
     return bool(done)
+
+
+async def wait_for_port(host: str, port: int, delay: float, interval: float, stop: asyncio.Event) -> bool:
+    """Sleep ``delay`` after a server could not be reached, but knock on its port every
+    ``interval`` seconds (a bare TCP connect, nothing said): True as soon as it answers, so the
+    caller reconnects at once however long its back-off had grown; False when the delay ran out
+    (or ``stop`` was set)."""
+    end = time.monotonic() + delay
+    while not stop.is_set():
+        left = end - time.monotonic()
+        if left <= 0 or await wait_event(stop, min(left, interval)):
+            return False
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), interval)
+        except (OSError, asyncio.TimeoutError):
+            continue
+        writer.close()
+        return True
+    return False

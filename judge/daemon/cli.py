@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 import click
 
 from judge.daemon.config import ConfigError, DaemonConfig, load_config
+from judge.game.store import describe_cause, transient_cause
 
 
 def run_daemon(config_path: str) -> None:
@@ -78,7 +80,7 @@ def mail_status(config_path: str, cfg: DaemonConfig | None = None) -> dict[str, 
             t = float(value)
             ago = f"{now - t:.0f}s ago" if now >= t else f"in {t - now:.0f}s"
             value = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)) + f" ({ago})"
-        elif key.endswith("_last_error"):
+        elif key.endswith(("_error", "_crashed")) and value:
             value = f"{value} (at {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(entry['updated']))})"
         out[key] = value
     pid = raw.get("pid", {}).get("value")
@@ -89,8 +91,35 @@ def mail_status(config_path: str, cfg: DaemonConfig | None = None) -> dict[str, 
             out["daemon"] = f"stopped (pid {pid} exited cleanly)"
         elif pid_alive(int(pid)):
             out["daemon"] = f"running (pid {pid})"
+            problems = current_problems(raw, started)
+            if problems:
+                out["daemon"] += ", in trouble: " + "; ".join(problems)
         else:
             out["daemon"] = f"not running: pid {pid} is dead (killed or crashed; no clean stop recorded)"
+    return out
+
+
+def current_problems(raw: dict[str, Any], started: float) -> list[str]:
+    """What is wrong now, as the running daemon last recorded it: a store it cannot write, a
+    deadline held, a server it cannot use (an error newer than the last success), a runner that
+    crashed since the start."""
+    def value(key: str) -> str:
+        return str(raw.get(key, {}).get("value") or "")
+
+    def updated(key: str) -> float:
+        return float(raw.get(key, {}).get("updated") or 0.0)
+
+    out = []
+    for key, label in (("store_error", "store"), ("scheduler_hold", "deadline held"),
+                       ("scheduler_last_error", "deadlines")):
+        if value(key):
+            out.append(f"{label}: {value(key)}")
+    for key, ok, label in (("imap_last_error", "imap_last_contact", "IMAP"), ("smtp_last_error", "smtp_last_ok", "SMTP")):
+        if value(key) and updated(key) >= max(updated(ok), started):
+            out.append(f"{label}: {value(key)}")
+    for key in sorted(k for k in raw if k.endswith("_crashed")):
+        if value(key) and updated(key) >= started:
+            out.append(f"{key.removesuffix('_crashed')} runner crashed: {value(key)}")
     return out
 
 
@@ -107,14 +136,20 @@ def status_with_mail(config_path: str) -> dict[str, Any]:
     if not Path(cfg.judge.db_path).is_file():
         raise click.ClickException(f"no judge database at {cfg.judge.db_path} (db_path in {config_path})")
     try:
-        judge = Factory(cfg.judge)(readonly=True)  # a look never migrates the store
-    except SchemaMismatch as exc:
-        raise click.ClickException(str(exc)) from None
-    try:
-        out = dict(judge.status())
-    finally:
-        if hasattr(judge, "close"):
-            judge.close()
+        try:
+            judge = Factory(cfg.judge)(readonly=True)  # a look never migrates the store
+        except SchemaMismatch as exc:
+            raise click.ClickException(str(exc)) from None
+        try:
+            out = dict(judge.status())
+        finally:
+            if hasattr(judge, "close"):
+                judge.close()
+    except sqlite3.Error as exc:  # the daemon's view is wanted all the more when the store is locked
+        cause = transient_cause(exc)
+        if cause is None:
+            raise
+        out = {"db": cfg.judge.db_path, "store_error": f"{describe_cause(cause, cfg.judge.db_path)}: {exc}"}
     out["mail"] = mail_status(config_path, cfg)
     return out
 

@@ -34,15 +34,25 @@ class JudgeSection:
     service: str = "judge.mail:Judge"
     #: a due deadline waits for a complete read of the mailbox begun after it (orders already
     #: delivered must count); after this many seconds of holding it is processed anyway
-    deadline_hold_max: float = 7200.0
+    deadline_hold_max: float = 86400.0
     #: the game's master is told once a deadline has been held this long (the mailbox is unreadable)
     deadline_hold_notice: float = 60.0
+    #: the masters and the admin are warned this many seconds before ``deadline_hold_max`` runs out
+    deadline_hold_warn: float = 3600.0
+    #: seconds a store access waits for another process's lock (an admin's sqlite3, ``judge game``,
+    #: a backup) before the message is tried again later
+    busy_timeout: float = 30.0
     #: further JudgeConfig keyword arguments, passed through untouched
     options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def domain(self) -> str:
         return self.address.rpartition("@")[2] or "localhost"
+
+    @property
+    def admin(self) -> str:
+        """Where the daemon's own troubles are reported: the keeper of ``[judge.options]``."""
+        return str(self.options.get("keeper") or "")
 
     @property
     def resolved_state_path(self) -> str:
@@ -86,6 +96,10 @@ class ImapSection:
     #: after a failure to reach the server at all, test the port this often (a bare TCP connect,
     #: no login) and reconnect as soon as it answers, whatever the back-off says
     probe_interval: float = 2.0
+    #: a refused login (wrong password, locked account) is retried after this long, doubling up
+    #: to auth_retry_max, whatever a deadline wants: quick retries trip fail2ban and lockouts
+    auth_retry_min: float = 60.0
+    auth_retry_max: float = 1800.0
     #: handled receipt copies (smtp.receipt_to) older than this many days are deleted from the
     #: mailbox (0: as soon as handled), every receipt_prune_interval seconds (0: never)
     receipt_keep_days: int = 2
@@ -108,11 +122,19 @@ class SmtpSection:
     connections: int = 2
     #: look for new outbox items at least this often (the CLI may queue mail behind our back)
     poll_interval: float = 60.0
+    #: look this often whether another process (``judge game ...``) changed the store, and if so
+    #: for mail it queued (a cheap check of SQLite's data_version; 0: only every poll_interval)
+    watch_interval: float = 1.0
+    #: after a failure to reach the server, test its port this often and send as soon as it answers
+    probe_interval: float = 2.0
     #: per-message retry delay after a transient failure: base * 2**attempts, capped
     retry_base: float = 60.0
     retry_max: float = 3600.0
     reconnect_min: float = 1.0
     reconnect_max: float = 300.0
+    #: a refused AUTH (wrong password) is retried after this long, doubling up to auth_retry_max
+    auth_retry_min: float = 60.0
+    auth_retry_max: float = 1800.0
     #: extra envelope recipient whose copy lands in the judge's IMAP mailbox: proof of acceptance
     #: that settles sends interrupted by a crash (see deploy/README.md); empty disables it
     receipt_to: str = ""
@@ -217,6 +239,13 @@ def parse_config(data: dict[str, Any], path: str = "", base_dir: Path | None = N
         raise ConfigError(f"judge.address = {cfg.judge.address!r} is not an email address")
     if not 1 <= cfg.smtp.connections <= 16:
         raise ConfigError("smtp.connections must be 1..16")
+    if cfg.judge.busy_timeout <= 0:
+        raise ConfigError("judge.busy_timeout must be more than 0 seconds")
+    for name, section in (("imap", cfg.imap), ("smtp", cfg.smtp)):
+        if not 0 < section.auth_retry_min <= section.auth_retry_max:
+            raise ConfigError(f"{name}.auth_retry_min must be more than 0 and at most {name}.auth_retry_max")
+    if cfg.judge.deadline_hold_warn < 0 or cfg.judge.deadline_hold_max <= 0:
+        raise ConfigError("judge.deadline_hold_warn must be 0 or more, judge.deadline_hold_max more than 0")
     if cfg.imap.batch_size < 1 or cfg.imap.batch_size > 200:
         raise ConfigError("imap.batch_size must be 1..200 (aioimaplib fails on ~1000-line responses)")
     try:  # the abuse limits: checked here so that the daemon refuses to start, not its first mail

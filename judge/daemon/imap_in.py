@@ -19,22 +19,22 @@ import asyncio
 import contextlib
 import logging
 import re
-import sqlite3
 import ssl
 import time
 from dataclasses import dataclass, field
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from email.utils import getaddresses
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import aioimaplib
 
-from judge.daemon.aio import Backoff, ConnectionLost, guarded, wait_any, wait_event
+from judge.daemon.aio import Backoff, ConnectionLost, guarded, wait_any, wait_event, wait_for_port
 from judge.daemon.config import ImapSection, JudgeSection
 from judge.daemon.logs import log
 from judge.daemon.service import ServiceProxy
 from judge.daemon.state import DaemonState
+from judge.game.store import describe_cause, transient_cause
 
 logger = logging.getLogger("judge.daemon.imap")
 
@@ -50,12 +50,19 @@ RECEIVE_CHUNK = 5
 FAILED_RETRY = 300.0
 #: receive() raising this often for one message makes it poison: recorded, flagged, set aside
 MAX_RECEIVE_ERRORS = 3
-#: exceptions that say the service's store is unavailable (not the message's fault): never poison
-TRANSIENT_ERRORS = (OSError, MemoryError, sqlite3.Error)
+#: the store unavailable (locked by another process, disk full, I/O error: not the message's
+#: fault, never poison): nothing is handed over until it is tried again after this back-off
+STORE_RETRY_MIN = 1.0
+STORE_RETRY_MAX = 30.0
 
 
 class ImapError(Exception):
     """The server said NO/BAD to something we need."""
+
+
+class LoginRefused(ImapError):
+    """LOGIN answered NO/BAD: wrong password, locked or disabled account. Retrying soon cannot
+    help and trips fail2ban and providers' lockouts."""
 
 
 def parse_search(lines: list[Any]) -> list[int]:
@@ -209,9 +216,16 @@ class ImapIngest:
 
     def __init__(self, cfg: ImapSection, judge: JudgeSection, service: ServiceProxy, state: DaemonState,
                  stop: asyncio.Event, on_handled: Callable[[], None] = lambda: None,
-                 on_read: Callable[[], None] = lambda: None) -> None:
+                 on_read: Callable[[], None] = lambda: None,
+                 alarm: Callable[[str, str], Awaitable[Any]] | None = None) -> None:
         self.cfg, self.judge, self.service, self.state = cfg, judge, service, state
         self.stop, self.on_handled, self.on_read = stop, on_handled, on_read
+        #: tells the admin (title, text): a refused login needs a person
+        self.alarm = alarm
+        #: the latest failure to reach or use the server ("" while a session is up)
+        self.last_error = ""
+        #: the latest LOGIN was refused (wrong password, locked account)
+        self.login_refused = False
         #: wall time at which the latest complete read of the mailbox began: every message
         #: delivered before it has been handed to the service (the scheduler's gate for deadlines)
         self.read_through = 0.0
@@ -230,6 +244,12 @@ class ImapIngest:
         # (UIDVALIDITY, UID) -> times receive() raised for it; kept across reconnects so a
         # message that always raises is set aside after MAX_RECEIVE_ERRORS tries, not retried forever
         self._errors: dict[tuple[str, int], int] = {}
+        # the store was unavailable at the last receive(): what is wrong (for notices and status),
+        # and when (time.monotonic()) mail is handed over again; the mailbox is not read through
+        # meanwhile, so a due deadline stays held until the messages are in the store
+        self.store_error = ""
+        self._store_retry_at = 0.0
+        self._store_backoff = Backoff(STORE_RETRY_MIN, STORE_RETRY_MAX)
         self._failed_folder_ok: bool | None = None  # per session: None until CREATE was tried
         self.connected = asyncio.Event()  # for tests and status: a session is up
         self.uidvalidity = "?"
@@ -239,10 +259,23 @@ class ImapIngest:
     async def run(self) -> None:
         cfg = self.cfg
         backoff = Backoff(cfg.reconnect_min, cfg.reconnect_max)
+        refused = Backoff(cfg.auth_retry_min, cfg.auth_retry_max)
         while not self.stop.is_set():
             try:
                 self.step = "connect"
-                await self._session(backoff)
+                await self._session(backoff, refused)
+            except LoginRefused as exc:
+                # the full back-off, deadline or not: a person must fix the password or account
+                delay = refused.next()
+                error = f"{type(exc).__name__}: {exc}"
+                self.last_error = f"login {cfg.host}:{cfg.port}: {error}"
+                log(logger, "imap.login_refused", logging.ERROR, host=cfg.host, port=cfg.port, step="login",
+                    user=cfg.user, error=error, retry_in=round(delay, 2))
+                self.state.put("imap_last_error", self.last_error)
+                if not self.login_refused:
+                    self.login_refused = True
+                    await self._alarm_refused(error, delay)
+                await wait_event(self.stop, delay)
             except (OSError, asyncio.TimeoutError, ImapError, aioimaplib.Abort,
                     aioimaplib.CommandTimeout, ConnectionLost) as exc:
                 delay = backoff.next()
@@ -251,7 +284,8 @@ class ImapIngest:
                 error = f"{type(exc).__name__}: {exc}"
                 log(logger, "imap.disconnected", logging.WARNING, host=cfg.host, port=cfg.port, step=self.step,
                     error=error, retry_in=round(delay, 2))
-                self.state.put("imap_last_error", f"{self.step} {cfg.host}:{cfg.port}: {error}")
+                self.last_error = f"{self.step} {cfg.host}:{cfg.port}: {error}"
+                self.state.put("imap_last_error", self.last_error)
                 if self.step == "connect":
                     await self._wait_for_port(delay)
                 else:
@@ -261,24 +295,26 @@ class ImapIngest:
                 self._failed.clear()
 
     async def _wait_for_port(self, delay: float) -> None:
-        """Sleep ``delay`` after the server could not be reached, but knock on its port every
-        ``probe_interval`` seconds (a bare TCP connect, no login): once it is back we reconnect at
-        once, however long the back-off had grown."""
-        end = time.monotonic() + delay
-        while not self.stop.is_set():
-            left = end - time.monotonic()
-            if left <= 0 or await wait_event(self.stop, min(left, self.cfg.probe_interval)):
-                return
-            try:
-                _, writer = await asyncio.wait_for(asyncio.open_connection(self.cfg.host, self.cfg.port),
-                                                   self.cfg.probe_interval)
-            except (OSError, asyncio.TimeoutError):
-                continue
-            writer.close()
-            log(logger, "imap.server_back", host=self.cfg.host, port=self.cfg.port)
-            return
+        """Sleep ``delay`` after the server could not be reached, knocking on its port every
+        ``probe_interval`` seconds: once it is back we reconnect at once."""
+        cfg = self.cfg
+        if await wait_for_port(cfg.host, cfg.port, delay, cfg.probe_interval, self.stop):
+            log(logger, "imap.server_back", host=cfg.host, port=cfg.port)
 
-    async def _session(self, backoff: Backoff) -> None:
+    async def _alarm_refused(self, error: str, delay: float) -> None:
+        if self.alarm is None:
+            return
+        cfg = self.cfg
+        await self.alarm(
+            "IMAP login refused",
+            f"The judge's mail daemon cannot log in to its mailbox: the server {cfg.host}:{cfg.port} refused "
+            f"the login of {cfg.user} ({error}).\n\nUntil this is fixed no mail is read, and deadlines that "
+            f"come due are held. The daemon tries again after {delay / 60:.0f} minutes, then at growing "
+            f"intervals up to {cfg.auth_retry_max / 60:.0f} minutes (retrying sooner would trip the "
+            f"server's lockouts). Check the password (password_env / password_file in the [imap] table), "
+            f"and whether the account is locked, then restart the daemon.\n")
+
+    async def _session(self, backoff: Backoff, refused: Backoff) -> None:
         cfg = self.cfg
         lost = asyncio.Event()
         client = _client(cfg, lost)
@@ -295,7 +331,15 @@ class ImapIngest:
                     self.step = "greeting"
                 raise
             self.step = "login"
-            _ok(await guarded(client.login(cfg.user, cfg.password), cfg.timeout, lost), "LOGIN")
+            answer = await guarded(client.login(cfg.user, cfg.password), cfg.timeout, lost)
+            if answer.result != "OK" and b"[UNAVAILABLE]" not in b" ".join(
+                    bytes(l) for l in answer.lines if isinstance(l, (bytes, bytearray))).upper():
+                raise LoginRefused(f"LOGIN: {answer.result} {answer.lines[-1:]!r}")
+            _ok(answer, "LOGIN")  # [UNAVAILABLE]: the server's trouble, retried as an outage
+            refused.reset()
+            if self.login_refused:
+                self.login_refused = False
+                log(logger, "imap.login_accepted", host=cfg.host, port=cfg.port)
             caps = await self._capabilities(client, lost)
             self.step = "select"
             if cfg.processed_folder:
@@ -315,6 +359,7 @@ class ImapIngest:
                 idle=use_idle)
             self.uidvalidity = uidvalidity
             self._failed_folder_ok = None
+            self.last_error = ""
             self.connected.set()
             while not self.stop.is_set():
                 await self._drain(client, lost)
@@ -392,6 +437,13 @@ class ImapIngest:
             self.state.put("imap_last_contact", self.stats.last_contact, every=5.0)
             now = time.monotonic()
             uids = [u for u in parse_search(resp.lines) if self._failed.get(u, 0.0) <= now]
+            if uids and self._store_retry_at > now:
+                # the store cannot take them yet: wait for the retry, then look again (new mail
+                # included); a read that stopped here is no complete read
+                await wait_event(self.stop, self._store_retry_at - now)
+                self.step = "noop"
+                _ok(await guarded(client.noop(), cfg.timeout, lost), "NOOP")
+                continue
             if not uids:
                 # everything delivered before ``began`` has been handled (or set aside)
                 self.read_through = began
@@ -401,6 +453,8 @@ class ImapIngest:
             for start in range(0, len(uids), cfg.batch_size):
                 if self.stop.is_set():
                     return
+                if self._store_retry_at > time.monotonic():
+                    break  # the store failed: fetch no more until it is tried again (above)
                 await self._batch(client, lost, uids[start:start + cfg.batch_size])
 
     async def _batch(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uids: list[int]) -> None:
@@ -459,8 +513,8 @@ class ImapIngest:
             # a few messages per trip to the service thread: fewer thread hops, yet the SMTP
             # runner's calls (queued behind ours on that one thread) wait for a few messages only
             for i in range(0, len(game), RECEIVE_CHUNK):
-                if self.stop.is_set():
-                    break
+                if self.stop.is_set() or self._store_retry_at > time.monotonic():
+                    break  # stopping, or the store is unavailable: the rest waits in the mailbox
                 chunk = game[i:i + RECEIVE_CHUNK]
                 # reading an asyncio.Event's flag from the service thread is a plain bool read
                 results = await self.service.receive_many([(bodies[u], f"{prefix}{u}") for u in chunk],
@@ -473,6 +527,8 @@ class ImapIngest:
                         aside.append(u)
                     elif outcome == "done":
                         done.append(u)
+                    elif outcome == "store":
+                        break  # the service stopped this chunk there too
         finally:
             if done and not lost.is_set():
                 await self._mark_done(client, lost, sorted(done))
@@ -493,19 +549,29 @@ class ImapIngest:
     def _account(self, uid: int, size: int, result: str | Exception) -> str:
         """Count and log one receive() outcome: ``done`` (committed: flag it), ``failed`` (the
         service recorded it as failed: set it aside), ``poison`` (it raised too often: set it
-        aside) or ``retry`` (leave it for later)."""
+        aside), ``store`` (the store is unavailable: it and all later mail are tried again soon)
+        or ``retry`` (leave it for later)."""
         if isinstance(result, Exception):
             self.stats.errors += 1
+            error = f"{type(result).__name__}: {result}"
+            cause = transient_cause(result)
+            if cause is not None:
+                self._store_unavailable(uid, cause, error)
+                return "store"
             self._failed[uid] = time.monotonic() + FAILED_RETRY
             key = (self.uidvalidity, uid)
-            if not isinstance(result, TRANSIENT_ERRORS):
-                self._errors[key] = self._errors.get(key, 0) + 1
+            self._errors[key] = self._errors.get(key, 0) + 1
             log(logger, "imap.receive_failed", logging.ERROR, uid=uid, size=size,
-                error=f"{type(result).__name__}: {result}", tries=self._errors.get(key, 0))
+                error=error, tries=self._errors.get(key, 0))
             if self._errors.get(key, 0) >= MAX_RECEIVE_ERRORS:
                 self._errors.pop(key, None)
                 return "poison"
             return "retry"
+        if self.store_error:
+            log(logger, "imap.store_back", uid=uid, was=self.store_error)
+            self.store_error = ""
+            self._store_backoff.reset()
+            self.state.put("store_error", "")
         self._errors.pop((self.uidvalidity, uid), None)
         kind = str(result).split(":", 1)[0]
         self.stats.statuses[kind] = self.stats.statuses.get(kind, 0) + 1
@@ -520,6 +586,18 @@ class ImapIngest:
             self.stats.ignored += 1
         log(logger, "imap.received", uid=uid, size=size, status=str(result))
         return "failed" if kind == "failed" else "done"
+
+    def _store_unavailable(self, uid: int, cause: str, error: str) -> None:
+        """receive() met a store it cannot use: this message and the rest are handed over again
+        after a back-off of seconds (doubling to STORE_RETRY_MAX), never set aside."""
+        delay = self._store_backoff.next()
+        self._store_retry_at = time.monotonic() + delay
+        first = not self.store_error
+        self.store_error = describe_cause(cause, self.judge.db_path)
+        # the first failure is an error an admin must see; the retries after it are warnings
+        log(logger, "imap.store_unavailable", logging.ERROR if first else logging.WARNING, uid=uid,
+            cause=cause, error=error, retry_in=round(delay, 2))
+        self.state.put("store_error", f"{self.store_error}: {error}", every=0.0 if first else 5.0)
 
     async def _record_poison(self, uid: int, raw: bytes, source: str, exc: Any) -> None:
         try:

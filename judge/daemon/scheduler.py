@@ -16,8 +16,10 @@ from typing import Any, Callable, Protocol
 
 from judge.daemon.aio import Backoff, wait_any
 from judge.daemon.logs import log
+from judge.daemon.notices import Notices
 from judge.daemon.service import ServiceProxy
 from judge.daemon.state import DaemonState
+from judge.game.store import transient_cause
 
 logger = logging.getLogger("judge.daemon.scheduler")
 
@@ -39,12 +41,36 @@ def seconds_until(when: Any, now: float | None = None) -> float | None:
     return float(when) - now
 
 
+def _spell(seconds: float) -> str:
+    """A duration for people: minutes under two hours, else hours."""
+    minutes = max(0, round(seconds / 60))
+    if minutes < 120:
+        return "1 minute" if minutes == 1 else f"{minutes} minutes"
+    return f"{minutes / 60:.0f} hours"
+
+
 class Gate(Protocol):
     """The IMAP runner as the scheduler sees it."""
 
     read_through: float  # wall time at which the latest complete read of the mailbox began
     sweep: asyncio.Event  # set to ask for a read now
     connected: asyncio.Event  # a session is up (then a hold means a backlog, not an outage)
+    store_error: str  # the store would not take mail at the last try ("" when it did)
+    last_error: str  # why no session is up
+    login_refused: bool  # the server refused the login
+
+
+def hold_cause(gate: Gate) -> tuple[str, str]:
+    """Why the mailbox is not read through: (a few words for a subject, a clause for the text)."""
+    error = getattr(gate, "store_error", "")
+    if error:
+        short = "store locked" if "locked" in error else "disk full" if "full" in error else "store unavailable"
+        return short, f"cannot store the mail waiting in its mailbox: {error}"
+    if gate.connected.is_set():
+        return "mail backlog", "is still working through a backlog of mail in its mailbox"
+    if getattr(gate, "login_refused", False):
+        return "mailbox login refused", "cannot read its mailbox: the mail server refuses its login"
+    return "mailbox unreadable", "cannot read its mailbox (its mail server cannot be reached or does not answer)"
 
 
 @dataclass
@@ -54,21 +80,26 @@ class Hold:
     due: float  # the earliest due event it waits for
     since: float  # when the daemon began holding (not the deadline: it may have been down then)
     told: bool = False
+    warned: bool = False  # the cap's coming expiry was announced
 
 
 class Scheduler:
     """Runs due events, but a deadline only after a complete read of the mailbox that began after
     it: orders delivered before a deadline count even if the mailbox could not be read at that
     moment (IMAP down, wrong password, a server that never answers). While it waits the deadline
-    is *held*: the game's master is told after ``hold_notice`` seconds, and after ``hold_max``
-    seconds the events are processed anyway and the master told so."""
+    is *held*: the game's master and the admin are told after ``hold_notice`` seconds (with the
+    cause), warned ``hold_warn`` seconds before ``hold_max`` runs out, and after ``hold_max``
+    seconds the events are processed anyway and they are told so."""
 
     def __init__(self, service: ServiceProxy, state: DaemonState, stop: asyncio.Event, poke: asyncio.Event,
-                 on_queued: Callable[[], None], gate: Gate | None = None, hold_max: float = 7200.0,
-                 hold_notice: float = 60.0, where: str = "") -> None:
+                 on_queued: Callable[[], None], gate: Gate | None = None, hold_max: float = 86400.0,
+                 hold_notice: float = 60.0, where: str = "", hold_warn: float = 3600.0,
+                 notices: Notices | None = None) -> None:
         self.service, self.state, self.stop, self.poke = service, state, stop, poke
         self.on_queued = on_queued
         self.gate, self.hold_max, self.hold_notice, self.where = gate, hold_max, hold_notice, where
+        self.hold_warn = hold_warn
+        self.notices = notices or Notices(service, "", on_queued)
         self.runs = 0
         self.hold: Hold | None = None
         self.next_due: float | None = None  # for the IMAP runner's idea of "a deadline is near"
@@ -94,41 +125,50 @@ class Scheduler:
         self.hold.due = due  # an earlier event may have come due meanwhile: the same hold
         self.gate.sweep.set()  # a fresh read now: the final sweep before processing
         held = now - self.hold.since
+        short, why = hold_cause(self.gate)
         self.state.put("scheduler_hold", f"since {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(self.hold.since))}"
-                       f": a deadline waits for a complete read of the mailbox", every=5.0)
+                       f": a deadline waits for a complete read of the mailbox ({short})", every=5.0)
         if held >= self.hold_max:
-            log(logger, "scheduler.hold_expired", logging.ERROR, held=round(held, 1), due=due)
+            log(logger, "scheduler.hold_expired", logging.ERROR, held=round(held, 1), due=due, cause=short)
             await self._tell(now, "Deadline processed without a mailbox read",
                              f"The judge could not read all of its mailbox{self.where} for {held / 60:.0f} "
-                             f"minutes after this game's deadline. It has now processed the game anyway: orders "
-                             f"mailed before the deadline that it has not yet read were not counted. "
-                             f"Orders it reads later are answered as usual.")
+                             f"minutes after this game's deadline: it {why}. It has now processed the game "
+                             f"anyway: orders mailed before the deadline that it has not yet read were not "
+                             f"counted. Orders it reads later are answered as usual.")
             self.hold = None
             self.state.put("scheduler_hold", "")
             return now, None
+        left = self.hold_max - held
         if held >= self.hold_notice and not self.hold.told:
             self.hold.told = True
-            backlog = self.gate.connected.is_set()
-            log(logger, "scheduler.hold_notice", logging.WARNING, held=round(held, 1), due=due, backlog=backlog)
-            why = ("is still working through a backlog of mail in its mailbox" if backlog else
-                   "cannot read its mailbox")
-            await self._tell(now, "Deadline held: " + ("mail backlog" if backlog else "mailbox unreadable"),
+            # the coming expiry is in this notice already when it is near
+            self.hold.warned = left <= self.hold_warn
+            log(logger, "scheduler.hold_notice", logging.WARNING, held=round(held, 1), due=due, cause=short)
+            await self._tell(now, f"Deadline held: {short}",
                              f"This game's deadline has passed, but the judge {why}{self.where}, so orders "
                              f"already mailed may be waiting there. It will process the game as soon as it "
-                             f"has read the mailbox, and at the latest in {(self.hold_max - held) / 60:.0f} "
-                             f"minutes.")
-        return None, min(1.0, max(0.05, self.hold_max - held))
+                             f"has read the mailbox, and at the latest in {_spell(left)}.")
+        elif self.hold.told and not self.hold.warned and left <= self.hold_warn:
+            self.hold.warned = True
+            log(logger, "scheduler.hold_expiring", logging.ERROR, held=round(held, 1), due=due, cause=short,
+                left=round(left, 1))
+            await self._tell(now, f"Deadline still held: processed in {_spell(left)} regardless",
+                             f"This game's deadline has been held for {_spell(held)}: the judge {why}"
+                             f"{self.where}. In {_spell(left)} it will process the game anyway, and orders "
+                             f"mailed before the deadline that it has not read by then will not count.")
+        return None, min(1.0, max(0.05, left))
 
     async def _tell(self, until: float, title: str, text: str) -> None:
+        """The masters of the held games, and the admin (once for all games: it is one trouble)."""
         try:
-            n = await self.service.hold_notice(until, title, text)
-            if n:
-                self.on_queued()
+            await self.notices.masters(until, title, text)
+            await self.notices.admin(title, text)
         except Exception as exc:  # the notice is a courtesy; holding is what matters
             log(logger, "scheduler.notice_failed", logging.ERROR, error=f"{type(exc).__name__}: {exc}")
 
     async def run(self) -> None:
         backoff = Backoff(1.0, MAX_SLEEP)
+        failing = False
         while not self.stop.is_set():
             self.poke.clear()
             n = 0
@@ -149,10 +189,18 @@ class Scheduler:
                 delay = None if due is None else due - time.time()
                 self.state.put("scheduler_next", "" if due is None else due)
                 backoff.reset()
+                if failing:
+                    failing = False
+                    self.state.put("scheduler_last_error", "")
             except Exception as exc:  # a service bug must not end the daemon; try again later
                 delay = backoff.next()
-                log(logger, "scheduler.failed", logging.ERROR, error=f"{type(exc).__name__}: {exc}",
-                    retry_in=round(delay, 2), exc_info=True)
+                error = f"{type(exc).__name__}: {exc}"
+                cause = transient_cause(exc)
+                # a locked store or a full disk is told in a line; a bug with its traceback
+                log(logger, "scheduler.failed", logging.ERROR, error=error, cause=cause, retry_in=round(delay, 2),
+                    exc_info=cause is None)
+                failing = True
+                self.state.put("scheduler_last_error", error)
             if wait is not None:
                 timeout = wait  # held: woken early by the read (poke) or the stop
             elif delay is None:

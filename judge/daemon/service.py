@@ -20,6 +20,7 @@ from types import SimpleNamespace
 from typing import Any, Callable, Protocol, TypeVar
 
 from judge.daemon.config import JudgeSection
+from judge.game.store import transient_cause
 
 T = TypeVar("T")
 
@@ -59,8 +60,13 @@ class Factory:
         where the service class can do that (a stand-in without a store ignores it)."""
         cls, cfg = self._service()
         if readonly and "readonly" in inspect.signature(cls).parameters:
-            return cls(cfg, readonly=True)
-        return cls(cfg)
+            service = cls(cfg, readonly=True)
+        else:
+            service = cls(cfg)
+        store = getattr(service, "store", None)
+        if hasattr(store, "set_busy_timeout"):
+            store.set_busy_timeout(self.section.busy_timeout)
+        return service
 
 
 def _utc(t: float) -> datetime:
@@ -93,7 +99,9 @@ class ServiceProxy:
         One trip per FETCH batch rather than one per message: each hop between the loop and the
         thread may wait for the GIL, and on a busy machine those waits cost more than the work.
         The list comes back shorter when ``stopping()`` turns true, so a shutdown waits for the
-        message in hand only. A receive() that raises yields its exception in place of a status."""
+        message in hand only. A receive() that raises yields its exception in place of a status;
+        one that says the store is unavailable (locked, disk full) ends the list there: the rest
+        would only wait out the same lock, each for the whole busy timeout."""
 
         def work() -> list[str | Exception]:
             out: list[str | Exception] = []
@@ -102,6 +110,8 @@ class ServiceProxy:
                     out.append(self._judge.receive(raw, source))
                 except Exception as exc:  # reported per message by the caller
                     out.append(exc)
+                    if transient_cause(exc) is not None:
+                        break
                 if stopping():
                     break
             return out
@@ -145,6 +155,79 @@ class ServiceProxy:
         """Tell the masters of games with events due by ``until`` (a service without it: nobody)."""
         fn = getattr(self._judge, "hold_notice", None)
         return 0 if fn is None else await self._call(fn, _utc(until), title, text)
+
+    async def admin_notice(self, title: str, text: str) -> int:
+        """Queue a notice to the judge's admin (``[judge.options] keeper``); 0 when there is none."""
+        return await self._call(self._admin_notice, title, text)
+
+    def _admin_notice(self, title: str, text: str) -> int:
+        judge = self._judge
+        fn = getattr(judge, "admin_notice", None)
+        if fn is not None:
+            return int(fn(title, text))
+        store, cfg = getattr(judge, "store", None), getattr(judge, "cfg", None)
+        keeper = getattr(cfg, "keeper", None)
+        if store is None or not keeper:
+            return 0
+        from judge.game import outbox
+
+        with store.transaction():
+            outbox.queue(store, cfg, [keeper], f"{cfg.code}: {title}", text, cfg.now(), kind="admin-notice")
+        return 1
+
+    async def masters_due(self, until: float) -> list[tuple[str, str]]:
+        """(master's address, game name) of each game with an event due by ``until``: a read,
+        which works while another process holds the store's write lock or the disk is full."""
+        return await self._call(self._masters_due, until)
+
+    def _masters_due(self, until: float) -> list[tuple[str, str]]:
+        judge = self._judge
+        fn = getattr(judge, "masters_due", None)
+        if fn is not None:
+            return list(fn(_utc(until)))
+        store = getattr(judge, "store", None)
+        if store is None:
+            return []
+        from judge.game import deadlines, lifecycle
+
+        out = []
+        for gid in deadlines.due_game_ids(store, _utc(until)):
+            game = lifecycle.game_by_id(store, gid)
+            master = lifecycle.master_address(store, game)
+            if master:
+                out.append((master, game.name))
+        return out
+
+    async def compose(self, to: list[str], subject: str, text: str) -> bytes | None:
+        """A message from the judge, composed as the outbox would, for sending straight through
+        SMTP when the store cannot queue it; None when the service cannot compose one. It needs
+        no store, so it does not wait behind the service thread (busy with a locked store)."""
+        return await asyncio.to_thread(self._compose, to, subject, text)
+
+    def _compose(self, to: list[str], subject: str, text: str) -> bytes | None:
+        cfg = getattr(self._judge, "cfg", None)
+        if cfg is None or not hasattr(cfg, "now"):
+            return None
+        from judge.game import outbox
+
+        return outbox.compose(cfg, to, f"{cfg.code}: {subject}", text, cfg.now())[0]
+
+    async def settled(self, item_ids: list[int]) -> set[int]:
+        """Which of these outbox items are settled: sent, or failed for good (an item the outbox
+        does not have is not: nothing is known of it). For clearing stale send-journal entries."""
+        return await self._call(self._settled, item_ids)
+
+    def _settled(self, item_ids: list[int]) -> set[int]:
+        judge = self._judge
+        fn = getattr(judge, "settled", None)
+        if fn is not None:
+            return set(fn(item_ids))
+        store = getattr(judge, "store", None)
+        if store is None or not item_ids:
+            return set()  # cannot tell: keep them all
+        marks = ",".join("?" for _ in item_ids)
+        return {r[0] for r in store.all(f"SELECT id FROM outbox WHERE status IN ('sent', 'failed') AND id IN ({marks})",
+                                        tuple(item_ids))}
 
     async def next_wakeup(self) -> Any:
         return await self._call(self._judge.next_wakeup)

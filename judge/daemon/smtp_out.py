@@ -34,13 +34,14 @@ from email.utils import formatdate, make_msgid
 
 import aiosmtplib
 
-from judge.daemon.aio import Backoff, wait_any
+from judge.daemon.aio import Backoff, wait_any, wait_for_port
 from judge.daemon.config import ImapSection, JudgeSection, SmtpSection
 from judge.daemon.imap_in import find_message_ids
 from judge.daemon.logs import log
 from judge.daemon.service import OutboxItemLike, ServiceProxy
 from judge.daemon.state import DaemonState, InDoubt
 from judge.game.addresses import ascii_address, canonical_address
+from judge.game.store import describe_cause, transient_cause
 
 logger = logging.getLogger("judge.daemon.smtp")
 
@@ -60,6 +61,13 @@ MARK_EVERY = 8
 
 class ServerUnavailable(Exception):
     """The server cannot be used right now (connect, TLS, auth, 421, a dropped connection)."""
+
+    def __init__(self, message: str, unreachable: bool = False, refused: bool = False) -> None:
+        super().__init__(message)
+        #: no connection could be made at all: its port is probed until it answers
+        self.unreachable = unreachable
+        #: the server refused our AUTH: retried only after the long back-off (fail2ban, lockouts)
+        self.refused = refused
 
 
 @dataclass
@@ -121,26 +129,76 @@ class SmtpSender:
         self.stop, self.wake = stop, wake
         self.stats = SmtpStats()
         self._not_before: dict[int, float] = {}  # item id -> time.monotonic() of its next try
+        # accepted by the server, but the store would not record it (locked, disk full): recorded
+        # before anything else is sent, and never sent again meanwhile (they are not in doubt)
+        self._unrecorded: set[int] = set()
         self.idle = asyncio.Event()  # set while the outbox is empty (tests, benchmarks)
 
     async def run(self) -> None:
         backoff = Backoff(self.cfg.reconnect_min, self.cfg.reconnect_max)
+        refused = Backoff(self.cfg.auth_retry_min, self.cfg.auth_retry_max)
+        await self._forget_stale()
         while not self.stop.is_set():
             self.wake.clear()
             try:
                 next_due = await self._drain()
                 backoff.reset()
+                refused.reset()
             except ServerUnavailable as exc:
+                if exc.refused:
+                    delay = refused.next()
+                    log(logger, "smtp.login_refused", logging.ERROR, host=self.cfg.host, port=self.cfg.port,
+                        user=self.cfg.user, error=str(exc), retry_in=round(delay, 2))
+                    self.state.put("smtp_last_error", str(exc))
+                    await wait_any([self.stop], delay)
+                    continue
                 delay = backoff.next()
                 log(logger, "smtp.unavailable", logging.WARNING, error=str(exc), retry_in=round(delay, 2))
                 self.state.put("smtp_last_error", str(exc))
+                if exc.unreachable:  # knock on its port meanwhile: back within seconds of its return
+                    if await wait_for_port(self.cfg.host, self.cfg.port, delay, self.cfg.probe_interval, self.stop):
+                        log(logger, "smtp.server_back", host=self.cfg.host, port=self.cfg.port)
+                else:
+                    await wait_any([self.stop], delay)
+                continue
+            except Exception as exc:
+                cause = transient_cause(exc)
+                if cause is None:
+                    raise  # a bug: the supervisor logs it and restarts the runner
+                # the store (or the journal) cannot be written: locked by another process, disk
+                # full. Nothing is sent unrecorded; what is in doubt stays in the journal
+                delay = backoff.next()
+                error = f"{describe_cause(cause)}: {type(exc).__name__}: {exc}"
+                log(logger, "smtp.store_unavailable", logging.ERROR, cause=cause, error=error,
+                    retry_in=round(delay, 2))
+                self.state.put("smtp_last_error", error)
                 await wait_any([self.stop], delay)
                 continue
             timeout = self.cfg.poll_interval if next_due is None else max(0.05, min(self.cfg.poll_interval, next_due))
             await wait_any([self.stop, self.wake], timeout)
 
+    async def _forget_stale(self) -> None:
+        """Clear journal entries of sends that were settled after all: killed between recording
+        an item sent (or failed for good) in the service and clearing its entry, the entry stays
+        behind and ``judge status`` would count a send in doubt that is not."""
+        ids = self.state.journal_item_ids()
+        if not ids:
+            return
+        try:
+            settled = await self.service.settled(ids)
+        except Exception as exc:  # the store is unavailable: the entries wait for the next start
+            log(logger, "smtp.journal_check_failed", logging.WARNING, error=f"{type(exc).__name__}: {exc}")
+            return
+        stale = [i for i in ids if i in settled]
+        for i in stale:
+            self.state.forget(i)
+        if stale:
+            log(logger, "smtp.journal_cleared", items=stale)
+
     async def _drain(self) -> float | None:
         """Send until the outbox has nothing due. Returns seconds until a held item is due."""
+        if self._unrecorded:
+            await self._mark_sent(sorted(self._unrecorded))
         while not self.stop.is_set():
             items = await self.service.pending_outbox(limit=self.cfg.batch_size)
             self.idle.clear()
@@ -220,7 +278,8 @@ class SmtpSender:
             if isinstance(r, BaseException):
                 raise r
 
-    async def _send_lane(self, batch: list[tuple[OutboxItemLike, str, InDoubt | None]]) -> None:
+    async def _connect(self) -> aiosmtplib.SMTP:
+        """A logged-in session with the server's extensions known, or ServerUnavailable."""
         cfg = self.cfg
         smtp = aiosmtplib.SMTP(hostname=cfg.host, port=cfg.port, timeout=cfg.timeout,
                                use_tls=cfg.tls == "tls", start_tls=True if cfg.tls == "starttls" else False,
@@ -237,7 +296,35 @@ class SmtpSender:
                     await smtp.helo()  # a server without ESMTP: no extensions
         except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
             smtp.close()
-            raise ServerUnavailable(f"connect {cfg.host}:{cfg.port}: {type(exc).__name__}: {exc}") from exc
+            # nobody answered on the port (refused, timed out): not a greeting, TLS or login trouble
+            unreachable = (isinstance(exc, (aiosmtplib.SMTPConnectError, ConnectionRefusedError, asyncio.TimeoutError))
+                           and not isinstance(exc, aiosmtplib.SMTPConnectResponseError)
+                           and "ssl" not in str(exc).lower() and "tls" not in str(exc).lower())
+            raise ServerUnavailable(f"connect {cfg.host}:{cfg.port}: {type(exc).__name__}: {exc}",
+                                    unreachable=unreachable,
+                                    refused=isinstance(exc, aiosmtplib.SMTPAuthenticationError)) from exc
+        return smtp
+
+    async def send_direct(self, rcpts: list[str], message: bytes) -> None:
+        """Send one message now, outside the outbox and the journal (a notice the store could not
+        queue); raises on any failure."""
+        bad = [r for r in rcpts if not valid_address(r)]
+        if bad or not rcpts:
+            raise ValueError(f"invalid address(es) {bad!r}" if bad else "no recipients")
+        smtp = await self._connect()
+        try:
+            smtputf8 = smtp.supports_extension("smtputf8")
+            wire = [w for w in (wire_address(r, smtputf8) for r in rcpts) if w]
+            data, _ = with_date_and_id(message, None)
+            await smtp.sendmail(self.judge.address, wire, data)
+        finally:
+            try:
+                await asyncio.wait_for(smtp.quit(), 5)
+            except Exception:  # the message is sent or the error raised already
+                smtp.close()
+
+    async def _send_lane(self, batch: list[tuple[OutboxItemLike, str, InDoubt | None]]) -> None:
+        smtp = await self._connect()
         self.stats.batches += 1
         sent: list[int] = []  # accepted by the server, not yet recorded by the service
         try:
@@ -327,8 +414,11 @@ class SmtpSender:
         return True
 
     async def _mark_sent(self, item_ids: list[int]) -> None:
-        """Record accepted sends in the service, then clear their journal entries (step 4)."""
+        """Record accepted sends in the service, then clear their journal entries (step 4). If
+        the store will not take the record, they are kept to be recorded at the next round."""
+        self._unrecorded.update(item_ids)
         await self.service.mark_sent_many(item_ids)
+        self._unrecorded.difference_update(item_ids)
         for i in item_ids:
             self.state.forget(i)
             self._not_before.pop(i, None)

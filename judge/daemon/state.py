@@ -11,10 +11,16 @@ millisecond, less than a hop to a thread would cost.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any
+
+from judge.daemon.logs import log
+from judge.game.store import transient_cause
+
+logger = logging.getLogger("judge.daemon.state")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS smtp_journal (
@@ -27,6 +33,10 @@ CREATE TABLE IF NOT EXISTS smtp_journal (
 CREATE INDEX IF NOT EXISTS smtp_journal_mid ON smtp_journal(message_id);
 CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated REAL NOT NULL);
 """
+
+
+#: bytes kept free inside the state file (and its WAL) for status writes on a full disk
+RESERVE_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -50,10 +60,24 @@ class DaemonState:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        self._reserve()
         self._touched: dict[str, float] = {}
+        #: status values not yet written (the disk was full): written with the next one that is
+        self._unsaved: dict[str, tuple[str, float]] = {}
 
     def close(self) -> None:
         self.db.close()
+
+    def _reserve(self) -> None:
+        """Room for status writes on a full disk (when the admin needs them most): free pages in
+        the file and a WAL as large, both kept. A checkpoint then copies the status rows into pages
+        the file already has, and the WAL is rewritten from its start, so neither has to grow."""
+        size = self.db.execute("PRAGMA page_size").fetchone()[0]
+        if self.db.execute("PRAGMA freelist_count").fetchone()[0] * size < RESERVE_BYTES:
+            self.db.execute("CREATE TABLE IF NOT EXISTS reserve (b BLOB)")
+            self.db.execute("INSERT INTO reserve VALUES (zeroblob(?))", (RESERVE_BYTES,))
+            self.db.execute("DELETE FROM reserve")
+        self.db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     # --- the SMTP journal -------------------------------------------------------------------
     def begin_data(self, item_id: int, digest: str, message_id: str) -> None:
@@ -79,6 +103,9 @@ class DaemonState:
         """Message-IDs of sends still in the journal: their receipt copies may yet be needed."""
         return {r[0] for r in self.db.execute("SELECT message_id FROM smtp_journal")}
 
+    def journal_item_ids(self) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT item_id FROM smtp_journal ORDER BY item_id")]
+
     def journal_size(self) -> int:
         return self.db.execute("SELECT count(*) FROM smtp_journal").fetchone()[0]
 
@@ -88,13 +115,39 @@ class DaemonState:
 
     # --- status -----------------------------------------------------------------------------
     def put(self, key: str, value: Any, every: float = 0.0) -> None:
-        """Record a status value; with ``every``, at most that often (it is a disk write)."""
+        """Record a status value; with ``every``, at most that often (it is a disk write).
+
+        Never raises for a store it cannot write: status is what an admin reads while things go
+        wrong. On a full disk the WAL is checkpointed and rewound, so the write reuses space the
+        file already has; failing that, the value is kept and written with a later one."""
         now = time.time()
         if every and now - self._touched.get(key, 0.0) < every:
             return
         self._touched[key] = now
-        self.db.execute("INSERT INTO kv(key, value, updated) VALUES (?,?,?) ON CONFLICT(key) DO UPDATE "
-                        "SET value=excluded.value, updated=excluded.updated", (key, str(value), now))
+        self._unsaved[key] = (str(value), now)
+        for attempt in (1, 2):
+            try:
+                # one transaction for the value and any left unsaved before it
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.executemany(
+                    "INSERT INTO kv(key, value, updated) VALUES (?,?,?) ON CONFLICT(key) DO UPDATE "
+                    "SET value=excluded.value, updated=excluded.updated",
+                    [(k, v, t) for k, (v, t) in self._unsaved.items()])
+                self.db.execute("COMMIT")
+                self._unsaved.clear()
+                return
+            except sqlite3.Error as exc:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                if attempt == 1 and transient_cause(exc) == "disk full":
+                    try:
+                        self.db.execute("PRAGMA wal_checkpoint(RESTART)")
+                    except sqlite3.Error:
+                        pass
+                    continue
+                log(logger, "state.unwritable", logging.WARNING, key=key, error=f"{type(exc).__name__}: {exc}",
+                    unsaved=len(self._unsaved))
+                return
 
     def snapshot(self) -> dict[str, Any]:
         return _status(self.db)

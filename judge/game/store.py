@@ -8,10 +8,12 @@ commit on their own, which would break "one message = one transaction").
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
 import sqlite3
+import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,6 +24,57 @@ import sqlite_utils
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 8
+
+#: seconds a statement waits for another process's lock on the store (SQLite's busy handler)
+#: before it fails with "database is locked"; ``JUDGE_BUSY_TIMEOUT`` in the environment changes it
+BUSY_TIMEOUT = 30.0
+#: SQLite's primary result codes that say the store is unavailable for now (not the data's fault)
+_BUSY, _LOCKED, _NOMEM, _IOERR, _FULL, _CANTOPEN, _PROTOCOL = 5, 6, 7, 10, 13, 14, 15
+
+
+class StoreLocked(sqlite3.OperationalError):
+    """Another process holds a lock on the store longer than the busy timeout."""
+
+
+def transient_cause(exc: BaseException) -> str | None:
+    """Why the store is unavailable, if ``exc`` says it is for now: ``"locked"`` (another process
+    holds a lock), ``"disk full"``, ``"I/O error"`` or ``"out of memory"``; None for an error
+    that retrying cannot mend (a bug, a damaged file). A message met by a transient error was not
+    handled and must be offered again later."""
+    if isinstance(exc, MemoryError):
+        return "out of memory"
+    if isinstance(exc, OSError):
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return "disk full"
+        return "I/O error"
+    if isinstance(exc, sqlite3.Error):
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        text = str(exc).lower()
+        if code in (_BUSY, _LOCKED, _PROTOCOL) or "locked" in text or "busy" in text:
+            return "locked"
+        if code == _FULL or "disk is full" in text:
+            return "disk full"
+        if code in (_IOERR, _CANTOPEN) or "i/o error" in text or "unable to open" in text:
+            return "I/O error"
+        if code == _NOMEM or "out of memory" in text:
+            return "out of memory"
+    return None
+
+
+def describe_cause(cause: str, path: str | Path = "") -> str:
+    """One line for people: what the store's trouble is (``cause`` from :func:`transient_cause`)."""
+    where = f" {path}" if path else ""
+    return {"locked": f"the store{where} is locked by another process",
+            "disk full": f"the disk holding the store{where} is full",
+            "I/O error": f"the store{where} cannot be read or written (I/O error)",
+            "out of memory": "the judge ran out of memory"}.get(cause, f"the store{where} is unavailable ({cause})")
+
+
+def _busy_timeout_default() -> float:
+    try:
+        return float(os.environ.get("JUDGE_BUSY_TIMEOUT", "") or BUSY_TIMEOUT)
+    except ValueError:
+        return BUSY_TIMEOUT
 
 
 def iso(t: datetime | None) -> str | None:
@@ -269,21 +322,33 @@ class Store:
     migrated, refused likewise. Otherwise (the daemon, ``judge upgrade``, a new store) an older
     schema is migrated after a backup copy of the file is written beside it (:attr:`backup`)."""
 
-    def __init__(self, path: str | Path, *, readonly: bool = False, upgrade: bool = True):
+    def __init__(self, path: str | Path, *, readonly: bool = False, upgrade: bool = True,
+                 busy_timeout: float | None = None):
         self.path = Path(path)
         self.backup: Path | None = None
         self.migrated_from: int | None = None
+        self.busy_timeout = _busy_timeout_default() if busy_timeout is None else busy_timeout
+        # isolation_level=None: no implicit transactions; we say BEGIN and COMMIT ourselves.
+        # ``timeout`` installs SQLite's busy handler: a statement that meets another process's
+        # lock (BEGIN IMMEDIATE while an admin's shell writes, any read while a connection holds
+        # locking_mode=EXCLUSIVE) waits up to that long before "database is locked"
         if readonly:
             # mode=ro: not even a journal or a new file; the store's WAL setting persists in the file
             self.conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
-                                        isolation_level=None, timeout=30.0)
+                                        isolation_level=None, timeout=self.busy_timeout)
         else:
             create_private(self.path)
-            # isolation_level=None: no implicit transactions; we say BEGIN and COMMIT ourselves.
-            self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)
+            self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=self.busy_timeout)
         self.conn.row_factory = sqlite3.Row
         if not readonly:
-            self.conn.execute("PRAGMA journal_mode=WAL")
+            try:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+            except sqlite3.OperationalError as exc:  # held in exclusive locking mode past the busy timeout
+                self.conn.close()
+                if transient_cause(exc) != "locked":
+                    raise
+                raise StoreLocked(f"{describe_cause('locked', self.path)} (waited {self.busy_timeout:g}s); "
+                                  f"try again") from exc
             self.conn.execute("PRAGMA synchronous=FULL")
         self.conn.execute("PRAGMA foreign_keys=ON")
         self.db = sqlite_utils.Database(self.conn)
@@ -349,11 +414,37 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
+    def set_busy_timeout(self, seconds: float) -> None:
+        """Wait this long for another process's lock (the daemon's ``[judge] busy_timeout``)."""
+        self.busy_timeout = float(seconds)
+        self.conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000):d}")
+
     # -- transactions --------------------------------------------------------------------------
+    def _begin(self) -> None:
+        """``BEGIN IMMEDIATE``, waiting up to the busy timeout for another writer. SQLite's busy
+        handler does the waiting; some SQLITE_BUSY answers skip it (a WAL file being recovered
+        by another process, a stale snapshot), so an early "locked" is tried again until the busy
+        timeout is spent. Then :class:`StoreLocked` names the store."""
+        start = time.monotonic()
+        pause = 0.01
+        while True:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if transient_cause(exc) != "locked":
+                    raise
+                left = self.busy_timeout - (time.monotonic() - start)
+                if left <= 0.005:
+                    raise StoreLocked(f"{describe_cause('locked', self.path)} (waited {self.busy_timeout:g}s); "
+                                      f"try again") from exc
+                time.sleep(min(pause, left))
+                pause = min(pause * 2, 0.5)
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """``BEGIN IMMEDIATE`` … ``COMMIT``; everything is rolled back if the body raises."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        self._begin()
         try:
             yield
         except BaseException:

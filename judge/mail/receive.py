@@ -28,7 +28,9 @@ from judge.game.store import Store, from_iso, iso
 log = logging.getLogger(__name__)
 
 #: errors of the store itself: the message was not handled and must be offered again later
-TRANSIENT = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError, MemoryError)
+#: (judge.game.store.transient_cause names them). Not every sqlite3.DatabaseError: a constraint
+#: broken by a bug (IntegrityError) is the message's poison, recorded and answered at once
+TRANSIENT = (sqlite3.OperationalError, OSError, MemoryError)
 
 
 class Judge:
