@@ -36,7 +36,7 @@ def test_a_client_reply_keeps_the_new_orders_and_drops_the_quoted_ones(client: s
     # the block names what gave it away: the attribution, the header block or the separator
     marker = quotes[0].marker
     assert ("judge@example.test" in marker or "The Judge" in marker or "riginal" in marker
-            or "rsprüngliche" in marker or "origine" in marker or "bericht" in marker), marker
+            or any(sep in marker for _, _, sep, _ in cm.OUTLOOK.values())), marker
     assert quotes[0].lines >= len(OLD)
     assert "Ignored" in quotes[0].describe() and "earlier message" in quotes[0].describe()
 

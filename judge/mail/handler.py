@@ -37,7 +37,7 @@ class Handler:
     order_lines: list[Command] = field(default_factory=list)
     touched: bool = False  # orders or WAIT changed: try early processing afterwards
     copy_to: list[str] = field(default_factory=list)  # also send the reply here (the seat's own address)
-    stray_orders: int = 0
+    above_signon: list[Command] = field(default_factory=list)  # order lines before any game was signed on to
     hold_reply: str | None = None  # why not to answer (a loop?), unless the mail signs on with a password
     closing_note: str | None = None  # said last in the reply
     replied: bool = False  # a reply was queued
@@ -55,19 +55,29 @@ class Handler:
         if self.mail.ignored:  # a note, never an error: nothing the player wrote vanishes silently
             self.say(render_part("ignored.txt", notes=[b.describe() for b in self.mail.ignored]))
         cmds = parse_commands(self.mail.text)
+        at = 0
         try:
-            for cmd in cmds:
+            for at, cmd in enumerate(cmds):
                 if cmd.name != "ORDER":
                     self.flush_orders()
                 self.dispatch(cmd)
+                if cmd.name == "SIGNON":
+                    self.read_above_signon()
             self.flush_orders()
         except Stop:
             self.order_lines.clear()
+            self.not_read(cmds[at + 1:], "after the error above")
         if not cmds:
             self.error("No commands found in your message. Send HELP for help.")
-        elif self.stray_orders and not self.session.signons:
-            self.error("Signon command not encountered: order lines are only read after a SIGNON line. "
-                       "Use 'help' for info.")
+        elif self.above_signon:
+            lines, self.above_signon = self.above_signon, []
+            for c in lines:
+                self.quote(c.line)
+            self.error(("Signon command not encountered: order lines are only read after a SIGNON line. "
+                        if not self.session.signons else
+                        f"the {len(lines)} order {'line' if len(lines) == 1 else 'lines'} above your SIGNON "
+                        f"{'was' if len(lines) == 1 else 'were'} not read: no power was signed on to. ")
+                       + "Use 'help' for info.")
         self.order_status()
         self.send_reply()
         g = self.session.game
@@ -83,7 +93,7 @@ class Handler:
                     self.echo(cmd)
                     self.error("You are not signed on as a power, so this line cannot be an order.")
                 else:
-                    self.stray_orders += 1
+                    self.above_signon.append(cmd)  # read once a SIGNON names a power (read_above_signon)
                 return
             g, target = self.session.game, None
             if g is not None and heading_words(cmd.line) is not None:  # a cheap look first: most lines are orders
@@ -107,6 +117,26 @@ class Handler:
             self.error(str(exc))
         except Stop:
             raise
+
+    def read_above_signon(self) -> None:
+        """Order lines written above the SIGNON line are the signed-on power's too: they are read
+        first, as if written under it."""
+        if not self.above_signon or self.session.power is None:
+            return
+        lines, self.above_signon = self.above_signon, []
+        n = len(lines)
+        self.say(f"The {n} order {'line' if n == 1 else 'lines'} above your SIGNON {'is' if n == 1 else 'are'} "
+                 f"read as {self.session.power}'s:")
+        for c in lines:
+            self.dispatch(c)
+        self.flush_orders()
+
+    def not_read(self, rest: list[Command], why: str) -> None:
+        """Name the lines of the mail that were not read (nothing vanishes silently)."""
+        n = sum(1 + len([l for l in c.body.split("\n") if l.strip()]) + (c.name in ("PRESS", "BROADCAST") and c.closed)
+                for c in rest)
+        if n:
+            self.say(f"Not read {why}: {n} more {'line' if n == 1 else 'lines'}, from '{cut(rest[0].line, 60)}'.")
 
     # -- output --------------------------------------------------------------------------------
     def echo(self, cmd: Command) -> None:

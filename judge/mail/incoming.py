@@ -32,7 +32,15 @@ MAX_BODY_CHARS = 100_000  # anything longer is cut (and the sender told)
 
 #: a msg-id fit to echo in In-Reply-To/References: printable ASCII, no spaces or brackets inside
 
-_SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|fw|aw|wg|sv|vs|antw|tr|rv|enc|odp|vl)\s*(?:\[\d+\])?\s*:"
+# reply and forward prefixes as mail programs write them in their languages: Re/Fwd, German AW/WG,
+# Nordic SV/VS/VB/VL, Dutch Antw/Doorst, French TR, Spanish RV/ENC, Italian R/RIF/I, Polish Odp/PD,
+# Turkish Ynt/İlt, Hungarian Vá/Továbbítás, Russian Ответ/Отв/Пересл, Greek ΑΠ/ΣΧΕΤ/ΠΡΘ, Chinese
+# 回复/答复/回覆/转发/轉寄, Japanese 返信/転送, Korean 회신/전달; counted (Re[2]:, Re(2):, Re^2:), also with
+# the fullwidth colon
+_SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|fw|aw|wg|sv|vs|vb|vl|antw|doorst|tr|rv|enc|odp|pd|r|rif\.?|i|ynt"
+                           r"|i̇lt|ilt|vá|va|továbbítás|ответ|отв|пересл|απ|σχετ|πρθ|回复|答复|回覆|转发|轉寄|轉發"
+                           r"|返信|転送|회신|전달|res|ref|svar|antwort|rép|odg|ats|atb|fs|doorst)"
+                           r"\s*(?:\[\d+\]|\(\d+\)|\^\d+)?\s*[:：]"
                            r"|\[error flag\]|\[you are late!\])\s*",
                            re.I)
 
