@@ -763,10 +763,10 @@ def _mark_signoffs(lines: list[str], kind: list[Ignored | None], letters: set[in
 
 # one word that is a name, not an order's or a command's: capitalised ("Bob", "Jean-Luc", "B.",
 # "Łukasz", "Юрий"), or a short name in a script without case ("太郎", "小明")
-_BARE_NAME = re.compile(r"^[-~–—\s]*([^\W\d_][^\W\d_'’.-]{0,19}\.?)\s*$")
+_BARE_NAME = re.compile(r"^[-~–—\s]*([^\W\d_](?:[^\W\d_]|['’.-]){0,19})\s*$")
 _NOT_NAMES = frozenset({"hold", "holds", "h", "waive", "build", "builds", "remove", "disband", "retreat", "support",
                         "supports", "convoy", "convoys", "move", "moves", "yes", "no", "ok", "okay", "done", "end",
-                        "stop", "wait", "nowait", "draw", "army", "fleet", "a", "f", "s", "c", "r", "d", "b"})
+                        "stop", "wait", "nowait", "draw", "army", "fleet", "a", "f"})
 
 
 def _bare_name(line: str) -> bool:
