@@ -96,7 +96,8 @@ _FIELD = {name: kind for kind, names in _FIELD_NAMES.items() for name in names}
 # "Label: value": a label of up to four words of letters in any script (no digits), then a colon
 # (the fullwidth one of Chinese and Japanese clients is a colon after NFKC)
 _FIELD_RE = re.compile(r"^\s*\*?([^\W\d_][^\W\d_.'’-]*(?:[ ./][^\W\d_][^\W\d_.'’-]*){0,3})\s?:\*?(?:\s*(.*))?$")
-_ADDRESS = re.compile(r"[^\s<>()\[\]@:;,\"]+@[^\s<>()\[\]@:;,\"]+\.[^\W\d_]{2,}")
+# bounded (RFC 5321 sizes): a long line without "@" must not cost more than a look at each character
+_ADDRESS = re.compile(r"[^\s<>()\[\]@:;,\"]{1,64}@[^\s<>()\[\]@:;,\"]{1,255}\.[^\W\d_]{2,63}")
 # a date or a time as mail programs write them: a year, 10:00 / 10.00, 24.11.2026, 2026/11/24, 2026年
 _DATE = re.compile(r"(?<!\d)(19|20)\d\d(?!\d)|(?<!\d)\d{1,2}[:.]\d\d(?!\d)|(?<!\d)\d{1,4}[./-]\d{1,2}[./-]\d{1,4}(?!\d)")
 
@@ -222,9 +223,9 @@ def _device_line(line: str) -> bool:
     if _DEVICE.match(line):
         return True
     s = line.strip()
-    if not s or len(s) > 60 or len(s.split()) > 8 or match_keyword(s) or not _DEVICE_WORD.search(s):
+    if not s or len(s) > 60 or not _DEVICE_WORD.search(s) or len(s.split()) > 8:
         return False
-    return _SENT_WORD.search(s) is not None or _APP_AD.search(s) is not None
+    return (_SENT_WORD.search(s) is not None or _APP_AD.search(s) is not None) and not match_keyword(s)
 
 
 # closing words; a sign-off is such a line at the very end, maybe with a name after it
@@ -277,12 +278,13 @@ def new_text(text: str) -> tuple[str, list[Ignored]]:
         kind[k] = None
     _mark_quotes(lines, kind)
     _mark_signature(lines, kind)
-    letters = _press_bodies(lines, kind)
-    _mark_rules(lines, kind, set(letters))
-    _mark_signoffs(lines, kind, set(letters))
+    # the lines marked since the letters were found are no commands: the letters' other lines are the same
+    in_letter = set(letters)
+    _mark_rules(lines, kind, in_letter)
+    _mark_signoffs(lines, kind, in_letter)
 
     _merge_neighbours(lines, kind)
-    as_written = set(_press_bodies(lines, kind)) - unescaped
+    as_written = in_letter - unescaped
     kept = [written[k] if k in as_written else line for k, (line, block) in enumerate(zip(lines, kind))
             if block is None]
     while kept and not kept[-1].strip():
@@ -396,7 +398,7 @@ def _separator_like(line: str) -> bool:
     return m is not None and len(line.strip()) <= 80 and re.search(r"[^\W\d_]", m.group(1)) is not None
 
 
-def header_block(lines: list[str], i: int) -> int | None:
+def header_block(lines: list[str], i: int, parsed: list[tuple[str, str] | None] | None = None) -> int | None:
     """If a mail header block (as Outlook writes an earlier message's) starts at line ``i``, the
     number of lines it spans.
 
@@ -405,16 +407,24 @@ def header_block(lines: list[str], i: int) -> int | None:
     start of the text, after a blank line or a separator). Or by its names: a From line and a
     Sent/Date line (in the languages of ``_FIELD_NAMES``), which Outlook writes even without an
     address. One header-like line is not enough: a press letter may start "To: France", or
-    "From: England / To: France / Subject: …"."""
-    if _field_line(lines[i]) is None:
+    "From: England / To: France / Subject: …". ``parsed``: :func:`_field_line` of every line,
+    when the caller has it."""
+    def field(k: int) -> tuple[str, str] | None:
+        return _field_line(lines[k]) if parsed is None else parsed[k]
+
+    first = field(i)
+    if first is None:
         return None
+    boundary = i == 0 or not lines[i - 1].strip() or _separator_like(lines[i - 1])
+    if not boundary and _FIELD.get(first[0].lower()) not in ("from", "date", "subject"):
+        return None  # (most lines of a run of "Label: value" lines: a block starts only once)
     fields: list[tuple[str, str]] = []
     j = i
     while j < len(lines) and j - i < 12:
-        f = _field_line(lines[j])
+        f = field(j)
         if f is not None:
             fields.append(f)
-        elif not lines[j].strip() or j + 1 >= len(lines) or _field_line(lines[j + 1]) is None:
+        elif not lines[j].strip() or j + 1 >= len(lines) or field(j + 1) is None:
             break  # a wrapped value ("To: a; b;\n c") is allowed one continuation line
         else:
             fields.append(("", lines[j]))
@@ -423,10 +433,10 @@ def header_block(lines: list[str], i: int) -> int | None:
     if named[0] in ("from", "date", "subject") and {"from", "date"} <= set(named):
         return j - i
     labelled = sum(1 for label, _ in fields if label)
-    values = " ".join(v for _, v in fields)
-    boundary = i == 0 or not lines[i - 1].strip() or _separator_like(lines[i - 1])
-    if 3 <= labelled <= 7 and boundary and _DATE.search(values) and (
-            _ADDRESS.search(values) or (i > 0 and _separator_like(lines[i - 1]))):
+    if not boundary or not 3 <= labelled <= 7:
+        return None
+    values = " ".join(v for _, v in fields)[:2000]
+    if _DATE.search(values) and (("@" in values and _ADDRESS.search(values)) or (i > 0 and _separator_like(lines[i - 1]))):
         return j - i
     return None
 
@@ -438,7 +448,7 @@ def _is_attribution(joined: str) -> bool:
     the verb with a time or a day ("24.11.2026 10:00, Bob пишет:"); or, as Gmail writes it in
     Russian and Japanese, no verb at all: a date and an address ("2026年11月24日(火) 10:00 Bob <bob@x>:")."""
     verb = _ATTR_VERB.search(joined) is not None
-    address = _ADDRESS.search(joined) is not None
+    address = "@" in joined and _ADDRESS.search(joined) is not None
     if verb and (_ATTR_START.match(joined) and _HAS_DATE_OR_ADDRESS.search(joined)
                  or address and _DATE.search(joined) or _TIME_OR_DAY.search(joined)):
         return True
@@ -449,7 +459,7 @@ def _attribution(lines: list[str], i: int) -> int | None:
     """If an attribution starts at line ``i`` (possibly wrapped over up to three lines as Gmail
     does), the number of lines it spans."""
     first = lines[i].strip()
-    if not first or first.startswith(">") or match_keyword(first):
+    if not first or first.startswith(">"):
         return None
     if not first.endswith(":") and not (_ATTR_START.match(first) or _HAS_DATE_OR_ADDRESS.search(first)):
         return None  # a wrapped attribution starts with its date, its address or its start word
@@ -458,8 +468,10 @@ def _attribution(lines: list[str], i: int) -> int | None:
         if i + n >= len(lines) or not lines[i + n].strip() or lines[i + n].lstrip().startswith(">"):
             return None
         joined = (joined + " " + lines[i + n].strip()).strip()
+        if len(joined) > 400:
+            return None  # mail programs write (and wrap) it short
         if joined.endswith(":"):
-            return n + 1 if _is_attribution(joined) else None
+            return n + 1 if _is_attribution(joined) and not match_keyword(first) else None
     return None
 
 
@@ -471,6 +483,7 @@ def _next_text(lines: list[str], i: int) -> str:
 
 def _quote_cut(lines: list[str], kind: list[Ignored | None]) -> tuple[int, Ignored] | None:
     """Where an earlier message without ``>`` quote marks starts: everything from there on is old."""
+    parsed = [_field_line(line) if ":" in line else None for line in lines]
     for i, line in enumerate(lines):
         if kind[i] is not None or not line.strip() or line.lstrip().startswith(">"):
             continue
@@ -480,7 +493,7 @@ def _quote_cut(lines: list[str], kind: list[Ignored | None]) -> tuple[int, Ignor
             return i, Ignored("quote", 0, line)
         if words in _FORWARD_WORDS or _FORWARD_LINE.match(line):
             return i, Ignored("forward", 0, line)
-        n = header_block(lines, i)
+        n = header_block(lines, i, parsed) if parsed[i] is not None else None
         if n is not None:
             start = i
             k = i - 1
