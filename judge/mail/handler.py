@@ -17,6 +17,7 @@ from judge.mail import eia as eia_mail
 from judge.mail.commands import REGISTRY, CommandError, Session, Stop, load as load_commands
 from judge.mail.commands.signon import _power_names
 from judge.mail.language import Command, parse_commands
+from judge.orders.lexer import order_lines
 from judge.game.lifecycle import Ctx, Game, GameError, PhaseRow
 from judge.mail.incoming import IncomingMail, clean_subject
 from judge.game.passwords import PasswordError
@@ -229,6 +230,14 @@ class Handler:
                     self.say(f"  Warning: {w}")
         if sub.accepted:
             self.touched = True
+        # lines the order reader passes over ("# a comment", "On to Munich, as I wrote:") are named too
+        remarks = [c.line for c in lines if next(order_lines(c.line), None) is None]
+        for line in remarks:
+            self.quote(line)
+        if remarks:
+            self.say(f"  Note: {'this line is' if len(remarks) == 1 else 'these lines are'} not read as "
+                     f"{'an order' if len(remarks) == 1 else 'orders'} (a remark): nothing was done with "
+                     f"{'it' if len(remarks) == 1 else 'them'}.")
 
     def aim_at(self, target: Any) -> None:
         """The orders that follow are for phase ``target`` (PHASE, or a heading naming a phase):
