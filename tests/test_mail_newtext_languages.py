@@ -311,6 +311,10 @@ def test_reply_prefixes_in_other_languages_are_dropped(subject: str) -> None:
     assert clean_subject(subject.replace("orders", "TEST:tg - S1901M orders"), "TEST") == "orders"
 
 
+def test_invisible_characters_hide_no_reply_prefix() -> None:
+    assert clean_subject("\ufeffRe: \u200f回复: \u202bTEST:tg - S1901M orders", "TEST") == "orders"
+
+
 @pytest.mark.parametrize("subject", ["Reply to France", "Invitation: tea", "Idea: orders", "Rebuild: orders",
                                      "Ireland plans"])
 def test_words_that_only_start_like_a_prefix_stay(subject: str) -> None:

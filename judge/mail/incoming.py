@@ -20,7 +20,7 @@ from html.parser import HTMLParser
 
 from judge.game.outbox import CONTROL, MSG_ID, thread_ids
 from judge.game.addresses import canonical_address
-from judge.mail.newtext import Ignored, header_block, new_text
+from judge.mail.newtext import Ignored, header_block, new_text, strip_invisible
 from judge.mail.textbounce import text_bounce_failures
 
 #: local parts of addresses that are machines, never people (njudge's list, and a few more)
@@ -189,7 +189,7 @@ def clean_subject(subject: str, code: str = "") -> str:
     """Drop ``Re:``, ``Fwd:`` (and their German, Nordic, French, Spanish, Polish … forms) and our
     own tags from the front of a subject; with the judge's ``code``, also the game tags our
     subjects start with (``CODE:game - S1901M``), so a reply to a reply to a reply keeps one."""
-    s = " ".join(subject.split())
+    s = " ".join(strip_invisible(subject).split())  # a byte-order mark or a direction mark hides no prefix
     tag = re.compile(rf"^{re.escape(code)}:[\w-]+(?:\s+-\s+[A-Z]\d{{3,4}}[A-Z])?(?:\s+|$)", re.I) if code else None
     while True:
         t = _SUBJECT_JUNK.sub("", s, count=1)

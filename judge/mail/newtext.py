@@ -303,8 +303,12 @@ def normalise(line: str) -> str:
     spaces become their plain forms). "\ufeffSIGNON", "SIG\u200bNON" and "ＳＩＧＮＯＮ" are SIGNON."""
     if line.isascii():
         return line
-    line = "".join(c for c in line if c.isascii() or unicodedata.category(c) != "Cf")
-    return unicodedata.normalize("NFKC", line)
+    return unicodedata.normalize("NFKC", strip_invisible(line))
+
+
+def strip_invisible(s: str) -> str:
+    """``s`` without invisible format characters (Unicode category Cf)."""
+    return s if s.isascii() else "".join(c for c in s if c.isascii() or unicodedata.category(c) != "Cf")
 
 
 _LETTER = Ignored("letter", 0)  # stands for a press letter's lines while the judge's output is looked for
