@@ -68,6 +68,8 @@ def assert_every_line_answered(body: str, reply: str) -> None:
             assert re.search(r"Not read after the error above: \d+ more lines?, from ", reply) and any(
                 c is cmd for c in rest), (want, reply)
             return
+        if cmd.name == "SIGNOFF" and cmd.unread:
+            assert f"Not read after SIGNOFF: {len(cmd.unread)} more" in reply, reply
 
 
 def _game(tmp: Path) -> tuple[Table, str]:
@@ -178,6 +180,15 @@ def test_remarks_the_order_reader_passes_over_are_named(tmp_path: Path) -> None:
     assert _orders_in(reply.body) == NEW_LIST
     assert "> On to Munich, as I wrote:\n> # the fleets:\n  Note: these lines are not read as orders (a remark)" in (
         reply.body)
+    assert_every_line_answered(body, reply.body)
+
+
+def test_lines_after_signoff_are_named(tmp_path: Path) -> None:
+    t, addr = _game(tmp_path)
+    body = "\n".join([t.signon("England"), NEW[0], "SIGNOFF", "", NEW[1], "SET WAIT"])
+    reply = t.reply_to(addr, t.send(addr, body))
+    assert "Not read after SIGNOFF: 2 more lines, from 'F Edi - Nwg'." in reply.body
+    assert "England: Fleet London -> North Sea." in reply.body and "Norwegian" not in reply.body
     assert_every_line_answered(body, reply.body)
 
 
@@ -295,7 +306,8 @@ _BLOCKS = [
 _LINES = st.sampled_from(["F Lon - Nth", "F Edi - Nwg", "A Lvp - Yor", "A Lvp H", "F Lon - Mos", "A Yor - Lon",
                           "SET WAIT", "SET NOWAIT", "Fall 1901:", "PHASE Fall 1901", "hello there",
                           "I think we should talk", "Bur", "", "", "CLEAR", "SIGNON Etg wrongpw", "A Mun - Ber",
-                          "# a comment", "On to Munich, as I wrote:", "A Lvp H # hold", "1. F Lon - Nth"])
+                          "# a comment", "On to Munich, as I wrote:", "A Lvp H # hold", "1. F Lon - Nth",
+                          "SIGNOFF"])
 _INVISIBLE = st.sampled_from(["", "", "\u200b", "\ufeff", "\u200e", "\u202b", "\u00ad", "\u2060"])
 
 

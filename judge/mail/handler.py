@@ -67,7 +67,13 @@ class Handler:
             self.flush_orders()
         except Stop:
             self.order_lines.clear()
-            self.not_read(cmds[at + 1:], "after the error above")
+            if cmds[at].name == "SIGNOFF":
+                rest = cmds[at].unread
+                if rest:
+                    self.say(f"Not read after SIGNOFF: {len(rest)} more {'line' if len(rest) == 1 else 'lines'}, "
+                             f"from '{cut(rest[0], 60)}'.")
+            else:
+                self.not_read(cmds[at + 1:], "after the error above")
         if not cmds:
             self.error("No commands found in your message. Send HELP for help.")
         elif self.above_signon:
