@@ -11,6 +11,8 @@ tests/client_mails.py; the mail path in tests/test_service_newtext_languages.py.
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from judge.mail.incoming import clean_subject, parse_message
 from judge.mail.language import parse_commands
@@ -319,3 +321,31 @@ def test_invisible_characters_hide_no_reply_prefix() -> None:
                                      "Ireland plans"])
 def test_words_that_only_start_like_a_prefix_stay(subject: str) -> None:
     assert clean_subject(subject) == subject
+
+
+# -- nothing vanishes: generated mails of every language's pieces ----------------------------------------
+
+_PIECES = ([l for block in HEADER_BLOCKS.values() for l in block] + ATTRIBUTIONS + SIGNATURE + [
+    "-----Wiadomość oryginalna-----", "\u2010" * 7 + " Original Message " + "\u2010" * 7, "_" * 32, "-----",
+    "Wysłane z iPhone'a", "iPhoneから送信", "发自我的iPhone", "Pozdrawiam,", "С уважением,", "Bob", "太郎",
+    "-----BEGIN PGP SIGNED MESSAGE-----", "Hash: SHA256", "- -- ", "> F Lon - Eng", "", "PRESS TO F", "ENDPRESS",
+    "SIGNOFF", "-- "] + NEW + OLD)
+_LINE = st.one_of(st.sampled_from(_PIECES), st.text(st.characters(
+    blacklist_categories=("Cs",), blacklist_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), max_size=20))
+_MARK = st.sampled_from(["", "", "\ufeff", "\u200b", "\u200e", "\u202b", "\u2066", "\u00ad", "\uff1a"])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(st.tuples(_LINE, _MARK, st.integers(0, 40)), max_size=40))
+def test_every_line_of_a_generated_mail_is_kept_or_counted_in_a_note(lines: list[tuple[str, str, int]]) -> None:
+    written = [l[:at] + mark + l[at:] for l, mark, at in lines]
+    text, ignored = new_text("\n".join(written))
+    kept = text.split("\n") if text else []
+    it = iter(written)
+    assert all(any(k in (l, normalise(l)) or k == normalise(l[2:]) for l in it) for k in kept)  # in order
+    dropped = sum(1 for l in written if normalise(l).strip()) - sum(1 for k in kept if normalise(k).strip())
+    extra = dropped - sum(b.lines for b in ignored)
+    # the "-- " line that marks a signature is named by the note, not counted in it
+    assert extra == 0 or (extra == 1 and any(normalise(l).strip() in ("--", "- --") for l in written)), (
+        extra, ignored)
+    assert all(b.lines > 0 and b.describe().startswith("Ignored") for b in ignored)
