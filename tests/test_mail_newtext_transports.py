@@ -60,12 +60,17 @@ def test_pipe(tmp_path: Path) -> None:
     _check(text_of(mine[0]))  # type: ignore[arg-type]
 
 
+def _daemon(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path, t: Table) -> dict:
+    """The daemon's settings for the judge of table ``t``."""
+    return daemon_config(mail, smtp_sink, workdir, service="judge.mail:Judge",
+                         judge={"db_path": str(t.cfg.db_path), "options": {"code": "TEST", "password_cost": 4}},
+                         imap={"poll_interval": 1.0})
+
+
 @pytest.mark.mail
 async def test_daemon_with_dovecot(mail: Dovecot, smtp_sink: SmtpSink, workdir: Path) -> None:
     t, addr, raw = _game_with_old_orders(workdir)
-    cfg = daemon_config(mail, smtp_sink, workdir, service="judge.mail:Judge",
-                        judge={"db_path": str(t.cfg.db_path), "options": {"code": "TEST", "password_cost": 4}},
-                        imap={"poll_interval": 1.0})
+    cfg = _daemon(mail, smtp_sink, workdir, t)
     async with running_daemon(cfg):
         mail.append(raw)
         await until(lambda: len(smtp_sink.to(addr)) == 1, 30, "the reply to England")
@@ -88,9 +93,7 @@ async def test_daemon_with_dovecot_in_other_languages(mail: Dovecot, smtp_sink: 
            "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n"
            f"\ufeff{t.signon('England')}\r\n{NEW[0]}\r\n{'_' * 32}\r\n{NEW[1]}\r\n{NEW[2]}\r\n").encode()
     t.close()
-    cfg = daemon_config(mail, smtp_sink, workdir, service="judge.mail:Judge",
-                        judge={"db_path": str(t.cfg.db_path), "options": {"code": "TEST", "password_cost": 4}},
-                        imap={"poll_interval": 1.0})
+    cfg = _daemon(mail, smtp_sink, workdir, t)
     async with running_daemon(cfg):
         mail.append(japanese)
         await until(lambda: len(smtp_sink.to(addr)) == 1, 30, "the reply to the Japanese mail")
