@@ -176,7 +176,10 @@ _JUDGE_ANCHOR = _JUDGE_START + _JUDGE_END + [
     re.compile(r"^\s*Current orders for \w+:\s*$"),  # templates/future_applied.txt
     re.compile(r"^\s*The orders you queued for "),
     re.compile(r"^\s*History of '\S+':\s*$"),  # templates/history.txt
-    re.compile(r"^\s*Ignored (\d+ (quoted )?lines? |your (signature|sign-off) |').*\.\s*$"),  # templates/ignored.txt
+    re.compile(r"^\s*Ignored (\d+ (quoted )?lines? |your (signature|sign-off|name) |'|a separator line '"
+               r"|an encrypted PGP message ).*\.\s*$"),  # templates/ignored.txt
+    re.compile(r"^\s*The \d+ order lines? above your SIGNON (is|are) read as "),  # handler.read_above_signon
+    re.compile(r"^\s*Not read after (the error above|SIGNOFF): \d+ more lines?, from "),
 ]
 _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
     re.compile(r"^\s*>"),
