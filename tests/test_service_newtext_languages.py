@@ -212,6 +212,20 @@ def test_an_inline_pgp_signed_mail_applies_its_orders(tmp_path: Path) -> None:
     assert_every_line_answered(body, reply.body)
 
 
+def test_a_pasted_reply_with_the_new_notes_is_not_read_again(tmp_path: Path) -> None:
+    t, addr = _game(tmp_path)
+    body = "\n".join([NEW[0], t.signon("England"), "# remark", "_" * 20, NEW[1], "SIGNOFF", "A Yor H", "", "Bob"])
+    first = t.reply_to(addr, t.send(addr, body))
+    for note in ("Ignored a separator line", "Ignored your name 'Bob'", "The 1 order line above your SIGNON",
+                 "not read as an order (a remark)", "Not read after SIGNOFF: 1 more line"):
+        assert note in first.body, first.body
+    pasted = first.body.strip("\n").split("\n")
+    for full in ([t.signon("England"), NEW[2], ""] + pasted, pasted + ["", t.signon("England"), NEW[2]]):
+        reply = t.reply_to(addr, t.send(addr, "\n".join(full)))
+        assert "[Error Flag]" not in reply.subject, reply.body
+        assert "lines of the judge's own earlier mail" in reply.body
+
+
 # -- PHASE as a heading ---------------------------------------------------------------------------------
 
 
