@@ -249,6 +249,8 @@ def test_a_separator_in_a_press_letter_stays_in_the_letter() -> None:
     ["Note: deadline is 24.11.2026 10:00", "Status: ok", "Mood: good"],
     ["As I wrote in 1901:", "F Lon - Nth"],
     ["Как я писал 24.11:", "A Mos H"],
+    ["As I wrote on 24.11:", "F Lon - Nth"],
+    ["Как я написал 24.11:", "A Mos H"],
 ])
 def test_label_value_lines_of_the_players_own_stay(lines: list[str]) -> None:
     body = ["SIGNON Etg pw1"] + lines + ["A Lvp H"]

@@ -141,7 +141,7 @@ _VERBS_CJK = ("写道", "寫道", "書きました", "のメール", "님이 작
 _ATTR_VERB = re.compile(r"((?<![^\W\d_])(" + "|".join(_VERBS_SPACED) + r")(?![^\W\d_])|"
                         + "|".join(_VERBS_CJK) + r").{0,120}:\s*$", re.I)
 _HAS_DATE_OR_ADDRESS = re.compile(r"\d|@")
-_TIME_OR_DAY = re.compile(r"(?<!\d)\d{1,2}[:.]\d\d(?!\d)|(?<!\d)\d{1,4}[./-]\d{1,2}[./-]\d{1,4}(?!\d)"
+_TIME_OR_DAY = re.compile(r"(?<!\d)\d{1,2}:\d\d(?!\d)|(?<!\d)\d{1,4}[./-]\d{1,2}[./-]\d{1,4}(?!\d)"
                           r"|\d{4}年|\d{1,2}月\d{1,2}日")
 
 # the judge's own mail (templates/*.txt and their HTML parts copied as text)
