@@ -79,6 +79,23 @@ def test_original_message_separators_in_other_languages(separator: str) -> None:
     assert ignored[0].lines == len(OLD) + 1 and ignored[0].marker == separator
 
 
+@pytest.mark.parametrize("line", ["Begin forwarded message:", "Początek przekazywanej wiadomości:",
+                                  "Välitetty viesti alkaa:", "Začátek přeposílané zprávy:",
+                                  "Начало переадресованного сообщения:", "転送されたメッセージ:", "转发的邮件:"])
+def test_apple_mail_forwards_in_other_languages(line: str) -> None:
+    text, ignored = new_text("\n".join(NEW + ["", line, ""] + ["> " + l for l in OLD]))
+    assert text.split("\n") == NEW and [b.kind for b in ignored] == ["forward"]
+
+
+def test_a_thunderbird_forward_with_words_in_no_table_is_cut_by_its_header_block() -> None:
+    block = ["-------- Перенаправленное сообщение --------", "Тема:\tRe: orders",
+             "Дата:\tTue, 24 Nov 2026 10:00:00 +0000", "От:\tThe Judge <judge@example.test>", "Кому:\tBob"]
+    text, ignored = new_text("\n".join(NEW + [""] + block + [""] + OLD))
+    assert text.split("\n") == NEW
+    assert [b.kind for b in ignored] == ["quote"] and ignored[0].marker == block[1]
+    assert ignored[0].lines == len(block) + len(OLD)
+
+
 def test_proton_mail_reply_with_its_hyphens_and_attribution() -> None:
     body = NEW + ["", "Sent with Proton Mail secure email.", "", "\u2010" * 7 + " Original Message " + "\u2010" * 7,
                   "On Tuesday, November 24th, 2026 at 10:00, The Judge <judge@example.test> wrote:", ""] + [

@@ -127,7 +127,8 @@ _RULE = re.compile(rf"^\s*[{_DASH}#]{{3,}}\s*$")  # a line of dashes, underscore
 _FORWARD_LINE = re.compile(
     r"^\s*(begin forwarded message|anfang der weitergeleiteten nachricht|début du message réexpédié"
     r"|begin doorgestuurd bericht|inicio del mensaje reenviado|inizio messaggio inoltrato"
-    r"|początek przekazanej wiadomości|välitetty viesti alkaa|začátek přeposlané zprávy"
+    r"|początek przekazanej wiadomości|początek przekazywanej wiadomości|välitetty viesti alkaa"
+    r"|začátek přeposlané zprávy|začátek přeposílané zprávy"
     r"|начало переадресованного сообщения|転送されたメッセージ|转发的邮件|以下是转发的邮件)\s*:\s*$", re.I)
 
 # attributions: "On <date>, <name> wrote:" and its translations, Gmail's "<date>, <name> <address>:"
