@@ -39,7 +39,7 @@ MAX_BODY_CHARS = 100_000  # anything longer is cut (and the sender told)
 # the fullwidth colon
 _SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|fw|aw|wg|sv|vs|vb|vl|antw|doorst|tr|rv|enc|odp|pd|r|rif\.?|i|ynt"
                            r"|i̇lt|ilt|vá|va|továbbítás|ответ|отв|пересл|απ|σχετ|πρθ|回复|答复|回覆|转发|轉寄|轉發"
-                           r"|返信|転送|회신|전달|res|ref|svar|antwort|rép|odg|ats|atb|fs|doorst)"
+                           r"|返信|転送|회신|전달|res|ref|svar|antwort|rép|odg|ats|atb)"
                            r"\s*(?:\[\d+\]|\(\d+\)|\^\d+)?\s*[:：]"
                            r"|\[error flag\]|\[you are late!\])\s*",
                            re.I)
@@ -186,8 +186,8 @@ def plausible_address(addr: str) -> bool:
 
 
 def clean_subject(subject: str, code: str = "") -> str:
-    """Drop ``Re:``, ``Fwd:`` (and their German, Nordic, French, Spanish, Polish … forms) and our
-    own tags from the front of a subject; with the judge's ``code``, also the game tags our
+    """Drop ``Re:``, ``Fwd:`` (and their forms in other languages and scripts: ``_SUBJECT_JUNK``)
+    and our own tags from the front of a subject; with the judge's ``code``, also the game tags our
     subjects start with (``CODE:game - S1901M``), so a reply to a reply to a reply keeps one."""
     s = " ".join(strip_invisible(subject).split())  # a byte-order mark or a direction mark hides no prefix
     tag = re.compile(rf"^{re.escape(code)}:[\w-]+(?:\s+-\s+[A-Z]\d{{3,4}}[A-Z])?(?:\s+|$)", re.I) if code else None
