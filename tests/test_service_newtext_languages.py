@@ -369,3 +369,16 @@ def test_every_line_of_a_generated_mail_is_answered(lines: list[tuple[str, str, 
     replies = [m for m in t.run() if addr in m.to]
     assert len(replies) == 1
     assert_every_line_answered(body, replies[0].body)
+
+
+def test_lines_above_signon_in_an_empires_in_arms_game(tmp_path: Path) -> None:
+    from test_eia_service import addr, setup_game
+
+    t = Table(tmp_path)
+    setup_game(t, team=1)
+    body = "BUILD 3 AT Toulon\nSIGNON Feg pwFrance1\nFLY TO THE MOON"
+    reply = t.reply_to(addr("France"), t.send(addr("France"), body))
+    assert "The 1 order line above your SIGNON is read as France's:" in reply.body
+    assert "accepted for this month: France: BUILD 3 AT Toulon" in reply.body
+    assert "unknown command 'FLY'" in reply.body
+    t.close()

@@ -128,12 +128,14 @@ class Handler:
     def read_above_signon(self) -> None:
         """Order lines written above the SIGNON line are the signed-on power's too: they are read
         first, as if written under it."""
-        if not self.above_signon or self.session.power is None:
+        eia = getattr(self, "eia", None)  # an Empires in Arms seat (judge.mail.eia) reads its own lines
+        who = self.session.power or (eia.nation if eia is not None else None)
+        if not self.above_signon or who is None:
             return
         lines, self.above_signon = self.above_signon, []
         n = len(lines)
         self.say(f"The {n} order {'line' if n == 1 else 'lines'} above your SIGNON {'is' if n == 1 else 'are'} "
-                 f"read as {self.session.power}'s:")
+                 f"read as {who}'s:")
         for c in lines:
             self.dispatch(c)
         self.flush_orders()
