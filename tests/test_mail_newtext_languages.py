@@ -127,6 +127,15 @@ ATTRIBUTIONS = [
     "2026年11月24日 10:00，The Judge <judge@example.test> 写道：",
     "24.11.2026, 10:00, \"The Judge\" <judge@example.test>:",
     "The Judge <judge@example.test> 於 2026年11月24日 週二 上午10:00 寫道：",
+    # Gmail in Korean, Turkish, Hungarian, Greek, Arabic and Hebrew (with the direction marks it writes)
+    "2026년 11월 24일 (화) 오전 10:00, The Judge <judge@example.test>님이 작성:",
+    "The Judge <judge@example.test>, 24 Kas 2026 Sal, 10:00 tarihinde şunu yazdı:",
+    "The Judge <judge@example.test> ezt írta (időpont: 2026. nov. 24., K, 10:00):",
+    "Στις Τρί 24 Νοε 2026 στις 10:00, ο/η The Judge <judge@example.test> έγραψε:",
+    "\u200fفي الثلاثاء، 24 نوفمبر 2026 10:00 ص \u202aThe Judge\u202c \u200f<\u202ajudge@example.test\u202c> كتب:",
+    "\u200fفي 24/11/2026 10:00، كتب The Judge:",  # Thunderbird in Arabic: no address
+    "\u200f\u202bבתאריך יום ג׳, 24 בנוב׳ 2026 ב-10:00 מאת \u202aThe Judge\u202c\u200f <\u202a"
+    "judge@example.test\u202c\u200f>:\u202c",
 ]
 
 

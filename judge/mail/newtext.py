@@ -137,7 +137,8 @@ _ATTR_START = re.compile(r"^\s*(on|am|le|op|el|il|em|den|w dniu|dne|dnia|в|el d
 _VERBS_SPACED = ("wrote", "schrieb", "a écrit", "schreef", "escribió", "escribio", "ha scritto", "scrisse",
                  "escreveu", "skrev", "skrive", "napisał", "napisała", "napisał\\(a\\)", "napsal", "napsala",
                  "napsal\\(a\\)", "kirjoitti", "пишет", "написал", "написала", "написал\\(а\\)", "írta", "yazdı",
-                 "kirjutas", "pisze", "rašė", "rakstīja", "έγραψε", "het volgende geschreven", "geschreven")
+                 "kirjutas", "pisze", "rašė", "rakstīja", "έγραψε", "het volgende geschreven", "geschreven",
+                 "a scris", "כתב", "כתבה", "كتب")
 _VERBS_CJK = ("写道", "寫道", "書きました", "のメール", "님이 작성", "작성:")
 _ATTR_VERB = re.compile(r"((?<![^\W\d_])(" + "|".join(_VERBS_SPACED) + r")(?![^\W\d_])|"
                         + "|".join(_VERBS_CJK) + r").{0,120}:\s*$", re.I)
