@@ -207,6 +207,21 @@ def test_a_press_letter_keeps_its_closing_name() -> None:
     assert text.split("\n") == body and ignored == []
 
 
+@pytest.mark.parametrize("greeting", ["Hi judge,", "Hello!", "Dear GM,", "Hallo zusammen!", "Bonjour,", "Hola,",
+                                      "Cześć,", "Witam,", "Hei,", "Ahoj,", "Здравствуйте!", "こんにちは", "你好！",
+                                      "안녕하세요"])
+def test_a_greeting_as_the_first_line_is_a_note(greeting: str) -> None:
+    text, ignored = new_text("\n".join([greeting, ""] + NEW))
+    assert [l for l in text.split("\n") if l.strip()] == NEW
+    assert [b.describe() for b in ignored] == [f"Ignored your greeting '{normalise(greeting)}'."]
+
+
+@pytest.mark.parametrize("first", ["Hello Etg pw1", "Hi", "Dear Judge: A Lon H", "A Lon H"])
+def test_a_first_line_that_is_no_greeting_stays(first: str) -> None:
+    body = [first] + NEW[1:] if first != "Hi" else ["Hi"]
+    assert new_text("\n".join(body)) == ("\n".join(body), [])
+
+
 # -- inline PGP -------------------------------------------------------------------------------------
 
 SIGNATURE = ["-----BEGIN PGP SIGNATURE-----", "", "iQEzBAEBCAAdFiEEqNvR0gT1C9F8P3mXkA5kQz0fJ8YFAmdDAYAACgkQkA5kQz0f",

@@ -162,6 +162,16 @@ def test_orders_above_signon_are_read_for_the_power(tmp_path: Path) -> None:
     assert_every_line_answered(body, reply.body)
 
 
+def test_a_greeting_above_signon_is_a_note_not_an_order(tmp_path: Path) -> None:
+    t, addr = _game(tmp_path)
+    body = "\n".join(["Cześć,", "", NEW[0], t.signon("England"), NEW[1], NEW[2], "", "Dzięki!", "Łukasz"])
+    reply = t.reply_to(addr, t.send(addr, body))
+    assert _orders_in(reply.body) == NEW_LIST, reply.body
+    assert "Ignored your greeting 'Cześć,'." in reply.body and "Ignored your sign-off 'Dzięki! Łukasz'." in reply.body
+    assert "[Error Flag]" not in reply.subject
+    assert_every_line_answered(body, reply.body)
+
+
 def test_orders_above_a_failed_signon_and_after_it_are_named(tmp_path: Path) -> None:
     t, addr = _game(tmp_path)
     body = "\n".join(NEW[:2] + ["SIGNON Etg wrongpassword", NEW[2], "SET WAIT"])

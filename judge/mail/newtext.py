@@ -58,6 +58,8 @@ class Ignored:
             return f"Ignored a separator line '{m}'."
         if self.kind == "name":
             return f"Ignored your name '{m}' at the end."
+        if self.kind == "greeting":
+            return f"Ignored your greeting '{m}'."
         return f"Ignored your sign-off '{m}'."
 
 
@@ -178,7 +180,7 @@ _JUDGE_ANCHOR = _JUDGE_START + _JUDGE_END + [
     re.compile(r"^\s*Current orders for \w+:\s*$"),  # templates/future_applied.txt
     re.compile(r"^\s*The orders you queued for "),
     re.compile(r"^\s*History of '\S+':\s*$"),  # templates/history.txt
-    re.compile(r"^\s*Ignored (\d+ (quoted )?lines? |your (signature|sign-off|name) |'|a separator line '"
+    re.compile(r"^\s*Ignored (\d+ (quoted )?lines? |your (signature|sign-off|name|greeting) |'|a separator line '"
                r"|an encrypted PGP message ).*\.\s*$"),  # templates/ignored.txt
     re.compile(r"^\s*The \d+ order lines? above your SIGNON (is|are) read as "),  # handler.read_above_signon
     re.compile(r"^\s*Not read after (the error above|SIGNOFF): \d+ more lines?, from "),
@@ -251,6 +253,13 @@ _CLOSING = re.compile(
     r"|谢谢|謝謝|此致敬礼|此致|祝好|顺祝商祺|多谢|感谢)(?![^\W\d_])"
     r"\s*[,.!:;)\-–—。、！]*\s*(?P<name>.*)$", re.I)
 _NAME = re.compile(r"^[^\W\d_][^\d]{0,38}$")
+# a greeting as the first line ("Hi judge,", "Hallo zusammen!", "Cześć,", "Здравствуйте!", "こんにちは")
+_GREETING = re.compile(
+    r"^\s*(hi|hello|hey|hiya|dear|greetings|good (morning|afternoon|evening)|hallo|moin|servus|guten (tag|morgen)"
+    r"|liebe[rs]?|bonjour|bonsoir|salut|cher|chère|hola|buenos días|buenas|ciao|salve|buongiorno|hoi|dag"
+    r"|goedemorgen|cześć|witam|dzień dobry|hei|moi|terve|hej|hallå|god dag|ahoj|dobrý den|привет"
+    r"|здравствуйте|добрый день|olá|oi|bom dia|merhaba|szia|γεια|こんにちは|こんばんは|おはよう(ございます)?"
+    r"|お疲れ様です|你好|您好|大家好|안녕하세요)(?![^\W\d_])[^:]{0,40}$", re.I)
 
 
 # -- reading --------------------------------------------------------------------------------------
@@ -287,6 +296,7 @@ def new_text(text: str) -> tuple[str, list[Ignored]]:
     in_letter = set(letters)
     _mark_rules(lines, kind, in_letter)
     _mark_signoffs(lines, kind, in_letter)
+    _mark_greeting(lines, kind)
 
     _merge_neighbours(lines, kind)
     as_written = in_letter - unescaped
@@ -756,6 +766,13 @@ def _unclosed_press(lines: list[str], kind: list[Ignored | None], upto: int) -> 
         elif m and m[0] in ("ENDPRESS", "SIGNOFF") and not m[1]:
             open_ = False
     return open_
+
+
+def _mark_greeting(lines: list[str], kind: list[Ignored | None]) -> None:
+    """A greeting as the first line of the player's text, with more under it."""
+    text = [i for i, k in enumerate(kind) if k is None and lines[i].strip()]
+    if len(text) >= 2 and _GREETING.match(lines[text[0]]) and not match_keyword(lines[text[0]].strip()):
+        _mark(lines, kind, [text[0]], Ignored("greeting", 0, lines[text[0]].strip()))
 
 
 def _mark_signoffs(lines: list[str], kind: list[Ignored | None], letters: set[int]) -> None:
