@@ -40,6 +40,15 @@ HOSTILE = {
     "header-like lines": _fill("From: x\nTo: y\n"),
     "sign-off words": _fill("Thanks\n"),
     "orders": _fill("A Lon - Nth\n"),
+    # the shapes read in any language: field runs with dates, a long line that almost is an
+    # attribution or a field, separators, PGP armour without its end, invisible characters
+    "field runs with a date": _fill("Kutoka: 24 Nov 2026 10:00 j@x.test\nKwa: b\nMada: c\n"),
+    "one long field line with a date": "Label: 2026 10:00 " + "a" * (MAX_BODY_CHARS - 30) + ":",
+    "one long line with a date and a colon": "2026 10:00 " + "a.b" * (MAX_BODY_CHARS // 3 - 10) + ":",
+    "separators over fields": _fill("_____\nOd: j\nWysłano: 2026\n"),
+    "pgp armour without an end": _fill("-----BEGIN PGP SIGNATURE-----\n-----BEGIN PGP MESSAGE-----\n"),
+    "invisible characters": _fill("\u200b\ufeffＡ\u200e"),
+    "names and phone lines": _fill("Bob\niPhoneから送信\n"),
 }
 
 

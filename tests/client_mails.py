@@ -1,5 +1,6 @@
 """Replies as real mail clients write them, as raw RFC 5322 bytes: Outlook desktop and web (in
-English, German, French, Dutch, Spanish and Italian), Gmail (web and Android), Apple Mail, iOS
+English, German, French, Dutch, Spanish, Italian, Polish, Finnish, Czech, Russian, Japanese and
+Chinese, each in its code page), Gmail (web and Android), Apple Mail, iOS
 Mail, Samsung Email and Thunderbird, each with its own MIME structure, charset, transfer
 encoding, attribution or header block and HTML quote markers (as those clients produce them;
 the markup is cut down to what matters, the structure is theirs).
@@ -33,6 +34,16 @@ OUTLOOK = {
            "-----Mensaje original-----", "RE"),
     "it": (("Da", "Inviato", "A", "Oggetto"), "martedì 24 novembre 2026 10:00", "-----Messaggio originale-----",
            "R"),
+    "pl": (("Od", "Wysłano", "Do", "Temat"), "wtorek, 24 listopada 2026 10:00", "-----Wiadomość oryginalna-----",
+           "Odp"),
+    "fi": (("Lähettäjä", "Lähetetty", "Vastaanottaja", "Aihe"), "tiistai 24. marraskuuta 2026 10.00",
+           "-----Alkuperäinen viesti-----", "VS"),
+    "cs": (("Od", "Odesláno", "Komu", "Předmět"), "úterý 24. listopadu 2026 10:00", "-----Původní zpráva-----",
+           "Odp"),
+    "ru": (("От", "Отправлено", "Кому", "Тема"), "24 ноября 2026 г. 10:00", "-----Исходное сообщение-----",
+           "Ответ"),
+    "ja": (("差出人", "送信日時", "宛先", "件名"), "2026年11月24日 10:00", "-----元のメッセージ-----", "返信"),
+    "zh": (("发件人", "发送时间", "收件人", "主题"), "2026年11月24日 10:00", "-----原始邮件-----", "回复"),
 }
 GMAIL_ATTRIBUTION = {
     "en": "On Tue, Nov 24, 2026 at 10:00\u202fAM The Judge <judge@example.test> wrote:",
@@ -41,6 +52,12 @@ GMAIL_ATTRIBUTION = {
     "nl": "Op di 24 nov 2026 om 10:00 schreef The Judge <judge@example.test>:",
     "es": "El mar, 24 nov 2026 a las 10:00, The Judge (<judge@example.test>) escribió:",
     "it": "Il giorno mar 24 nov 2026 alle ore 10:00 The Judge <judge@example.test> ha scritto:",
+    "pl": "W dniu wt., 24 lis 2026 o 10:00 The Judge <judge@example.test> napisał(a):",
+    "fi": "The Judge (judge@example.test) kirjoitti ti 24.11.2026 klo 10.00:",
+    "cs": "út 24. 11. 2026 v 10:00 odesílatel The Judge <judge@example.test> napsal:",
+    "ru": "вт, 24 нояб. 2026 г. в 10:00, The Judge <judge@example.test>:",  # Gmail writes no verb in Russian
+    "ja": "2026年11月24日(火) 10:00 The Judge <judge@example.test>:",  # nor in Japanese
+    "zh": "The Judge <judge@example.test> 于2026年11月24日周二 10:00写道：",
 }
 THUNDERBIRD_ATTRIBUTION = {
     "en": "On 24/11/2026 10:00, The Judge wrote:",
@@ -49,6 +66,12 @@ THUNDERBIRD_ATTRIBUTION = {
     "nl": "Op 24-11-2026 om 10:00 schreef The Judge:",
     "es": "El 24/11/26 a las 10:00, The Judge escribió:",
     "it": "Il 24/11/26 10:00, The Judge ha scritto:",
+    "pl": "W dniu 24.11.2026 o 10:00, The Judge pisze:",
+    "fi": "The Judge kirjoitti 24.11.2026 klo 10.00:",
+    "cs": "Dne 24. 11. 26 v 10:00 The Judge napsal(a):",
+    "ru": "24.11.2026 10:00, The Judge пишет:",
+    "ja": "2026/11/24 10:00 に The Judge さんは書きました:",
+    "zh": "在 2026/11/24 10:00, The Judge 写道:",
 }
 APPLE_ATTRIBUTION = {
     "en": "On 24 Nov 2026, at 10:00, The Judge <judge@example.test> wrote:",
@@ -57,9 +80,20 @@ APPLE_ATTRIBUTION = {
     "nl": "Op 24 nov 2026 om 10:00 heeft The Judge <judge@example.test> het volgende geschreven:",
     "es": "El 24 nov 2026, a las 10:00, The Judge <judge@example.test> escribió:",
     "it": "Il giorno 24 nov 2026, alle ore 10:00, The Judge <judge@example.test> ha scritto:",
+    "pl": "Wiadomość napisana przez The Judge <judge@example.test> w dniu 24.11.2026, o godz. 10:00:",
+    "fi": "The Judge <judge@example.test> kirjoitti 24.11.2026 kello 10.00:",
+    "cs": "24. 11. 2026 v 10:00, The Judge <judge@example.test>:",
+    "ru": "24 нояб. 2026 г., в 10:00, The Judge <judge@example.test> написал(а):",
+    "ja": "2026/11/24 10:00、The Judge <judge@example.test>のメール:",
+    "zh": "2026年11月24日 10:00，The Judge <judge@example.test> 写道：",
 }
 IPHONE = {"en": "Sent from my iPhone", "de": "Von meinem iPhone gesendet", "fr": "Envoyé de mon iPhone",
-          "nl": "Verstuurd vanaf mijn iPhone", "es": "Enviado desde mi iPhone", "it": "Inviato da iPhone"}
+          "nl": "Verstuurd vanaf mijn iPhone", "es": "Enviado desde mi iPhone", "it": "Inviato da iPhone",
+          "pl": "Wysłane z iPhone'a", "fi": "Lähetetty iPhonesta", "cs": "Odesláno z iPhonu",
+          "ru": "Отправлено с iPhone", "ja": "iPhoneから送信", "zh": "发自我的iPhone"}
+# the code page each Outlook edition writes its mail in
+OUTLOOK_CHARSET = {"pl": "windows-1250", "cs": "windows-1250", "ru": "windows-1251", "ja": "iso-2022-jp",
+                   "zh": "gb2312"}
 LANGS = tuple(OUTLOOK)
 
 
@@ -121,7 +155,8 @@ def outlook_desktop(lang: str, new: list[str], old: list[str], separator: bool =
             '<div style="border:none;border-top:solid #E1E1E1 1.0pt;padding:3.0pt 0cm 0cm 0cm">'
             f'<p class="MsoNormal">{b}<o:p></o:p></p></div><p class="MsoNormal"><o:p>&nbsp;</o:p></p>'
             + "".join(f'<p class="MsoNormal">{escape(l)}<o:p></o:p></p>' for l in old) + "</div></body></html>")
-    return _alternative(msg, plain, html, "windows-1252", html_only)
+    charset = OUTLOOK_CHARSET.get(lang, "windows-1252")
+    return _alternative(msg, plain, html.replace("charset=windows-1252", f"charset={charset}"), charset, html_only)
 
 
 def outlook_web(lang: str, new: list[str], old: list[str], html_only: bool = False, sender: str = PLAYER) -> bytes:

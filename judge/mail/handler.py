@@ -17,6 +17,7 @@ from judge.mail import eia as eia_mail
 from judge.mail.commands import REGISTRY, CommandError, Session, Stop, load as load_commands
 from judge.mail.commands.signon import _power_names
 from judge.mail.language import Command, parse_commands
+from judge.orders.lexer import order_lines
 from judge.game.lifecycle import Ctx, Game, GameError, PhaseRow
 from judge.mail.incoming import IncomingMail, clean_subject
 from judge.game.passwords import PasswordError
@@ -37,7 +38,7 @@ class Handler:
     order_lines: list[Command] = field(default_factory=list)
     touched: bool = False  # orders or WAIT changed: try early processing afterwards
     copy_to: list[str] = field(default_factory=list)  # also send the reply here (the seat's own address)
-    stray_orders: int = 0
+    above_signon: list[Command] = field(default_factory=list)  # order lines before any game was signed on to
     hold_reply: str | None = None  # why not to answer (a loop?), unless the mail signs on with a password
     closing_note: str | None = None  # said last in the reply
     replied: bool = False  # a reply was queued
@@ -55,19 +56,35 @@ class Handler:
         if self.mail.ignored:  # a note, never an error: nothing the player wrote vanishes silently
             self.say(render_part("ignored.txt", notes=[b.describe() for b in self.mail.ignored]))
         cmds = parse_commands(self.mail.text)
+        at = 0
         try:
-            for cmd in cmds:
+            for at, cmd in enumerate(cmds):
                 if cmd.name != "ORDER":
                     self.flush_orders()
                 self.dispatch(cmd)
+                if cmd.name == "SIGNON":
+                    self.read_above_signon()
             self.flush_orders()
         except Stop:
             self.order_lines.clear()
+            if cmds[at].name == "SIGNOFF":
+                rest = cmds[at].unread
+                if rest:
+                    self.say(f"Not read after SIGNOFF: {len(rest)} more {'line' if len(rest) == 1 else 'lines'}, "
+                             f"from '{cut(rest[0], 60)}'.")
+            else:
+                self.not_read(cmds[at + 1:], "after the error above")
         if not cmds:
             self.error("No commands found in your message. Send HELP for help.")
-        elif self.stray_orders and not self.session.signons:
-            self.error("Signon command not encountered: order lines are only read after a SIGNON line. "
-                       "Use 'help' for info.")
+        elif self.above_signon:
+            lines, self.above_signon = self.above_signon, []
+            for c in lines:
+                self.quote(c.line)
+            self.error(("Signon command not encountered: order lines are only read after a SIGNON line. "
+                        if not self.session.signons else
+                        f"the {len(lines)} order {'line' if len(lines) == 1 else 'lines'} above your SIGNON "
+                        f"{'was' if len(lines) == 1 else 'were'} not read: no power was signed on to. ")
+                       + "Use 'help' for info.")
         self.order_status()
         self.send_reply()
         g = self.session.game
@@ -83,7 +100,7 @@ class Handler:
                     self.echo(cmd)
                     self.error("You are not signed on as a power, so this line cannot be an order.")
                 else:
-                    self.stray_orders += 1
+                    self.above_signon.append(cmd)  # read once a SIGNON names a power (read_above_signon)
                 return
             g, target = self.session.game, None
             if g is not None and heading_words(cmd.line) is not None:  # a cheap look first: most lines are orders
@@ -107,6 +124,28 @@ class Handler:
             self.error(str(exc))
         except Stop:
             raise
+
+    def read_above_signon(self) -> None:
+        """Order lines written above the SIGNON line are the signed-on power's too: they are read
+        first, as if written under it."""
+        eia = getattr(self, "eia", None)  # an Empires in Arms seat (judge.mail.eia) reads its own lines
+        who = self.session.power or (eia.nation if eia is not None else None)
+        if not self.above_signon or who is None:
+            return
+        lines, self.above_signon = self.above_signon, []
+        n = len(lines)
+        self.say(f"The {n} order {'line' if n == 1 else 'lines'} above your SIGNON {'is' if n == 1 else 'are'} "
+                 f"read as {who}'s:")
+        for c in lines:
+            self.dispatch(c)
+        self.flush_orders()
+
+    def not_read(self, rest: list[Command], why: str) -> None:
+        """Name the lines of the mail that were not read (nothing vanishes silently)."""
+        n = sum(1 + len([l for l in c.body.split("\n") if l.strip()]) + (c.name in ("PRESS", "BROADCAST") and c.closed)
+                for c in rest)
+        if n:
+            self.say(f"Not read {why}: {n} more {'line' if n == 1 else 'lines'}, from '{cut(rest[0].line, 60)}'.")
 
     # -- output --------------------------------------------------------------------------------
     def echo(self, cmd: Command) -> None:
@@ -199,6 +238,14 @@ class Handler:
                     self.say(f"  Warning: {w}")
         if sub.accepted:
             self.touched = True
+        # lines the order reader passes over ("# a comment", "On to Munich, as I wrote:") are named too
+        remarks = [c.line for c in lines if next(order_lines(c.line), None) is None]
+        for line in remarks:
+            self.quote(line)
+        if remarks:
+            self.say(f"  Note: {'this line is' if len(remarks) == 1 else 'these lines are'} not read as "
+                     f"{'an order' if len(remarks) == 1 else 'orders'} (a remark): nothing was done with "
+                     f"{'it' if len(remarks) == 1 else 'them'}.")
 
     def aim_at(self, target: Any) -> None:
         """The orders that follow are for phase ``target`` (PHASE, or a heading naming a phase):

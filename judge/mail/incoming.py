@@ -20,7 +20,7 @@ from html.parser import HTMLParser
 
 from judge.game.outbox import CONTROL, MSG_ID, thread_ids
 from judge.game.addresses import canonical_address
-from judge.mail.newtext import Ignored, header_block, new_text
+from judge.mail.newtext import Ignored, header_block, new_text, strip_invisible
 from judge.mail.textbounce import text_bounce_failures
 
 #: local parts of addresses that are machines, never people (njudge's list, and a few more)
@@ -32,7 +32,15 @@ MAX_BODY_CHARS = 100_000  # anything longer is cut (and the sender told)
 
 #: a msg-id fit to echo in In-Reply-To/References: printable ASCII, no spaces or brackets inside
 
-_SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|fw|aw|wg|sv|vs|antw|tr|rv|enc|odp|vl)\s*(?:\[\d+\])?\s*:"
+# reply and forward prefixes as mail programs write them in their languages: Re/Fwd, German AW/WG,
+# Nordic SV/VS/VB/VL, Dutch Antw/Doorst, French TR, Spanish RV/ENC, Italian R/RIF/I, Polish Odp/PD,
+# Turkish Ynt/İlt, Hungarian Vá/Továbbítás, Russian Ответ/Отв/Пересл, Greek ΑΠ/ΣΧΕΤ/ΠΡΘ, Chinese
+# 回复/答复/回覆/转发/轉寄, Japanese 返信/転送, Korean 회신/전달; counted (Re[2]:, Re(2):, Re^2:), also with
+# the fullwidth colon
+_SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|fw|aw|wg|sv|vs|vb|vl|antw|doorst|tr|rv|enc|odp|pd|r|rif\.?|i|ynt"
+                           r"|i̇lt|ilt|vá|va|továbbítás|ответ|отв|пересл|απ|σχετ|πρθ|回复|答复|回覆|转发|轉寄|轉發"
+                           r"|返信|転送|회신|전달|res|ref|svar|antwort|rép|odg|ats|atb)"
+                           r"\s*(?:\[\d+\]|\(\d+\)|\^\d+)?\s*[:：]"
                            r"|\[error flag\]|\[you are late!\])\s*",
                            re.I)
 
@@ -178,10 +186,10 @@ def plausible_address(addr: str) -> bool:
 
 
 def clean_subject(subject: str, code: str = "") -> str:
-    """Drop ``Re:``, ``Fwd:`` (and their German, Nordic, French, Spanish, Polish … forms) and our
-    own tags from the front of a subject; with the judge's ``code``, also the game tags our
+    """Drop ``Re:``, ``Fwd:`` (and their forms in other languages and scripts: ``_SUBJECT_JUNK``)
+    and our own tags from the front of a subject; with the judge's ``code``, also the game tags our
     subjects start with (``CODE:game - S1901M``), so a reply to a reply to a reply keeps one."""
-    s = " ".join(subject.split())
+    s = " ".join(strip_invisible(subject).split())  # a byte-order mark or a direction mark hides no prefix
     tag = re.compile(rf"^{re.escape(code)}:[\w-]+(?:\s+-\s+[A-Z]\d{{3,4}}[A-Z])?(?:\s+|$)", re.I) if code else None
     while True:
         t = _SUBJECT_JUNK.sub("", s, count=1)

@@ -57,6 +57,7 @@ class Command:
     lineno: int = 0
     body: str = ""  # PRESS / BROADCAST text
     closed: bool = True  # PRESS: ended by ENDPRESS (False: by the end of the message)
+    unread: list[str] = field(default_factory=list)  # SIGNOFF: the non-blank lines after it, not read
 
 
 def match_keyword(line: str) -> tuple[str, list[str]] | None:
@@ -130,7 +131,8 @@ def conditional_end(lines: list[str], start: int) -> tuple[int, bool] | None:
 
 
 def parse_commands(text: str) -> list[Command]:
-    """Split message text into commands; stops at a ``-- `` signature or SIGNOFF."""
+    """Split message text into commands; stops at a ``-- `` signature or SIGNOFF (the lines
+    after SIGNOFF are kept on it, for the reply to name)."""
     out: list[Command] = []
     lines = text.split("\n")
     i = 0
@@ -186,5 +188,6 @@ def parse_commands(text: str) -> list[Command]:
             cmd.body = "\n".join(body)
         out.append(cmd)
         if name == "SIGNOFF":
+            cmd.unread = [l.strip() for l in lines[i:] if l.strip()]  # named in the reply, not read
             break
     return out

@@ -20,6 +20,7 @@ lists what is left out and what is not.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from judge.mail.language import match_keyword
@@ -48,6 +49,17 @@ class Ignored:
             return f"Ignored your signature ({n} {_lines(n)} after '-- ')."
         if self.kind == "device":
             return f"Ignored '{m}' (added by your mail program)."
+        if self.kind == "pgp":
+            return f"Ignored {n} {_lines(n)} of PGP armour (from '{m}'): PGP signatures are not checked."
+        if self.kind == "encrypted":
+            return (f"Ignored an encrypted PGP message ({n} {_lines(n)}): the judge cannot read encrypted mail, "
+                    f"send your commands as plain text.")
+        if self.kind == "rule":
+            return f"Ignored a separator line '{m}'."
+        if self.kind == "name":
+            return f"Ignored your name '{m}' at the end."
+        if self.kind == "greeting":
+            return f"Ignored your greeting '{m}'."
         return f"Ignored your sign-off '{m}'."
 
 
@@ -62,42 +74,79 @@ def _short(s: str, width: int = 60) -> str:
 
 # -- the patterns -------------------------------------------------------------------------------
 
-# Outlook's header block ("From:/Sent:/To:/Subject:") in the languages it is localised into;
+# Outlook's header block ("From:/Sent:/To:/Subject:"). It is recognised by its shape (see
+# :func:`header_block`) in any language and script; these names are a second signal, enough
+# alone for a From line followed by a date line (Outlook with Exchange names writes no address).
 # Gmail's plain text of an Outlook mail writes the names in bold ("*From:*").
 _FIELD_NAMES = {
-    "from": ("from", "von", "de", "van", "da", "från", "fra", "od", "expéditeur"),
+    "from": ("from", "von", "de", "van", "da", "från", "fra", "od", "expéditeur", "afzender", "remitente",
+             "mittente", "nadawca", "lähettäjä", "odesílatel", "от", "отправитель", "差出人", "送信者", "发件人",
+             "發件人", "寄件者", "寄件人", "feladó", "kimden", "avsändare", "afsender", "보낸 사람", "αποστολέας"),
     "date": ("sent", "date", "gesendet", "datum", "envoyé", "verzonden", "verstuurd", "enviado", "inviato",
-             "data", "fecha", "skickat", "sendt", "enviada", "enviado el", "enviada em", "sent at"),
-    "to": ("to", "an", "à", "a", "aan", "para", "till", "til", "destinataire", "destinatario", "destinatário"),
-    "cc": ("cc", "kopie", "copie", "cc/bcc"),
+             "data", "fecha", "skickat", "sendt", "enviada", "enviado el", "enviada em", "sent at", "wysłano",
+             "wysłane", "lähetetty", "päivämäärä", "odesláno", "отправлено", "дата", "送信日時", "日付", "发送时间",
+             "發送時間", "日期", "时间", "時間", "寄件日期", "elküldve", "dátum", "gönderildi", "tarih", "보낸 날짜",
+             "ημερομηνία", "στάλθηκε"),
+    "to": ("to", "an", "à", "a", "aan", "para", "till", "til", "destinataire", "destinatario", "destinatário",
+           "do", "komu", "кому", "宛先", "收件人", "收件者", "vastaanottaja", "címzett", "kime", "받는 사람", "προς"),
+    "cc": ("cc", "kopie", "copie", "cc/bcc", "dw", "kopia", "копия", "抄送", "副本", "kopio"),
     "subject": ("subject", "betreff", "objet", "onderwerp", "asunto", "oggetto", "ämne", "emne", "sujet",
-                "assunto"),
+                "assunto", "temat", "aihe", "předmět", "тема", "件名", "主题", "主旨", "主題", "tárgy", "konu",
+                "제목", "θέμα"),
 }
 _FIELD = {name: kind for kind, names in _FIELD_NAMES.items() for name in names}
-_FIELD_RE = re.compile(r"^\s*\*?([^\W\d_]+(?:[ /][^\W\d_]+)?)\s?:\*?(?:\s+(.*))?$")
+# "Label: value": a label of up to four words of letters in any script (no digits), then a colon
+# (the fullwidth one of Chinese and Japanese clients is a colon after NFKC)
+_FIELD_RE = re.compile(r"^\s*\*?([^\W\d_][^\W\d_.'’-]*(?:[ ./][^\W\d_][^\W\d_.'’-]*){0,3})\s?:\*?(?:\s*(.*))?$")
+# bounded (RFC 5321 sizes): a long line without "@" must not cost more than a look at each character
+_ADDRESS = re.compile(r"[^\s<>()\[\]@:;,\"]{1,64}@[^\s<>()\[\]@:;,\"]{1,255}\.[^\W\d_]{2,63}")
+# a date or a time as mail programs write them: a year, 10:00 / 10.00, 24.11.2026, 2026/11/24, 2026年
+_DATE = re.compile(r"(?<!\d)(19|20)\d\d(?!\d)|(?<!\d)\d{1,2}[:.]\d\d(?!\d)|(?<!\d)\d{1,4}[./-]\d{1,2}[./-]\d{1,4}(?!\d)")
 
-# "-----Original Message-----" and its family; Thunderbird writes "-------- Original Message --------"
+# "-----Original Message-----" and its family; Thunderbird writes "-------- Original Message --------",
+# Proton Mail "‐‐‐‐‐‐‐ Original Message ‐‐‐‐‐‐‐" with U+2010 hyphens. Any dashed line right above a
+# header block goes with it; these words cut alone.
 _SEPARATOR_WORDS = (
     "original message", "ursprüngliche nachricht", "originalnachricht", "message d'origine",
     "message d’origine", "message original", "oorspronkelijk bericht", "origineel bericht", "mensaje original",
     "messaggio originale", "mensagem original", "ursprungligt meddelande", "original meddelelse",
+    "wiadomość oryginalna", "oryginalna wiadomość", "alkuperäinen viesti", "původní zpráva", "původní e-mail",
+    "исходное сообщение", "оригинальное сообщение", "元のメッセージ", "原始邮件", "原始郵件", "原始消息",
+    "opprinnelig melding", "oprindelig meddelelse", "eredeti üzenet", "orijinal ileti", "orijinal mesaj",
+    "αρχικό μήνυμα", "원본 메시지", "reply message", "original mail",
 )
 _FORWARD_WORDS = (
     "forwarded message", "weitergeleitete nachricht", "message transféré", "doorgestuurd bericht",
     "mensaje reenviado", "messaggio inoltrato", "mensagem encaminhada", "vidarebefordrat meddelande",
+    "wiadomość przekazana dalej", "przekazana wiadomość", "välitetty viesti", "välitetty viesti alkaa",
+    "přeposlaná zpráva", "пересылаемое сообщение", "пересланное сообщение", "転送されたメッセージ",
+    "转发的邮件", "轉寄的郵件", "已转发邮件", "videresendt melding", "videresendt meddelelse", "továbbított üzenet",
+    "iletilen ileti", "προωθημένο μήνυμα", "전달된 메시지",
 )
-_DASHED = re.compile(r"^\s*[-_=]{2,}\s*(.+?)\s*[-_=]{2,}\s*$")
+_DASH = "\\-_=~*\u2010-\u2015\u2212\u2500\u2501\u30fc"
+_DASHED = re.compile(rf"^\s*[{_DASH}]{{2,}}\s*(.+?)\s*[{_DASH}]{{2,}}\s*$")
+_RULE = re.compile(rf"^\s*[{_DASH}#]{{3,}}\s*$")  # a line of dashes, underscores, ... only
 _FORWARD_LINE = re.compile(
     r"^\s*(begin forwarded message|anfang der weitergeleiteten nachricht|début du message réexpédié"
-    r"|begin doorgestuurd bericht|inicio del mensaje reenviado|inizio messaggio inoltrato)\s*:\s*$", re.I)
-_OUTLOOK_RULE = re.compile(r"^\s*_{10,}\s*$")  # Outlook's line above its header block
+    r"|begin doorgestuurd bericht|inicio del mensaje reenviado|inizio messaggio inoltrato"
+    r"|początek przekazanej wiadomości|początek przekazywanej wiadomości|välitetty viesti alkaa"
+    r"|začátek přeposlané zprávy|začátek přeposílané zprávy"
+    r"|начало переадресованного сообщения|転送されたメッセージ|转发的邮件|以下是转发的邮件)\s*:\s*$", re.I)
 
-# attributions: "On <date>, <name> wrote:" and its translations. The verb is enough only with a
-# date or an address in the line ("Only changes from what I wrote:" is the player's own).
-_ATTR_START = re.compile(r"^\s*(on|am|le|op|el|il|em|den|w dniu)\s", re.I)
-_ATTR_VERB = re.compile(r"(\bwrote|\bschrieb\b|\ba écrit|\bschreef\b|\bescribió|\bescribio|\bha scritto"
-                        r"|\bscrisse|\bescreveu|\bskrev|\bnapisał|\bgeschreven).{0,120}:\s*$", re.I)
+# attributions: "On <date>, <name> wrote:" and its translations, Gmail's "<date>, <name> <address>:"
+# (Russian, Japanese: no verb at all). See :func:`_is_attribution` for what is enough.
+_ATTR_START = re.compile(r"^\s*(on|am|le|op|el|il|em|den|w dniu|dne|dnia|в|el día|le jour|在)\s", re.I)
+_VERBS_SPACED = ("wrote", "schrieb", "a écrit", "schreef", "escribió", "escribio", "ha scritto", "scrisse",
+                 "escreveu", "skrev", "skrive", "napisał", "napisała", "napisał\\(a\\)", "napsal", "napsala",
+                 "napsal\\(a\\)", "kirjoitti", "пишет", "написал", "написала", "написал\\(а\\)", "írta", "yazdı",
+                 "kirjutas", "pisze", "rašė", "rakstīja", "έγραψε", "het volgende geschreven", "geschreven",
+                 "a scris", "כתב", "כתבה", "كتب")
+_VERBS_CJK = ("写道", "寫道", "書きました", "のメール", "님이 작성", "작성:")
+_ATTR_VERB = re.compile(r"((?<![^\W\d_])(" + "|".join(_VERBS_SPACED) + r")(?![^\W\d_])|"
+                        + "|".join(_VERBS_CJK) + r").{0,120}:\s*$", re.I)
 _HAS_DATE_OR_ADDRESS = re.compile(r"\d|@")
+_TIME_OR_DAY = re.compile(r"(?<!\d)\d{1,2}:\d\d(?!\d)|(?<!\d)\d{1,4}[./-]\d{1,2}[./-]\d{1,4}(?!\d)"
+                          r"|\d{4}年|\d{1,2}月\d{1,2}日")
 
 # the judge's own mail (templates/*.txt and their HTML parts copied as text)
 _JUDGE_START = [
@@ -131,7 +180,10 @@ _JUDGE_ANCHOR = _JUDGE_START + _JUDGE_END + [
     re.compile(r"^\s*Current orders for \w+:\s*$"),  # templates/future_applied.txt
     re.compile(r"^\s*The orders you queued for "),
     re.compile(r"^\s*History of '\S+':\s*$"),  # templates/history.txt
-    re.compile(r"^\s*Ignored (\d+ (quoted )?lines? |your (signature|sign-off) |').*\.\s*$"),  # templates/ignored.txt
+    re.compile(r"^\s*Ignored (\d+ (quoted )?lines? |your (signature|sign-off|name|greeting) |'|a separator line '"
+               r"|an encrypted PGP message ).*\.\s*$"),  # templates/ignored.txt
+    re.compile(r"^\s*The \d+ order lines? above your SIGNON (is|are) read as "),  # handler.read_above_signon
+    re.compile(r"^\s*Not read after (the error above|SIGNOFF): \d+ more lines?, from "),
 ]
 _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
     re.compile(r"^\s*>"),
@@ -152,7 +204,7 @@ _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
 _SIGNATURE = re.compile(r"^--\s*$")  # "-- " ends the commands (njudge); "--" alone too
 
 # "Sent from my iPhone" and friends, as phones and webmail add them
-_APPS = r"outlook|yahoo|aol|gmx|web\.de|t-online|proton\s?mail|blackberry|spark|airmail|samsung|mail"
+_APPS = r"outlook|yahoo|aol|gmx|web\.de|t-online|proton\s?mail|blackberry|spark|airmail|samsung|mail|gmail"
 _DEVICE = re.compile(
     rf"^\s*(sent from (my|mail for|the \S+ app|{_APPS})\b.{{0,40}}|get outlook for \w+.{{0,40}}"
     rf"|sent (with|via|using) (the )?({_APPS})\b.{{0,40}}"
@@ -162,6 +214,26 @@ _DEVICE = re.compile(
     rf"|enviado (desde|do|de|con) (mi|meu|o meu|{_APPS})\b.{{0,40}}|obtener outlook para .{{1,30}}"
     rf"|inviato da(l mio)? (iphone|ipad|android|dispositivo|smartphone|telefono|{_APPS})\b.{{0,40}}"
     rf"|scarica outlook per .{{1,30}}|skickat från (min|{_APPS})\b.{{0,40}})\s*$", re.I)
+# the same in any language: a short line naming a phone or mail program and a word for "sent"
+# ("Wysłane z iPhone'a", "Lähetetty iPhonesta", "Отправлено с iPhone", "iPhoneから送信", "发自我的iPhone"),
+# or Outlook's advertisement for its app ("Pobierz aplikację Outlook dla systemu Android")
+_DEVICE_WORD = re.compile(r"iphon|ipad|android|galaxy|samsung|huawei|xiaomi|blackberry|outlook|gmail|yahoo"
+                          r"|proton\s?mail|thunderbird|fairemail|k-9 mail|smartphone|mobile|мобильн|スマートフォン|手机|手機",
+                          re.I)
+_SENT_WORD = re.compile(r"sent|gesendet|envoy|wysłan|lähetet|odeslán|odeslan|отправлен|sendt|enviad|inviat"
+                        r"|verzonden|verstuurd|skickat|küldve|küldés|gönderil|送信|发自|發自|来自|來自|发送|發送|보냄"
+                        r"|απεστάλη|εστάλη|trimis|poslano|poslané|išsiųsta|nosūtīts|saadetud", re.I)
+_APP_AD = re.compile(r"outlook.*(ios|android)|(ios|android).*outlook", re.I)
+
+
+def _device_line(line: str) -> bool:
+    if _DEVICE.match(line):
+        return True
+    s = line.strip()
+    if not s or len(s) > 60 or not _DEVICE_WORD.search(s) or len(s.split()) > 8:
+        return False
+    return (_SENT_WORD.search(s) is not None or _APP_AD.search(s) is not None) and not match_keyword(s)
+
 
 # closing words; a sign-off is such a line at the very end, maybe with a name after it
 _CLOSING = re.compile(
@@ -171,9 +243,23 @@ _CLOSING = re.compile(
     r"|(viele |liebe |beste |schöne |herzliche )?grüße|(viele |liebe )?gruesse|gruß|lg|vg|mfg|danke( schön)?"
     r"|mit freundlichen grüßen|(met )?(vriendelijke )?groet(en)?|mvg|bedankt|dank( je| u)?( wel)?"
     r"|(un )?saludos?( cordiales)?|gracias|atentamente|abrazos"
-    r"|(cordiali )?saluti|un saluto|grazie( mille)?|a presto|buona giornata)\b"
-    r"\s*[,.!:;)\-–—]*\s*(?P<name>.*)$", re.I)
+    r"|(cordiali )?saluti|un saluto|grazie( mille)?|a presto|buona giornata"
+    r"|pozdrawiam( serdecznie)?|pozdrowienia|serdecznie|dzięki|dziękuję|z poważaniem"
+    r"|(ystävällisin )?terveisin|kiitos|moi|s pozdravem|(s )?díky|děkuji|zdravím"
+    r"|с уважением|спасибо|всего (доброго|хорошего)|пока|удачи"
+    r"|(med )?(vennlig|venlig|vänliga?) hilsen?|(vänliga )?hälsningar|mvh|tack|takk|tak"
+    r"|atenciosamente|abraços|obrigad[oa]|üdv(özlettel)?|köszönöm|saygılar(ımla)?|teşekkürler"
+    r"|よろしくお願いします|よろしくお願いいたします|よろしく|ありがとう(ございます)?|以上(です)?"
+    r"|谢谢|謝謝|此致敬礼|此致|祝好|顺祝商祺|多谢|感谢)(?![^\W\d_])"
+    r"\s*[,.!:;)\-–—。、！]*\s*(?P<name>.*)$", re.I)
 _NAME = re.compile(r"^[^\W\d_][^\d]{0,38}$")
+# a greeting as the first line ("Hi judge,", "Hallo zusammen!", "Cześć,", "Здравствуйте!", "こんにちは")
+_GREETING = re.compile(
+    r"^\s*(hi|hello|hey|hiya|dear|greetings|good (morning|afternoon|evening)|hallo|moin|servus|guten (tag|morgen)"
+    r"|liebe[rs]?|bonjour|bonsoir|salut|cher|chère|hola|buenos días|buenas|ciao|salve|buongiorno|hoi|dag"
+    r"|goedemorgen|cześć|witam|dzień dobry|hei|moi|terve|hej|hallå|god dag|ahoj|dobrý den|привет"
+    r"|здравствуйте|добрый день|olá|oi|bom dia|merhaba|szia|γεια|こんにちは|こんばんは|おはよう(ございます)?"
+    r"|お疲れ様です|你好|您好|大家好|안녕하세요)(?![^\W\d_])[^:]{0,40}$", re.I)
 
 
 # -- reading --------------------------------------------------------------------------------------
@@ -182,13 +268,17 @@ _NAME = re.compile(r"^[^\W\d_][^\d]{0,38}$")
 def new_text(text: str) -> tuple[str, list[Ignored]]:
     """The player's new text and the blocks left out (in the order they appear).
 
-    Each pass marks lines the earlier ones left: an earlier message without quote marks (it runs
-    to the end), the judge's whole mails, its notices and pieces (not inside press letters),
-    ``>`` quotes, the signature, phone lines and the sign-off at the end."""
-    lines = text.split("\n")
+    The text is read normalised (:func:`normalise`). Each pass marks lines the earlier ones
+    left: inline PGP armour, an earlier message without quote marks (it runs to the end), the
+    judge's whole mails, its notices and pieces (not inside press letters), ``>`` quotes, the
+    signature, separator lines, phone lines and the sign-off at the end. A press letter's lines
+    are given back as written (a letter is passed on, not read)."""
+    written = text.split("\n")
+    lines = [normalise(line) for line in written]
     kind: list[Ignored | None] = [None] * len(lines)  # which block each line was left out in
 
-    cut = _quote_cut(lines)
+    unescaped = _mark_pgp(lines, kind)
+    cut = _quote_cut(lines, kind)
     if cut is not None:
         start, block = cut
         _mark(lines, kind, range(start, len(lines)), block)
@@ -202,10 +292,16 @@ def new_text(text: str) -> tuple[str, list[Ignored]]:
         kind[k] = None
     _mark_quotes(lines, kind)
     _mark_signature(lines, kind)
-    _mark_signoffs(lines, kind)
+    # the lines marked since the letters were found are no commands: the letters' other lines are the same
+    in_letter = set(letters)
+    _mark_rules(lines, kind, in_letter)
+    _mark_signoffs(lines, kind, in_letter)
+    _mark_greeting(lines, kind)
 
     _merge_neighbours(lines, kind)
-    kept = [line for line, k in zip(lines, kind) if k is None]
+    as_written = in_letter - unescaped
+    kept = [written[k] if k in as_written else line for k, (line, block) in enumerate(zip(lines, kind))
+            if block is None]
     while kept and not kept[-1].strip():
         kept.pop()
     blocks: dict[int, Ignored] = {}  # by identity: two blocks may be alike
@@ -213,6 +309,21 @@ def new_text(text: str) -> tuple[str, list[Ignored]]:
         if k is not None:
             blocks.setdefault(id(k), k)
     return "\n".join(kept), [b for b in blocks.values() if b.lines]
+
+
+def normalise(line: str) -> str:
+    """A line as the judge reads it: invisible format characters (Unicode category Cf: the
+    byte-order mark, zero-width spaces and joiners, directional marks and embeddings, the soft
+    hyphen) removed, then NFKC (fullwidth letters and the fullwidth colon, ligatures, no-break
+    spaces become their plain forms). "\ufeffSIGNON", "SIG\u200bNON" and "ＳＩＧＮＯＮ" are SIGNON."""
+    if line.isascii():
+        return line
+    return unicodedata.normalize("NFKC", strip_invisible(line))
+
+
+def strip_invisible(s: str) -> str:
+    """``s`` without invisible format characters (Unicode category Cf)."""
+    return s if s.isascii() else "".join(c for c in s if c.isascii() or unicodedata.category(c) != "Cf")
 
 
 _LETTER = Ignored("letter", 0)  # stands for a press letter's lines while the judge's output is looked for
@@ -285,49 +396,101 @@ def _mark(lines: list[str], kind: list[Ignored | None], idx: range | list[int], 
 # -- an earlier message under the new text -------------------------------------------------------
 
 
-def _field(line: str) -> str | None:
+def _field_line(line: str) -> tuple[str, str] | None:
+    """(label, value) of a "Label: value" line, or None."""
     m = _FIELD_RE.match(line)
-    if not m:
+    if not m or len(m.group(1)) > 30:
         return None
-    return _FIELD.get(m.group(1).lower())
+    return m.group(1), m.group(2) or ""
 
 
-def header_block(lines: list[str], i: int) -> int | None:
+def _field(line: str) -> str | None:
+    f = _field_line(line)
+    return None if f is None else _FIELD.get(f[0].lower())
+
+
+def _separator_like(line: str) -> bool:
+    """A rule or a dashed line ("-----Původní zpráva-----", "________", "‐‐‐‐ Original Message ‐‐‐‐")."""
+    if _RULE.match(line):
+        return True
+    m = _DASHED.match(line)
+    return m is not None and len(line.strip()) <= 80 and re.search(r"[^\W\d_]", m.group(1)) is not None
+
+
+def header_block(lines: list[str], i: int, parsed: list[tuple[str, str] | None] | None = None) -> int | None:
     """If a mail header block (as Outlook writes an earlier message's) starts at line ``i``, the
-    number of lines it spans. One header-like line is not enough: a press letter may start
-    "To: France", or "From: England / To: France / Subject: …". It needs From and Sent/Date
-    (every client writes both)."""
-    first = _field(lines[i])
-    if first not in ("from", "date", "subject"):
+    number of lines it spans.
+
+    Recognised by its shape, in any language and script: a run of 3 to 7 "Label: value" lines
+    (a wrapped value may take one more line) holding an address and a date, at a boundary (the
+    start of the text, after a blank line or a separator). Or by its names: a From line and a
+    Sent/Date line (in the languages of ``_FIELD_NAMES``), which Outlook writes even without an
+    address. One header-like line is not enough: a press letter may start "To: France", or
+    "From: England / To: France / Subject: …". ``parsed``: :func:`_field_line` of every line,
+    when the caller has it."""
+    def field(k: int) -> tuple[str, str] | None:
+        return _field_line(lines[k]) if parsed is None else parsed[k]
+
+    first = field(i)
+    if first is None:
         return None
-    seen: set[str] = set()
+    boundary = i == 0 or not lines[i - 1].strip() or _separator_like(lines[i - 1])
+    if not boundary and _FIELD.get(first[0].lower()) not in ("from", "date", "subject"):
+        return None  # (most lines of a run of "Label: value" lines: a block starts only once)
+    fields: list[tuple[str, str]] = []
     j = i
     while j < len(lines) and j - i < 12:
-        f = _field(lines[j])
+        f = field(j)
         if f is not None:
-            seen.add(f)
-        elif not lines[j].strip() or j + 1 >= len(lines) or _field(lines[j + 1]) is None:
+            fields.append(f)
+        elif not lines[j].strip() or j + 1 >= len(lines) or field(j + 1) is None:
             break  # a wrapped value ("To: a; b;\n c") is allowed one continuation line
+        else:
+            fields.append(("", lines[j]))
         j += 1
-    if {"from", "date"} <= seen:
+    named = [_FIELD.get(label.lower()) for label, _ in fields]
+    if named[0] in ("from", "date", "subject") and {"from", "date"} <= set(named):
+        return j - i
+    labelled = sum(1 for label, _ in fields if label)
+    if not boundary or not 3 <= labelled <= 7:
+        return None
+    values = " ".join(v for _, v in fields)[:2000]
+    if _DATE.search(values) and (("@" in values and _ADDRESS.search(values)) or (i > 0 and _separator_like(lines[i - 1]))):
         return j - i
     return None
 
 
+def _is_attribution(joined: str) -> bool:
+    """Whether a line ending in ":" (or up to three, joined) introduces an earlier message:
+    "On <date>, <name> wrote:" (a start word, the verb, a date or an address); the verb with an
+    address and a date ("Bob (bob@x) kirjoitti 24.11.2026:", "Bob <bob@x> 于2026年11月24日写道:");
+    the verb with a time or a day ("24.11.2026 10:00, Bob пишет:"); or, as Gmail writes it in
+    Russian and Japanese, no verb at all: a date and an address ("2026年11月24日(火) 10:00 Bob <bob@x>:")."""
+    verb = _ATTR_VERB.search(joined) is not None
+    address = "@" in joined and _ADDRESS.search(joined) is not None
+    if verb and (_ATTR_START.match(joined) and _HAS_DATE_OR_ADDRESS.search(joined)
+                 or address and _DATE.search(joined) or _TIME_OR_DAY.search(joined)):
+        return True
+    return address and _TIME_OR_DAY.search(joined) is not None and len(joined) <= 250
+
+
 def _attribution(lines: list[str], i: int) -> int | None:
-    """If an attribution ("On <date>, <name> wrote:", possibly wrapped over up to three lines as
-    Gmail does) starts at line ``i``, the number of lines it spans."""
-    if not _ATTR_START.match(lines[i]):
+    """If an attribution starts at line ``i`` (possibly wrapped over up to three lines as Gmail
+    does), the number of lines it spans."""
+    first = lines[i].strip()
+    if not first or first.startswith(">"):
         return None
+    if not first.endswith(":") and not (_ATTR_START.match(first) or _HAS_DATE_OR_ADDRESS.search(first)):
+        return None  # a wrapped attribution starts with its date, its address or its start word
     joined = ""
     for n in range(3):
-        if i + n >= len(lines) or not lines[i + n].strip():
+        if i + n >= len(lines) or not lines[i + n].strip() or lines[i + n].lstrip().startswith(">"):
             return None
         joined = (joined + " " + lines[i + n].strip()).strip()
-        if _ATTR_VERB.search(joined):
-            return n + 1 if _HAS_DATE_OR_ADDRESS.search(joined) else None
-        if n == 0 and joined.endswith(":"):
-            return None
+        if len(joined) > 400:
+            return None  # mail programs write (and wrap) it short
+        if joined.endswith(":"):
+            return n + 1 if _is_attribution(joined) and not match_keyword(first) else None
     return None
 
 
@@ -337,30 +500,82 @@ def _next_text(lines: list[str], i: int) -> str:
     return lines[i] if i < len(lines) else ""
 
 
-def _quote_cut(lines: list[str]) -> tuple[int, Ignored] | None:
+def _quote_cut(lines: list[str], kind: list[Ignored | None]) -> tuple[int, Ignored] | None:
     """Where an earlier message without ``>`` quote marks starts: everything from there on is old."""
+    parsed = [_field_line(line) if ":" in line else None for line in lines]
     for i, line in enumerate(lines):
-        if not line.strip() or line.lstrip().startswith(">"):
+        if kind[i] is not None or not line.strip() or line.lstrip().startswith(">"):
             continue
         dashed = _DASHED.match(line)
-        words = dashed.group(1).lower() if dashed else ""
+        words = " ".join(dashed.group(1).lower().split()) if dashed else ""
         if words in _SEPARATOR_WORDS:
             return i, Ignored("quote", 0, line)
         if words in _FORWARD_WORDS or _FORWARD_LINE.match(line):
             return i, Ignored("forward", 0, line)
-        n = header_block(lines, i)
+        n = header_block(lines, i, parsed) if parsed[i] is not None else None
         if n is not None:
             start = i
             k = i - 1
             while k >= 0 and not lines[k].strip():
                 k -= 1
-            if k >= 0 and _OUTLOOK_RULE.match(lines[k]):
-                start = k
+            if k >= 0 and kind[k] is None and _separator_like(lines[k]):
+                start = k  # Outlook's "________" (or any dashed line) above its header block
             return start, Ignored("quote", 0, line)
         n = _attribution(lines, i)
         if n is not None and not _next_text(lines, i + n).lstrip().startswith(">"):
             return i, Ignored("quote", 0, " ".join(l.strip() for l in lines[i:i + n]))
     return None
+
+
+# -- inline PGP ---------------------------------------------------------------------------------
+
+_PGP_BEGIN = re.compile(r"^\s*-----BEGIN PGP (SIGNED MESSAGE|SIGNATURE|MESSAGE|PUBLIC KEY BLOCK)-----\s*$")
+_PGP_ARMOR_HEADER = re.compile(r"^\s*(Hash|Version|Comment|Charset|MessageID):")
+
+
+def _mark_pgp(lines: list[str], kind: list[Ignored | None]) -> set[int]:
+    """Inline PGP (RFC 4880 section 7): the "BEGIN PGP SIGNED MESSAGE" line with its "Hash:"
+    lines, the signature block (and an inline encrypted message or key, which cannot be read) are
+    notes. The signed text between is the player's: its dash-escaped lines ("- -- ") are
+    unescaped in ``lines``; their indexes are returned."""
+    unescaped: set[int] = set()
+    i = 0
+    while i < len(lines):
+        m = _PGP_BEGIN.match(lines[i])
+        if m is None or kind[i] is not None:
+            i += 1
+            continue
+        what = m.group(1)
+        if what == "SIGNED MESSAGE":
+            j = i + 1
+            while j < len(lines) and _PGP_ARMOR_HEADER.match(lines[j]):
+                j += 1
+            if j < len(lines) and not lines[j].strip():
+                j += 1
+            _mark(lines, kind, range(i, j), Ignored("pgp", 0, lines[i]))
+            while j < len(lines) and not _PGP_BEGIN.match(lines[j]):
+                if lines[j].startswith("- "):
+                    lines[j] = lines[j][2:]
+                    unescaped.add(j)
+                j += 1
+            i = j
+            continue
+        end = i + 1
+        while end < len(lines) and not re.match(rf"^\s*-----END PGP {what}-----\s*$", lines[end]):
+            end += 1
+        _mark(lines, kind, range(i, min(end + 1, len(lines))),
+              Ignored("encrypted" if what == "MESSAGE" else "pgp", 0, lines[i]))
+        i = end + 1
+    return unescaped
+
+
+def _mark_rules(lines: list[str], kind: list[Ignored | None], letters: set[int]) -> None:
+    """A separator line ("________", "-----", "=====") outside a press letter is no order and no
+    command: a note, and the lines under it are read (with a header block under it, it went with
+    the earlier message)."""
+    for i, line in enumerate(lines):
+        if kind[i] is None and i not in letters and _RULE.match(line) and not _SIGNATURE.match(line):
+            _mark(lines, kind, [i], Ignored("rule", 0, line))
 
 
 def _next_nonblank(lines: list[str]) -> list[int]:
@@ -553,9 +768,17 @@ def _unclosed_press(lines: list[str], kind: list[Ignored | None], upto: int) -> 
     return open_
 
 
-def _mark_signoffs(lines: list[str], kind: list[Ignored | None]) -> None:
+def _mark_greeting(lines: list[str], kind: list[Ignored | None]) -> None:
+    """A greeting as the first line of the player's text, with more under it."""
+    text = [i for i, k in enumerate(kind) if k is None and lines[i].strip()]
+    if len(text) >= 2 and _GREETING.match(lines[text[0]]) and not match_keyword(lines[text[0]].strip()):
+        _mark(lines, kind, [text[0]], Ignored("greeting", 0, lines[text[0]].strip()))
+
+
+def _mark_signoffs(lines: list[str], kind: list[Ignored | None], letters: set[int]) -> None:
     for i, line in enumerate(lines):
-        if kind[i] is None and _DEVICE.match(line):
+        # in a press letter only the phone lines of the table: the letter's own words are the writer's
+        if kind[i] is None and (_DEVICE.match(line) or (i not in letters and _device_line(line))):
             _mark(lines, kind, [i], Ignored("device", 0, line))
     tail = [i for i, k in enumerate(kind) if k is None and lines[i].strip()]
     # the closing words may come with up to three lines of name after them
@@ -572,6 +795,30 @@ def _mark_signoffs(lines: list[str], kind: list[Ignored | None]) -> None:
             return
         _mark(lines, kind, range(i, len(lines)), Ignored("signoff", 0, " ".join([lines[i].strip()] + after)))
         return
+    # no closing words: a bare first name as the last line ("Bob", "- Bob"), under the player's text
+    if len(tail) >= 2 and _bare_name(lines[tail[-1]]) and not _unclosed_press(lines, kind, tail[-1]):
+        _mark(lines, kind, range(tail[-1], len(lines)), Ignored("name", 0, lines[tail[-1]].strip()))
+
+
+# one word that is a name, not an order's or a command's: capitalised ("Bob", "Jean-Luc", "B.",
+# "Łukasz", "Юрий"), or a short name in a script without case ("太郎", "小明")
+_BARE_NAME = re.compile(r"^[-~–—\s]*([^\W\d_](?:[^\W\d_]|['’.-]){0,19})\s*$")
+_NOT_NAMES = frozenset({"hold", "holds", "h", "waive", "build", "builds", "remove", "disband", "retreat", "support",
+                        "supports", "convoy", "convoys", "move", "moves", "yes", "no", "ok", "okay", "done", "end",
+                        "stop", "wait", "nowait", "draw", "army", "fleet", "a", "f"})
+
+
+def _bare_name(line: str) -> bool:
+    m = _BARE_NAME.match(line)
+    if m is None or match_keyword(line.strip()):
+        return False
+    word = m.group(1)
+    if word.lower().rstrip(".") in _NOT_NAMES:
+        return False
+    if word[0].isupper():
+        rest = word[1:].replace("-", "").replace("'", "").replace("’", "").replace(".", "")
+        return not rest or not rest.isupper() or len(word) <= 2  # "Bob", "B."; not "HOLD", "LON"
+    return not word[0].islower() and len(word) <= 4  # no case: CJK
 
 
 _CONTACT = re.compile(r"^(<?\S+@\S+\.\w+>?|<?(https?://|www\.)\S+>?|(tel|phone|mobile|mob|tél|handy)?[.:]?\s*"

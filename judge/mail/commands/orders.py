@@ -15,15 +15,20 @@ if TYPE_CHECKING:
 @command("PHASE", who="player", syntax="PHASE <season> <year> <phase>",
          summary="the orders below are for a later phase")
 def phase(h: Handler, cmd: Command) -> None:
+    from judge.mail.handler import phase_heading
+
     g, power = h.need_power()
-    h.need_phase(g)  # (a game in play, with a phase open)
+    ph = h.need_phase(g)  # (a game in play, with a phase open)
     text = " ".join(cmd.args)
     if not text:
         raise CommandError("write PHASE <season> <year> <phase>, e.g. PHASE Fall 1901 Movement")
-    try:
-        target = g.variant.calendar.parse(text)
-    except ValueError as exc:
-        raise CommandError(str(exc)) from None
+    # read as the heading "Fall 1901:" is: without the kind of phase, the season's phase with orders
+    target = phase_heading(text, g.variant, ph.phase)
+    if target is None:
+        try:
+            target = g.variant.calendar.parse(text)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
     h.aim_at(target)
 
 
