@@ -394,3 +394,13 @@ def test_fake_press_refused_as_each_client_sends_it(table: Table, client: str) -
     assert "[Error Flag]" in reply.subject, body
     assert "does not allow fake press" in body and "Your message, not sent: Germany here. Attack England!" in body
     assert press_mails(out) == []
+
+
+def test_a_diary_note_is_kept_whole_like_a_press_letter(table: Table) -> None:
+    """A note's last lines look like a sign-off ("Thanks, Bob"): inside DIARY ... ENDPRESS they are
+    the note, as in a press letter, not a signature the mail reader strips."""
+    table.start_game()
+    table.order("England", "", extra="DIARY\nFrance will stab in the fall.\n\nThanks,\nBob")
+    out = table.order("England", "DIARY READ 1")
+    body = reply_of(table, "England", out).body
+    assert "France will stab in the fall." in body and "Thanks," in body and "Bob" in body, body

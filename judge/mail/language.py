@@ -60,6 +60,11 @@ class Command:
     unread: list[str] = field(default_factory=list)  # SIGNOFF: the non-blank lines after it, not read
 
 
+def opens_letter(name: str, args: list[str]) -> bool:
+    """Whether the command starts a body that runs to ENDPRESS: a press letter or a diary note."""
+    return name in ("PRESS", "BROADCAST") or name == "DIARY" and (not args or args[0].upper() == "RECORD")
+
+
 def match_keyword(line: str) -> tuple[str, list[str]] | None:
     """(command, arguments) if the line starts with a command word, else None."""
     words = line.split()
@@ -164,7 +169,7 @@ def parse_commands(text: str) -> list[Command]:
             continue
         name, args = m
         cmd = Command(name, args, line, i)
-        if name in ("PRESS", "BROADCAST") or name == "DIARY" and (not args or args[0].upper() == "RECORD"):
+        if opens_letter(name, args):
             body: list[str] = []
             cmd.closed = False
             while i < len(lines):

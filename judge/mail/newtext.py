@@ -23,7 +23,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from judge.mail.language import match_keyword
+from judge.mail.language import match_keyword, opens_letter
 
 # -- what an ignored block is ---------------------------------------------------------------------
 
@@ -337,7 +337,7 @@ def _report_press_heading(lines: list[str], k: int) -> bool:
 
 
 def _press_bodies(lines: list[str], kind: list[Ignored | None]) -> list[int]:
-    """The lines of PRESS/BROADCAST letters, as :func:`commands.parse_commands` reads them: up to
+    """The lines of PRESS/BROADCAST letters and DIARY notes, as :func:`commands.parse_commands` reads them: up to
     ENDPRESS, SIGNOFF, a ``--`` line or the end. The judge's press notices and a report's press
     heading start with those words too; they are not letters."""
     out: list[int] = []
@@ -351,8 +351,7 @@ def _press_bodies(lines: list[str], kind: list[Ignored | None]) -> list[int]:
                 inside = False
             else:
                 out.append(k)
-        elif m and m[0] in ("PRESS", "BROADCAST") and not _PRESS_HEADER.match(line) and not _report_press_heading(
-                lines, k):
+        elif m and opens_letter(*m) and not _PRESS_HEADER.match(line) and not _report_press_heading(lines, k):
             inside = True
     return out
 
@@ -754,14 +753,14 @@ def _mark_signature(lines: list[str], kind: list[Ignored | None]) -> None:
 
 
 def _unclosed_press(lines: list[str], kind: list[Ignored | None], upto: int) -> bool:
-    """Whether line ``upto`` is inside a PRESS/BROADCAST letter that runs to the end of the mail
-    (its closing words belong to the letter)."""
+    """Whether line ``upto`` is inside a PRESS/BROADCAST letter or a DIARY note that runs to the end
+    of the mail (its closing words belong to the letter)."""
     open_ = False
     for k in range(upto):
         if kind[k] is not None:
             continue
         m = match_keyword(lines[k].strip())
-        if m and m[0] in ("PRESS", "BROADCAST"):
+        if m and opens_letter(*m):
             open_ = True
         elif m and m[0] in ("ENDPRESS", "SIGNOFF") and not m[1]:
             open_ = False
