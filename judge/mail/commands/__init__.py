@@ -44,6 +44,7 @@ class Session:
     future: Any = None  # Phase for PHASE orders
     stale: Any = None  # Phase the orders below are headed with, which is over: they are refused
     signons: int = 0
+    proved: bool = False  # a CONFIRM code sent back: this mail comes from the address it names
 
 
 @dataclass(frozen=True)
