@@ -349,6 +349,16 @@ def test_27_kb_of_junk_in_is_not_787_kb_out(table: Table) -> None:
     assert "error lines" in flat and "the answers to" in flat and "Fleet London -> North Sea" in reply.body
 
 
+def test_text_past_the_reading_limit_is_counted_in_the_reply(table: Table) -> None:
+    table.start_game()
+    eng = table.powers["England"]
+    filler = "\n".join("x" * 99 for _ in range(1_000))  # 100 000 characters of filler
+    out = table.send(eng, table.signon("England") + "\n" + filler + "\nF Lon - Nth\nF Edi - Nwg\nA Lvp - Yor")
+    body = table.reply_to(eng, out).body
+    assert re.search(r"the rest \(\d+ more lines\) was not read, and nothing in it was acted on", " ".join(body.split()))
+    assert "Fleet Edinburgh -> Norwegian Sea" not in body
+
+
 def test_the_subject_echoed_is_capped_and_carries_no_password(table: Table) -> None:
     table.start_game()
     eng = table.powers["England"]

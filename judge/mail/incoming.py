@@ -145,8 +145,10 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
         mail.notes.append(f"Attachments are not read: {named}. The judge reads only the text of "
                           f"your mail: put your orders there.")
     if len(text) > MAX_BODY_CHARS:
+        rest = sum(1 for line in text[MAX_BODY_CHARS:].split("\n") if line.strip())
         text = text[:MAX_BODY_CHARS]
-        mail.notes.append(f"Your message was longer than {MAX_BODY_CHARS} characters; the rest was not read.")
+        mail.notes.append(f"Your message was longer than {MAX_BODY_CHARS} characters; the rest ({rest} more "
+                          f"{'line' if rest == 1 else 'lines'}) was not read, and nothing in it was acted on.")
     mail.text, more = new_text(text)
     mail.ignored = ignored + more
     return mail

@@ -58,6 +58,12 @@ def check_password(h: Handler, g: Game, label: str, password: str, stored: str |
     fail_signon(h)
 
 
+def seat_owners(h: Handler, seat: Any) -> list[str]:
+    """The addresses a seat's own mail goes to: its player's, and those of SET ADDRESS."""
+    own = games.address_of(h.ctx.store, seat["player_id"])
+    return list(dict.fromkeys([*([own] if own else []), *games.seat_addresses(h.ctx.store, seat)]))
+
+
 def signon_power(h: Handler, g: Game, power: str, password: str) -> None:
     st = h.ctx.store
     if g.state == "forming":
@@ -72,7 +78,7 @@ def signon_power(h: Handler, g: Game, power: str, password: str) -> None:
             fail_signon(h)
         take_over(h, g, seat, password)
         return
-    check_password(h, g, power, password, seat["password_hash"], games.seat_addresses(st, seat))
+    check_password(h, g, power, password, seat["password_hash"], seat_owners(h, seat))
     enter_seat(h, g, seat)
 
 
@@ -121,7 +127,7 @@ def signon_join(h: Handler, g: Game, password: str) -> None:
                 return
         s = mine[0]
         check_password(h, g, s["power"] or f"seat {s['id']}", password, s["password_hash"],
-                            games.seat_addresses(st, s))
+                            seat_owners(h, s))
         enter_seat(h, g, s)
         return
     h.from_only = True
@@ -164,7 +170,7 @@ def observer_seat(h: Handler, g: Game) -> Any:
 
 
 def observer_owners(h: Handler, seat: Any) -> list[str]:
-    return list(dict.fromkeys([h.mail.sender, *(games.seat_addresses(h.ctx.store, seat) if seat else [])]))
+    return list(dict.fromkeys([h.mail.sender, *(seat_owners(h, seat) if seat else [])]))
 
 
 def signon_observer(h: Handler, g: Game, password: str) -> None:
