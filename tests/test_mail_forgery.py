@@ -442,7 +442,7 @@ def test_thousands_of_attachments_do_not_suppress_the_answer(table: Table) -> No
 # -- a charset mislabelled as us-ascii ----------------------------------------------------------
 
 @pytest.mark.parametrize("charset_header", ["Content-Type: text/plain; charset=us-ascii", "Content-Type: text/plain",
-                                            None])
+                                            None, "Content-Type: text/plain; charset=x-unknown-8bit"])
 @pytest.mark.parametrize("encoding", ["utf-8", "cp1252"])
 def test_8bit_text_labelled_ascii_is_read_as_utf8_or_cp1252(table: Table, charset_header: str | None,
                                                              encoding: str) -> None:
@@ -455,6 +455,12 @@ def test_8bit_text_labelled_ascii_is_read_as_utf8_or_cp1252(table: Table, charse
     out = send_raw(table, raw)
     body = table.reply_to(eng, out).body
     assert "\u2013 \u201cM\u00fcnchen" in body and "\ufffd" not in body
+
+
+def test_ascii_under_an_unknown_charset_label_reads() -> None:
+    raw = mail("p@example.test", "HELP", "Content-Type: text/plain; charset=x-unknown")
+    m = parse_message(raw, JUDGE)
+    assert (m.text, m.error) == ("HELP", None)
 
 
 def test_a_latin1_byte_undefined_in_cp1252_still_reads(table: Table) -> None:

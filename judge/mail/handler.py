@@ -58,7 +58,7 @@ class Handler:
         if self.mail.ignored:  # a note, never an error: nothing the player wrote vanishes silently
             self.say(render_part("ignored.txt", notes=[b.describe() for b in self.mail.ignored]))
         cmds = parse_commands(self.mail.text)
-        self.secrets = {w for c in cmds if c.name != "ORDER" for w in hidden_words(c, self.ctx.cfg.max_echo_line)}
+        self.secrets = {w for c in cmds if c.name != "ORDER" for w in hidden_words(c)}
         try:
             for cmd in cmds:
                 if cmd.name != "ORDER":
@@ -315,7 +315,8 @@ class Handler:
                                    deadline=self.ctx.when(ph.deadline) if ph else None,
                                    subject=safe_subject(self.mail.subject, self.ctx.cfg.code, self.secrets),
                                    error=self.errors > 0, errors=self.errors, sections=self.capped_sections(limit))
-            if len(str(text).encode("utf-8")) * 8 < most or (limit is not None and limit < 1_000):
+            # a short text cannot make a long mail (the HTML part and quoted-printable at most ~10x)
+            if len(str(text).encode("utf-8")) * 12 < most or (limit is not None and limit < 1_000):
                 break
             size = len(outbox.compose(self.ctx.cfg, to, subject, text, self.ctx.now, in_reply_to=self.mail.reply_id,
                                       references=self.mail.references)[0])
@@ -392,7 +393,7 @@ def safe_subject(subject: str, code: str, secrets: set[str] | frozenset[str] = f
     return cut(" ".join(words), MAX_SUBJECT)
 
 
-def hidden_words(cmd: Command, limit: int) -> set[str]:
+def hidden_words(cmd: Command) -> set[str]:
     """The words of a command line its echo hides (its passwords)."""
     shown = set(echo_line(cmd, 10 ** 6).split())
     return {w for w in cmd.line.split() if w not in shown}

@@ -6,6 +6,7 @@ message we must not answer (auto-replies, bounces, lists, loops) yields an ``ign
 
 from __future__ import annotations
 
+import codecs
 import functools
 import hashlib
 import re
@@ -441,17 +442,29 @@ _ASCII_LABELS = frozenset({"us-ascii", "ascii", "ansi_x3.4-1968", "us", "iso646-
 
 
 def _mislabelled(part: EmailMessage) -> str | None:
-    """The text of a part that says it is ASCII (or says nothing, which means ASCII) but holds
-    8-bit bytes, as mailers without a charset setting send ``München``: read as UTF-8 when the
-    bytes are valid UTF-8, else as Windows-1252 (Latin-1 for the bytes it leaves undefined),
-    rather than as replacement characters. None when the part is not such a case."""
+    """The text of a part that says it is ASCII (or says nothing, which means ASCII, or names a
+    charset nobody knows, such as ``x-unknown-8bit``) but holds 8-bit bytes, as mailers without
+    a charset setting send ``München``: read as UTF-8 when the bytes are valid UTF-8, else as
+    Windows-1252 (Latin-1 for the bytes it leaves undefined), rather than as replacement
+    characters or not at all. None when the part is not such a case."""
     cs = (part.get_content_charset() or "us-ascii").lower()
-    if cs not in _ASCII_LABELS or part.get_content_maintype() != "text":
+    if part.get_content_maintype() != "text" or cs not in _ASCII_LABELS and _known_charset(cs):
         return None
     data = part.get_payload(decode=True)
-    if not isinstance(data, bytes) or data.isascii():
+    if not isinstance(data, bytes):
         return None
+    if data.isascii():
+        return None if _known_charset(cs) else data.decode("ascii")
     return "".join(_eight_bit_line(line) for line in data.splitlines(keepends=True))
+
+
+def _known_charset(name: str) -> bool:
+    """A charset Python can decode (``x-unknown-8bit``, ``unknown``, a typo: not)."""
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        return False
+    return True
 
 
 def _eight_bit_line(line: bytes) -> str:
