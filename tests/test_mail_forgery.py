@@ -293,6 +293,26 @@ def test_a_bounce_naming_our_mail_in_its_in_reply_to_counts(table: Table) -> Non
     assert [r["address"] for r in table.rows("SELECT address FROM bounces")] == [eng]
 
 
+def test_a_bounce_returning_our_mail_base64_encoded_counts(table: Table) -> None:
+    """Some servers attach the message that failed as a base64 file: its Message-ID is read there."""
+    import base64
+
+    table.start_game()
+    eng = table.powers["England"]
+    original = f"From: {JUDGE}\r\nTo: {eng}\r\nSubject: TEST:tg\r\nMessage-ID: {sent_id(table, eng)}\r\n\r\nhi\r\n"
+    wrapped = base64.encodebytes(original.encode()).decode().replace("\n", "\r\n")
+    bounce = (f"Return-Path: <>\r\nFrom: postmaster@mx.example.test\r\nTo: {JUDGE}\r\nSubject: Undeliverable\r\n"
+              f"Message-ID: <b64-1@mx.example.test>\r\nMIME-Version: 1.0\r\n"
+              f'Content-Type: multipart/mixed; boundary="Z"\r\n\r\n--Z\r\nContent-Type: text/plain\r\n\r\n'
+              f"Delivery has failed to these recipients or groups:\r\n\r\n{eng}\r\n\r\n"
+              f"--Z\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n"
+              f'Content-Disposition: attachment; filename="original.eml"\r\n\r\n{wrapped}--Z--\r\n')
+    assert sent_id(table, eng) not in bounce
+    table.drop(bounce.encode())
+    table.run()
+    assert [r["address"] for r in table.rows("SELECT address FROM bounces")] == [eng]
+
+
 # -- reflection and amplification ----------------------------------------------------------------
 
 def test_forty_senders_with_one_reply_to_are_one_recipient(table: Table) -> None:

@@ -130,7 +130,7 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
         if not mail.bounced and bounce_like(msg, mail.sender) and not _has_dsn(msg):
             mail.bounced = [c for c in map(_canonical, text_bounce_failures(read_body(msg)[0])) if c is not None]
         if mail.bounced:
-            mail.bounce_ids = named_ids(raw, mail.message_id, our_address)
+            mail.bounce_ids = named_ids(msg, raw, mail.message_id, our_address)
         return mail
     if not mail.reply_to:
         mail.ignore = "no sender address"
@@ -170,14 +170,28 @@ def _parse_head(msg: EmailMessage, raw: bytes) -> IncomingMail:
     return mail
 
 
-def named_ids(raw: bytes, own_id: str, our_address: str) -> list[str]:
+def named_ids(msg: EmailMessage, raw: bytes, own_id: str, our_address: str) -> list[str]:
     """The msg-ids of the judge's own mail a bounce names (in the copy or headers of the mail
-    that bounced, or its In-Reply-To): ``<...@our domain>``, the bounce's own id left out."""
+    that bounced, base64 or quoted-printable too, or its In-Reply-To): ``<...@our domain>``, the
+    bounce's own id left out, the domain in the case the judge writes it."""
     domain = our_address.rpartition("@")[2]
     if not domain:
         return []
-    text = raw.decode("utf-8", "replace")
-    ids = [i for i in MSG_ID.findall(text) if i != own_id and i[1:-1].rpartition("@")[2].lower() == domain]
+    texts = [raw.decode("utf-8", "replace")]
+    try:
+        for part in msg.walk():
+            if not part.is_multipart() and str(part.get("Content-Transfer-Encoding", "")).strip().lower() in (
+                    "base64", "quoted-printable"):
+                data = part.get_payload(decode=True)
+                if isinstance(data, bytes):
+                    texts.append(data.decode("utf-8", "replace"))
+    except Exception:  # a part that cannot be decoded names nothing
+        pass
+    ids = []
+    for found in MSG_ID.findall("\n".join(texts)):
+        left, _, right = found[1:-1].rpartition("@")
+        if right.lower() == domain and found != own_id:
+            ids.append(f"<{left}@{domain}>")
     return list(dict.fromkeys(ids))[:50]
 
 
