@@ -67,6 +67,13 @@ def test_the_sender_is_the_address_in_angle_brackets(header: str) -> None:
     assert (m.sender, m.reply_to, m.ignore) == (EVIL, [EVIL], None)
 
 
+@pytest.mark.parametrize("header", ["p2@x.test evil@attacker.test", "<p2@x.test> <evil@attacker.test>",
+                                    '"p2@x.test" evil@attacker.test'])
+def test_a_malformed_from_naming_two_addresses_names_nobody(header: str) -> None:
+    m = parse_message(mail(header, "HELP"), JUDGE)
+    assert (m.sender, m.ignore) == ("", "no sender address")
+
+
 def test_a_reply_to_with_an_address_for_a_name_is_read_the_same_way() -> None:
     m = parse_message(mail("p@example.test", "HELP", "Reply-To: p2@x.test <evil@attacker.test>"), JUDGE)
     assert (m.sender, m.reply_to) == ("p@example.test", [EVIL])

@@ -223,6 +223,7 @@ def clean_message_id(value: str) -> str:
 _ANGLE_ADDR = re.compile(r"<([^<>\s]+@[^<>\s]+)>")
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 _COMMENT = re.compile(r"\((?:[^()\\]|\\.)*\)")
+_ADDR_SPEC = re.compile(r"[^\s<>,;:()\"]+@[^\s<>,;:()\"]+")
 _ENCODED_WORD = re.compile(r"=\?[^?\s]+\?[bq]\?[^?\s]*\?=", re.I)
 
 
@@ -239,11 +240,14 @@ def _addresses(msg: EmailMessage, name: str) -> list[str]:
     except Exception:
         found, malformed = [], True
     if malformed:
-        angled = _angle_addresses(_raw_header(msg, name))
+        raw = _raw_header(msg, name)
+        angled, bare = _angle_addresses(raw), _bare(raw)
+        if len({a.lower() for a in angled} or {a.lower() for a in _ADDR_SPEC.findall(bare)}) > 1:
+            return []  # a malformed header naming two addresses: which one wrote is anybody's guess
         if angled:
             found = angled
         elif not found:
-            found = [a for _, a in getaddresses([_raw_header(msg, name)])]
+            found = [a for _, a in getaddresses([bare])]
     return [c for c in (_canonical(a) for a in found) if c is not None]
 
 
@@ -256,12 +260,17 @@ def _raw_header(msg: EmailMessage, name: str) -> str:
     return " ".join(str(raws[0]).split()) if raws else ""
 
 
-def _angle_addresses(raw: str) -> list[str]:
-    """Each ``<addr>`` of a raw header value, encoded words, quoted strings and comments left out first."""
+def _bare(raw: str) -> str:
+    """A raw header value without its encoded words, quoted strings and comments."""
     bare = _QUOTED.sub(" ", _ENCODED_WORD.sub(" ", raw))
     for _ in range(5):  # comments nest
         bare = _COMMENT.sub(" ", bare)
-    return _ANGLE_ADDR.findall(bare)
+    return bare
+
+
+def _angle_addresses(raw: str) -> list[str]:
+    """Each ``<addr>`` of a raw header value, encoded words, quoted strings and comments left out first."""
+    return _ANGLE_ADDR.findall(_bare(raw))
 
 
 def _canonical(addr: str) -> str | None:
