@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from datetime import timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
@@ -21,6 +22,8 @@ import pytest
 
 from judge.mail.incoming import parse_message
 from judge.mail.maildir import Folders, incoming
+from mailservers import (DaemonProcess, Dovecot, ThreadedSink, daemon_config, dovecot,  # noqa: F401
+                         text_of, write_config)
 from test_mail_abuse import dsn, observe, sent_id, whole
 from test_mail_textbounce import exim, qmail
 from test_service_helpers import JUDGE, MASTER, Table, acquaint
@@ -493,3 +496,37 @@ def test_ascii_under_an_unknown_charset_label_reads() -> None:
 def test_a_latin1_byte_undefined_in_cp1252_still_reads(table: Table) -> None:
     m = parse_message(mail("p@example.test", "HELP").replace(b"HELP", b"HELP \x81\x8d caf\xe9"), JUDGE)
     assert m.text.startswith("HELP \x81\x8d caf\u00e9")
+
+
+# -- the daemon, against the real Dovecot ------------------------------------------------------------
+
+@pytest.mark.mail
+def test_the_daemon_reads_the_angle_address_and_answers_a_reflected_stranger_once(dovecot: Dovecot,
+                                                                                  tmp_path: Path) -> None:
+    """As deployed: IMAP in, SMTP out, the real game service. Forgers naming one stranger as
+    Reply-To get that stranger one answer; a display name that looks like an address is not the
+    sender; a mail nested too deep lands in the failed folder, bytes and all."""
+    dovecot.clear()
+    sink = ThreadedSink(deliver_to=dovecot)
+    cfg = daemon_config(dovecot, sink.sink, tmp_path, service="judge.mail:Judge",
+                        judge={"options": {"password_cost": 10}}, imap={"poll_interval": 1.0})
+    proc = DaemonProcess(write_config(tmp_path / "judge.toml", cfg), tmp_path / "daemon.log")
+    victim = "victim@stranger.test"
+    deep = nested(200, "deep@client.test")
+    dovecot.append([mail(f"forger{i}@client.test", f"HELP\nping {i}", f"Reply-To: {victim}") for i in range(6)]
+                   + [mail(f"p2@x.test <{EVIL}>", "LIST"), deep, mail("last@client.test", "LIST")])
+    proc.start()
+    try:
+        end = time.monotonic() + 60
+        while not (sink.sink.to("last@client.test") and sink.sink.to(EVIL) and sink.sink.to("deep@client.test")):
+            assert proc.alive() and time.monotonic() < end, "the daemon did not answer"
+            time.sleep(0.1)
+        time.sleep(1.0)  # anything still to come would be an answer too many
+        assert len(sink.sink.to(victim)) == 1
+        assert not sink.sink.to("p2@x.test")
+        assert "set aside unread" in text_of(sink.sink.to("deep@client.test")[0].msg)
+        assert [raw for _, _, raw in dovecot.messages(mailbox="failed")] == [deep]
+        assert proc.terminate() == 0
+    finally:
+        proc.kill9()
+        sink.close()
