@@ -465,11 +465,12 @@ _ASCII_LABELS = frozenset({"us-ascii", "ascii", "ansi_x3.4-1968", "us", "iso646-
 
 
 def _mislabelled(part: EmailMessage) -> str | None:
-    """The text of a part that says it is ASCII (or says nothing, which means ASCII, or names a
-    charset nobody knows, such as ``x-unknown-8bit``) but holds 8-bit bytes, as mailers without
-    a charset setting send ``München``: read as UTF-8 when the bytes are valid UTF-8, else as
-    Windows-1252 (Latin-1 for the bytes it leaves undefined), rather than as replacement
-    characters or not at all. None when the part is not such a case."""
+    """The text of a part that says it is ASCII (or says nothing, which means ASCII) but holds
+    8-bit bytes, as mailers without a charset setting send ``München``: read as UTF-8 when the
+    bytes are valid UTF-8, else as Windows-1252 (Latin-1 for the bytes it leaves undefined),
+    rather than as replacement characters. A part under a charset label nobody knows (such as
+    ``x-unknown-8bit``) is read when it is ASCII or UTF-8, which can be told for sure. None when
+    the part is not such a case (or cannot be read: the caller says so)."""
     cs = (part.get_content_charset() or "us-ascii").lower()
     if part.get_content_maintype() != "text" or cs not in _ASCII_LABELS and _known_charset(cs):
         return None
@@ -478,6 +479,11 @@ def _mislabelled(part: EmailMessage) -> str | None:
         return None
     if data.isascii():
         return None if _known_charset(cs) else data.decode("ascii")
+    if cs not in _ASCII_LABELS:  # a label nobody knows: UTF-8 is recognisable, anything else a guess
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
     return "".join(_eight_bit_line(line) for line in data.splitlines(keepends=True))
 
 
