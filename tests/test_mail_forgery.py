@@ -446,6 +446,24 @@ def test_mime_nested_hundreds_deep_is_set_aside_with_its_bytes_and_answered(tmp_
     st.close()
 
 
+def test_a_deep_mail_through_judge_deliver_is_kept_as_failed(tmp_path: Path) -> None:
+    from judge.mail import Judge, JudgeConfig
+
+    db = tmp_path / "judge.sqlite"
+    Judge(JudgeConfig(db_path=db)).close()
+    raw = nested(500, "deep@example.test")
+    run = subprocess.run([sys.executable, "-m", "judge.cli", "deliver", "--db", str(db), "--outbox-maildir",
+                          str(tmp_path / "out")], input=raw, capture_output=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.decode().startswith("failed:"), (run.stdout, run.stderr)
+    judge = Judge(JudgeConfig(db_path=db))
+    try:
+        assert [bytes(r["raw"]) for r in judge.store.all("SELECT raw FROM inbox WHERE status = 'failed'")] == [raw]
+    finally:
+        judge.close()
+    sent = [f.read_bytes() for f in (tmp_path / "out" / "new").iterdir()]
+    assert len(sent) == 1 and b"set aside unread" in sent[0]
+
+
 def test_a_deep_mail_through_judge_receive_keeps_its_bytes(table: Table) -> None:
     raw = nested(400, "deep@example.test")
     assert table.judge.receive(raw, source="test").startswith("failed:")
