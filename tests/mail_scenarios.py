@@ -9,6 +9,7 @@ civil disorder, movement, retreat and adjustment results, orders queued with PHA
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -30,14 +31,21 @@ PUBLIC = "public-news-abc"  # a broadcast: public
 EVIL = (EVIL_NAME, EVIL_ORDER, EVIL_PRESS, EVIL_BROADCAST, EVIL_SUBJECT)
 
 
+def confirm(t: Table, addr: str, out: list) -> None:  # type: ignore[type-arg]
+    """Send back the CONFIRM code the judge's answer in ``out`` asked ``addr`` for."""
+    code = re.search(r"CONFIRM (\w+)", t.reply_to(addr, out).body)
+    assert code, t.reply_to(addr, out).body
+    t.send(addr, f"CONFIRM {code.group(1)}")
+
+
 def showcase(tmp: Path) -> Table:
-    t = Table(tmp)
+    t = Table(tmp, stranger_reply_limit=20)  # the outsider asks six things, each in a mail of its own
     t.cfg.archive_url = ARCHIVE_URL
     t.start_game()
     t.send(MASTER, f"SIGNON Mtg masterpw\nSET LIST {LIST}")
-    t.send(OBSERVER, "OBSERVE tg watchpw")
+    confirm(t, OBSERVER, t.send(OBSERVER, "OBSERVE tg watchpw"))
     eng = t.powers["England"]
-    t.send(eng, t.signon("England") + f"\nSET NAME {EVIL_NAME}")  # SET NAME needs a signon (issue 13)
+    confirm(t, eng, t.send(eng, t.signon("England") + f"\nSET NAME {EVIL_NAME}"))  # a signon, then a CONFIRM
     t.order("England", f"F Lon - Nth\nF Edi - Nwg\nA Lvp - Yor\n{EVIL_ORDER}",
             extra=f"PRESS TO F\n{EVIL_PRESS} {SECRET}\nENDPRESS\nBROADCAST\n{EVIL_BROADCAST} {PUBLIC}\nENDPRESS")
     t.send(eng, t.signon("England") + "\nA Yor - Lon", subject=EVIL_SUBJECT)  # an error (Lvp moves)

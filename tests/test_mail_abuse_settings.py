@@ -16,12 +16,12 @@ from judge.cli import main
 from judge.daemon.config import ConfigError, load_config, parse_config
 from judge.daemon.service import Factory
 from judge.mail import JudgeConfig
-from test_service_helpers import JUDGE, Table
+from test_service_helpers import JUDGE, Table, acquaint
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULTS = {"abuse_window_minutes": 60, "reply_limit": 30, "same_body_limit": 5, "same_body_window_minutes": 10,
             "seat_failures": 5, "sender_failures": 10, "max_echo_line": 300, "max_echo_chars": 30_000,
-            "max_reply_chars": 100_000}
+            "max_reply_chars": 100_000, "stranger_reply_limit": 1, "max_reply_bytes": 65_536}
 
 
 def flat(text: str) -> str:
@@ -68,6 +68,7 @@ def test_every_setting_is_documented() -> None:
 def test_a_lowered_reply_limit_silences_the_fourth_answer(tmp_path: Path) -> None:
     table = Table(tmp_path, reply_limit=3)
     sender = "chatty@example.test"
+    acquaint(table, sender)
     got = []
     for i in range(5):
         got.append(table.send(sender, f"HELP\nthanks {i}"))
@@ -82,6 +83,7 @@ def test_a_lowered_reply_limit_silences_the_fourth_answer(tmp_path: Path) -> Non
 
 def test_a_raised_reply_limit_answers_beyond_thirty(tmp_path: Path) -> None:
     table = Table(tmp_path, reply_limit=40)
+    acquaint(table, "chatty@example.test")
     assert answered(table, "chatty@example.test", 42) == [1] * 40 + [0, 0]
     assert unanswered(table, "chatty@example.test") == ["not answered: 40 answers within the last hour"] * 2
     table.close()
@@ -90,6 +92,7 @@ def test_a_raised_reply_limit_answers_beyond_thirty(tmp_path: Path) -> None:
 def test_a_shorter_window_frees_the_sender_sooner(tmp_path: Path) -> None:
     table = Table(tmp_path, reply_limit=2, abuse_window_minutes=15)
     sender = "chatty@example.test"
+    acquaint(table, sender)
     assert answered(table, sender, 3) == [1, 1, 0]
     assert unanswered(table, sender) == ["not answered: 2 answers within the last 15m"]
     table.now += timedelta(minutes=14)
@@ -102,6 +105,7 @@ def test_a_shorter_window_frees_the_sender_sooner(tmp_path: Path) -> None:
 def test_the_same_text_limit_and_window(tmp_path: Path) -> None:
     table = Table(tmp_path, same_body_limit=2, same_body_window_minutes=30)
     bot = "away@example.test"
+    acquaint(table, bot)
     text = "Thank you for your message. I am out of the office until Monday."
     assert [len(table.send(bot, text)) for _ in range(3)] == [1, 0, 0]
     assert unanswered(table, bot) == ["not answered: the same text 2 times in a row within the last 30m"] * 2
@@ -114,6 +118,7 @@ def test_the_same_text_limit_and_window(tmp_path: Path) -> None:
 
 def test_a_raised_same_text_limit(tmp_path: Path) -> None:
     table = Table(tmp_path, same_body_limit=8)
+    acquaint(table, "away@example.test")
     text = "Thank you for your message. I am out of the office until Monday."
     assert [len(table.send("away@example.test", text)) for _ in range(9)] == [1] * 7 + [0, 0]
     table.close()
@@ -125,6 +130,7 @@ def test_a_lowered_seat_limit_and_window(tmp_path: Path) -> None:
     table = Table(tmp_path, seat_failures=2, abuse_window_minutes=30)
     table.start_game()
     eng, evil = table.powers["England"], "guesser@example.test"
+    acquaint(table, evil)
     out = table.send(evil, "SIGNON Etg guess0") + table.send(evil, "SIGNON Etg guess1")
     notices = [m for m in table.to(eng, out) if "Wrong passwords: England" in m.subject]
     assert len(notices) == 1 and "2 wrong passwords for England in 'tg' within the last 30m" in flat(notices[0].body)
@@ -140,6 +146,7 @@ def test_a_raised_seat_limit(tmp_path: Path) -> None:
     table = Table(tmp_path, seat_failures=8)
     table.start_game()
     eng, evil = table.powers["England"], "guesser@example.test"
+    acquaint(table, evil)
     out = []
     for i in range(7):  # more than the default 5
         out += table.send(evil, f"SIGNON Etg guess{i}")
@@ -155,6 +162,7 @@ def test_a_lowered_sender_limit(tmp_path: Path) -> None:
     table = Table(tmp_path, sender_failures=3)
     table.start_game()
     evil = "spray@example.test"
+    acquaint(table, evil)
     for i, seat in enumerate("EFG"):  # one guess a seat: no seat reaches its limit
         table.send(evil, f"SIGNON {seat}tg guess{i}")
     out = table.send(evil, "SIGNON Mtg masterpw")
@@ -185,7 +193,8 @@ def test_lowered_reply_caps(tmp_path: Path) -> None:
 def test_raised_reply_caps(tmp_path: Path) -> None:
     junk = "\n".join(f"zz{i} qq" for i in range(2_000))  # ~90 000 characters of errors in the reply
     bodies = []
-    for folder, settings in (("default", {}), ("raised", {"max_echo_chars": 200_000, "max_reply_chars": 300_000})):
+    for folder, settings in (("default", {}), ("raised", {"max_echo_chars": 200_000, "max_reply_chars": 300_000,
+                                                          "max_reply_bytes": 2_000_000})):
         table = Table(tmp_path / folder, **settings)
         table.start_game()
         eng = table.powers["England"]
@@ -227,6 +236,7 @@ def test_a_limit_from_the_configuration_file_reaches_the_mail_path(tmp_path: Pat
     table = Table(tmp_path)  # its store is the file's db_path
     table.judge.close()
     table.judge = judge
+    acquaint(table, "chatty@example.test")
     assert answered(table, "chatty@example.test", 5) == [1, 1, 1, 0, 0]
     table.close()
 

@@ -77,10 +77,17 @@ CORPUS: dict[str, bytes] = {
     "crlf-from-name": msg("=?utf-8?q?Eve=0D=0ABcc:_victim@x.test?= <crlfname@corpus.test>", b"HELP\r\n"),
     # a message that meets a bug in the service: recorded, answered, set aside in "failed"
     "service-bug": msg("buggy@corpus.test", b"TRIGGER-BUG\r\nHELP\r\n"),
+    # MIME nested 300 deep (each level its own boundary): set aside in "failed", bytes kept, answered
+    "deep-nesting": msg("deep@corpus.test",
+                        b"".join(b"--d%d\r\nContent-Type: multipart/mixed; boundary=d%d\r\n\r\n" % (i, i + 1)
+                                 for i in range(300)) + b"--d300\r\nContent-Type: text/plain\r\n\r\nHELP\r\n"
+                        + b"".join(b"--d%d--\r\n" % i for i in range(300, -1, -1)),
+                        "MIME-Version: 1.0", "Content-Type: multipart/mixed; boundary=d0"),
 }
 NEVER_ANSWER = ["vacation@corpus.test", "MAILER-DAEMON@corpus.test", "list@corpus.test"]
 ANSWERED = ["html@corpus.test", "charset@corpus.test", "mime@corpus.test", "big@corpus.test", "empty@corpus.test",
-            "crlfid@corpus.test", "crlfref@corpus.test", "crlfname@corpus.test", "buggy@corpus.test"]
+            "crlfid@corpus.test", "crlfref@corpus.test", "crlfname@corpus.test", "buggy@corpus.test",
+            "deep@corpus.test"]
 
 
 @pytest.fixture(scope="module")
@@ -135,11 +142,14 @@ def test_corpus(judge_daemon: Any) -> None:
     assert "internal error" in text_of(sink.to("buggy@corpus.test")[0].msg)
     # a Reply-To naming three addresses: one answer, to the From address (issue 13: no fan-out)
     assert sink.to("replyto@corpus.test") and not sink.to("a@corpus.test") and not sink.to("b@corpus.test")
-    # the one that met the bug is set aside, flagged, not retried; the rest went the normal way
+    # the one that met the bug is set aside, flagged, not retried; the rest went the normal way;
+    # so is the one nested too deep to read, whose sender is told so
     aside = dovecot.messages(mailbox="failed")
-    assert [b"TRIGGER-BUG" in raw for _, _, raw in aside] == [True]
-    assert b"\\Flagged" in aside[0][1]
-    assert not [m for _, _, m in dovecot.messages() if b"TRIGGER-BUG" in m]
+    assert sorted(b"TRIGGER-BUG" in raw for _, _, raw in aside) == [False, True]
+    assert [raw for _, _, raw in aside if b"TRIGGER-BUG" not in raw] == [CORPUS["deep-nesting"]]
+    assert all(b"\\Flagged" in flags for _, flags, _ in aside)
+    assert not [m for _, _, m in dovecot.messages() if b"TRIGGER-BUG" in m or b"boundary=d0" in m]
+    assert "set aside unread" in text_of(sink.to("deep@corpus.test")[0].msg)
 
 
 _names = st.sampled_from(["From", "To", "Subject", "Content-Type", "Content-Transfer-Encoding", "MIME-Version",

@@ -19,10 +19,15 @@ from test_service_helpers import JUDGE, MASTER, Table
 PLAYERS = [f"p{i}@example.test" for i in range(7)]
 
 
+#: the Message-ID of the judge's mail that bounced (the end-to-end tests set it to one the judge sent)
+SENT = "<results-1.judge@example.test>"
+
+
 def copy_of_our_mail() -> str:
     """The judge's results mail as a bounce quotes it: its To names all seven players."""
     return (f"Return-Path: <{JUDGE}>\nFrom: Judge <{JUDGE}>\nTo: {', '.join(PLAYERS)}\n"
-            f"Subject: TEST:tg - S1901M Results\nAuto-Submitted: auto-generated\n\nResults for Spring 1901.\n")
+            f"Subject: TEST:tg - S1901M Results\nMessage-ID: {SENT}\nAuto-Submitted: auto-generated\n\n"
+            f"Results for Spring 1901.\n")
 
 
 def raw(head: str, body: str) -> bytes:
@@ -132,13 +137,18 @@ Original message headers:
 
 
 def exchange2003(rcpt: str, n: int) -> bytes:
+    """Its notice in a text part, the message that bounced attached whole."""
     return raw(f"""
 From: System Administrator <postmaster@corp.example.test>
 To: {JUDGE}
 Subject: Undeliverable: TEST:tg - S1901M Results
 Message-ID: <ndr2003-{n}@corp.example.test>
+MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="X{n}"
+""", f"""--X{n}
 Content-Type: text/plain; charset="iso-8859-1"
-""", f"""Your message did not reach some or all of the intended recipients.
+
+Your message did not reach some or all of the intended recipients.
 
       Subject:\tTEST:tg - S1901M Results
       Sent:\t1/7/2030 12:00 PM
@@ -148,6 +158,12 @@ The following recipient(s) cannot be reached:
       {rcpt} on 1/7/2030 12:01 PM
             The e-mail account does not exist at the organization this message was sent to.  Check the e-mail address, or contact the recipient directly to find out the correct address.
             <mail.corp.example.test #5.1.1>
+
+--X{n}
+Content-Type: message/rfc822
+
+{copy_of_our_mail()}
+--X{n}--
 """)
 
 
@@ -169,7 +185,8 @@ was not delivered to:
 because:
 
   User {rcpt} ({rcpt}) not listed in Domino Directory
-""")
+
+{copy_of_our_mail()}""")
 
 
 def google_head(kind: str, mid: str) -> str:
@@ -468,9 +485,11 @@ def table(tmp_path):
 
 
 @pytest.mark.parametrize("fmt", sorted(PERMANENT))
-def test_a_text_bounce_is_recorded_and_the_master_told_once(table: Table, fmt: str) -> None:
+def test_a_text_bounce_is_recorded_and_the_master_told_once(table: Table, fmt: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     table.start_game()
     eng = table.powers["England"]
+    monkeypatch.setitem(globals(), "SENT", str(table.to(eng)[-1].msg["Message-ID"]))
     table.drop(PERMANENT[fmt](eng, 1))
     out = table.run()
     table.drop(PERMANENT[fmt](eng, 2))

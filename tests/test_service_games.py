@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_service_helpers import MASTER, Table, hold_all
+from test_service_helpers import MASTER, Table, acquaint, hold_all
 
 
 def flat(text: str) -> str:
@@ -146,6 +146,7 @@ def test_master_commands_and_listing(table: Table) -> None:
     assert table.judge.next_wakeup() is None
     table.send(MASTER, "SIGNON Mtg masterpw\nRESUME")
     assert table.game_state() == "active"
+    acquaint(table, "stranger@example.test")  # a stranger's one answer an hour is cut short
     out = table.send("stranger@example.test", "LIST\nLIST tg\nWHOGAME tg\nSUMMARY tg\nHISTORY tg\nHELP")
     body = table.reply_to("stranger@example.test", out).body
     assert "Game 'tg': Standard Diplomacy, active." in body

@@ -144,3 +144,11 @@ def hold_all(table: Table, skip: tuple[str, ...] = ()) -> None:
         lines = [f"{u.kind} {pos.map.display(u.loc)} H" for u in pos.units.values() if u.power == power]
         if lines:
             table.order(power, "\n".join(lines))
+
+
+def acquaint(table: Table, addr: str) -> None:
+    """Make ``addr`` an address the judge knows (the master of a game of its own), so the answer
+    limits of people apply to it, not the one short answer an hour a stranger gets."""
+    name = "k" + "".join(ch for ch in addr.partition("@")[0] if ch.isalnum())
+    out = table.send(addr, f"CREATE ?{name} pw{name}")
+    assert f"Game '{name}'" in table.reply_to(addr, out).body

@@ -15,7 +15,7 @@ import sqlite_utils
 
 from judge.mail import Judge
 from judge.game.store import MIGRATIONS, SCHEMA_VERSION, dumps, iso
-from test_service_helpers import JUDGE, MASTER, START, Table, hold_all
+from test_service_helpers import JUDGE, MASTER, START, Table, acquaint, hold_all
 
 
 @pytest.fixture
@@ -236,6 +236,7 @@ def test_history_with_from_and_to(table: Table) -> None:
     done = [r["short"] for r in table.rows("SELECT short FROM phases WHERE state = 'processed' ORDER BY seq")]
     assert len(done) == 3 and done[:2] == ["S1901M", "F1901M"]
     who = "reader@example.test"
+    acquaint(table, who)  # a stranger gets one short answer an hour
 
     def history(args: str) -> str:
         out = table.send(who, f"HISTORY tg {args}")
@@ -306,6 +307,7 @@ def test_grey_press_hides_the_sender(table: Table) -> None:
 
 # -- 5. reply headers and judge deliver --------------------------------------------------------------------
 def test_reply_threads_on_the_incoming_message_id(table: Table) -> None:
+    acquaint(table, "someone@example.test")  # a stranger gets one answer an hour
     out = table.send("someone@example.test", "HELP", message_id="<first.1@client.test>")
     reply = table.reply_to("someone@example.test", out)
     assert reply.msg["In-Reply-To"] == "<first.1@client.test>"

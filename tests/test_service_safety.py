@@ -100,7 +100,7 @@ def test_unreadable_mail_gets_a_clear_error_and_changes_nothing(table: Table) ->
     table.start_game()
     before = snapshot(table)
     raw = (b"From: p0@example.test\r\nTo: judge@example.test\r\nSubject: orders\r\nMessage-ID: <cs@x>\r\n"
-           b"Content-Type: text/plain; charset=x-unknown\r\n\r\nSIGNON Etg pw0\r\nF Lon - Nth\r\n")
+           b"Content-Type: text/plain; charset=x-unknown\r\n\r\nSIGNON Etg pw0\r\nF Lon - Nth \x8e\xfe\r\n")
     table.drop(raw)
     out = table.run()
     assert "x-unknown" in table.reply_to("p0@example.test", out).body

@@ -14,8 +14,8 @@ def utc_now() -> datetime:
 
 
 #: the abuse limits and reply caps (settings of JudgeConfig): whole numbers, at least this
-LIMITS = {"reply_limit": 1, "same_body_limit": 2, "seat_failures": 1, "sender_failures": 1,
-          "max_echo_line": 1, "max_echo_chars": 1, "max_reply_chars": 1}
+LIMITS = {"reply_limit": 1, "stranger_reply_limit": 1, "same_body_limit": 2, "seat_failures": 1, "sender_failures": 1,
+          "max_echo_line": 1, "max_echo_chars": 1, "max_reply_chars": 1, "max_reply_bytes": 1}
 #: the abuse windows, in minutes: more than zero
 WINDOWS = ("abuse_window_minutes", "same_body_window_minutes")
 
@@ -67,6 +67,7 @@ class JudgeConfig:
     # password is always answered; these only quieten answers to mail that does not.
     abuse_window_minutes: float = 60.0  # the window of reply_limit, seat_failures and sender_failures
     reply_limit: int = 30  # answers per window to a sender's mail that does not sign on
+    stranger_reply_limit: int = 1  # ... and to an address the judge does not know (cut short)
     same_body_limit: int = 5  # the same text this many times in a row ...
     same_body_window_minutes: float = 10.0  # ... within this long is not answered
     seat_failures: int = 5  # wrong passwords for one seat per window lock it against other addresses
@@ -75,6 +76,7 @@ class JudgeConfig:
     max_echo_line: int = 300
     max_echo_chars: int = 30_000
     max_reply_chars: int = 100_000
+    max_reply_bytes: int = 65_536  # the whole reply mail: headers, text and HTML parts
 
     def __post_init__(self) -> None:
         self.address = self.address.strip().lower()

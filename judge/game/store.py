@@ -23,7 +23,7 @@ import sqlite_utils
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 #: seconds a statement waits for another process's lock on the store (SQLite's busy handler)
 #: before it fails with "database is locked"; ``JUDGE_BUSY_TIMEOUT`` in the environment changes it
@@ -271,7 +271,21 @@ def _v8(db: sqlite_utils.Database) -> None:
     db["diary"].create_index(["game_id", "power"], if_not_exists=True)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]
+def _v9(db: sqlite_utils.Database) -> None:
+    # proof of address: a code mailed to an address and sent back from it (CONFIRM) before the
+    # judge acts for it (OBSERVE, SET NAME), kept as a digest; and where each answer went, for a
+    # reply limit per recipient (forty senders naming one Reply-To are one victim)
+    if "answered_to" not in db["inbox"].columns_dict:
+        db["inbox"].add_column("answered_to", str)
+    db.execute("CREATE INDEX IF NOT EXISTS inbox_answered_to ON inbox (answered_to, received)")
+    db["confirmations"].create({
+        "id": int, "token_hash": str, "address": str, "kind": str,  # kind: observe|name
+        "game_id": int, "payload": str, "created": str, "expires": str, "state": str,  # pending|done
+    }, pk="id", not_null={"token_hash", "address", "kind", "created", "expires", "state"}, if_not_exists=True)
+    db["confirmations"].create_index(["token_hash"], unique=True, if_not_exists=True)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
 
 
 def create_private(path: Path) -> None:

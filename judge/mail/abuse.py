@@ -7,15 +7,23 @@ of the daemon's configuration), passed in with it; the defaults are deliberately
 people and tight for machines:
 
 * a sender gets at most ``reply_limit`` (30) answers per ``abuse_window_minutes`` (an hour) to
-  mail that does not sign on; later mail is still acted on but answered only if it signs on
+  mail that does not sign on, and so does each address the answers go to (a Reply-To naming a
+  victim counts against the victim, whoever sends); where the sender or that address is one the
+  judge has no record of (never a player, observer or master), ``stranger_reply_limit`` (1) answers, cut
+  short (:data:`UNKNOWN_REPLY_CHARS`); later mail is still acted on but answered only if it signs on
   with a password, so a responder that sets no loop headers cannot keep a ping-pong going (no
   answer of ours carries a password, so a loop cannot sign on; players and masters are never
   silenced);
+* a whole reply mail, HTML part and headers included, stays under ``max_reply_bytes`` (64 kB);
 * the same text from the same sender a ``same_body_limit``-th (5th) time in a row within
   ``same_body_window_minutes`` (10) is acted on but, unless it signs on, not answered;
-* ``seat_failures`` (5) wrong passwords for one seat within the window lock it against every
-  other address until the window has passed, and its owner is told once; ``sender_failures``
-  (10) wrong passwords from one address lock that address out of every password check;
+* wrong passwords count against their *source*: the address the answer goes to (so the guesser
+  would see it), not the From a forger writes. ``seat_failures`` (5) wrong passwords for one
+  seat within the window lock it against every other source until the window has passed, and its
+  owner is told once; ``sender_failures`` (10) wrong passwords from one source lock that source
+  out of every password check. A check whose answer goes to the seat's own address is never
+  locked: a guesser writing in the owner's name sees none of the answers, and the owner with the
+  right password always gets in;
 * a bounce (a delivery status notification, or a plain-text notice in one of the formats
   :mod:`judge.mail.textbounce` reads) is recorded per failed recipient the judge has written to,
   and each game where that address plays (or observes) tells its master once.
@@ -24,12 +32,16 @@ people and tight for machines:
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from judge.game.config import JudgeConfig
 from judge.game.deadlines import format_hours
 from judge.game.store import Store, iso
+
+#: answers to an address the judge does not know are cut to this many characters (one per window)
+UNKNOWN_REPLY_CHARS = 6_000
 
 
 def spell(window: timedelta) -> str:
@@ -64,19 +76,76 @@ def replies_sent(store: Store, cfg: JudgeConfig, sender: str, now: datetime) -> 
                             (sender, iso(now - cfg.abuse_window))) or 0)
 
 
+def answers_to(store: Store, cfg: JudgeConfig, address: str, now: datetime) -> int:
+    """Answers that went to ``address`` within the window to mail that did not sign on, whoever
+    sent that mail (a Reply-To can name anyone)."""
+    return int(store.scalar("SELECT COUNT(*) FROM inbox WHERE answered_to = ? AND replied = 1 AND received > ?",
+                            (address, iso(now - cfg.abuse_window))) or 0)
+
+
+def known(store: Store, address: str) -> bool:
+    """True when the judge has a record of ``address`` as a person: a player, observer or master
+    (now or before: a player who resigned is no stranger), or an address a seat's mail goes to
+    (SET ADDRESS). Anyone else is a stranger, and may be a forger's victim."""
+    return store.one(
+        "SELECT 1 FROM players WHERE address = ? "
+        "UNION ALL SELECT 1 FROM seats s, json_each(coalesce(s.addresses, '[]')) WHERE json_each.value = ? LIMIT 1",
+        (address, address)) is not None
+
+
+@dataclass
+class Quota:
+    hold: str | None = None  # why this mail is not answered (unless it signs on)
+    closing: str | None = None  # the note closing the last answer of the window
+    short: bool = False  # an address the judge does not know: the answer is cut short
+
+
+def reply_quota(store: Store, cfg: JudgeConfig, sender: str, recipient: str, now: datetime) -> Quota:
+    """How this mail (from ``sender``, answered at ``recipient``) may be answered if it does not
+    sign on: answers are counted per sender and per recipient, each against ``reply_limit``, or
+    ``stranger_reply_limit`` (with a short answer) for an address the judge has no record of."""
+    window = spell(cfg.abuse_window)
+    counts = []  # (answers so far, the limit) for the sender and for the recipient
+    short = False
+    for addr, count in ((sender, replies_sent), (recipient, answers_to)):
+        if not addr:
+            continue
+        stranger = not known(store, addr)
+        short = short or stranger
+        counts.append((count(store, cfg, addr, now), cfg.stranger_reply_limit if stranger else cfg.reply_limit,
+                       stranger))
+    full = [(n, limit, stranger) for n, limit, stranger in counts if n >= limit]
+    if full:
+        n, _, stranger = max(full)
+        return Quota(hold=f"not answered: {n} {'answer' if n == 1 else 'answers'} within the last {window}"
+                          + (" to an address the judge does not know" if stranger else ""), short=short)
+    last = [(limit, stranger) for n, limit, stranger in counts if n == limit - 1]
+    if not last:
+        return Quota(short=short)
+    limit, stranger = min(last)
+    if stranger:
+        times = "once" if limit == 1 else f"{limit} times"
+        closing = f"The judge answers an address it does not know {times} within the last {window}"
+    else:
+        closing = f"This is the {ordinal(limit)} answer to you within the last {window}"
+    return Quota(closing=closing + f": mail you send in the next {window} is still acted on, but answered only if "
+                                   f"it signs on.", short=short)
+
+
 # -- passwords -------------------------------------------------------------------------------------
 def locked_until(store: Store, cfg: JudgeConfig, game_id: int, seat: str, sender: str, owners: list[str],
                  now: datetime) -> datetime | None:
     """When password checks for ``seat`` (``England``, ``Master``, ``Observer``) open again for
-    ``sender``, or None if they are open now. The seat's own addresses are never locked out by
-    other people's guesses, only by their own."""
+    ``sender`` (the source of the guess: where its answer goes), or None if they are open now.
+    The seat's own addresses are never locked out: an answer there reaches the owner, not a
+    guesser, so guesses written in the owner's name cannot lock the owner out."""
+    if sender in owners:
+        return None
     window = cfg.abuse_window
     since = iso(now - window)
     mine = store.all("SELECT at FROM auth_failures WHERE sender = ? AND at > ? ORDER BY at", (sender, since))
     if len(mine) >= cfg.sender_failures:
         return datetime.fromisoformat(mine[-cfg.sender_failures]["at"]) + window
-    if sender in owners:
-        return None
     seat_rows = store.all("SELECT at FROM auth_failures WHERE game_id = ? AND seat = ? AND at > ? "
                           "AND sender NOT IN (SELECT value FROM json_each(?)) ORDER BY at",
                           (game_id, seat, since, _json(owners)))
@@ -115,11 +184,16 @@ def record_bounces(store: Store, addresses: list[str], message_id: str, detail: 
         store.insert("bounces", address=a, message_id=message_id, received=iso(now), detail=detail[:500])
 
 
-def wrote_to(store: Store, address: str) -> bool:
-    """True when the judge has queued mail to ``address`` (the outbox keeps every message's
-    recipients, lower case, as a JSON list)."""
-    return store.one("SELECT 1 FROM outbox, json_each(outbox.recipients) WHERE json_each.value = ? LIMIT 1",
-                     (address,)) is not None
+def sent_to(store: Store, address: str, message_ids: list[str]) -> bool:
+    """True when one of ``message_ids`` is a message the judge sent to ``address`` (the outbox
+    keeps every message whole, with its recipients as a JSON list): a bounce is believed only
+    for mail it names that really went there."""
+    for mid in message_ids:
+        if store.one("SELECT 1 FROM outbox, json_each(outbox.recipients) WHERE json_each.value = ? "
+                     "AND instr(outbox.message, ?) > 0 LIMIT 1",
+                     (address, f"\r\nMessage-ID: {mid}\r\n".encode("utf-8"))) is not None:
+            return True
+    return False
 
 
 def games_of(store: Store, address: str) -> list[tuple[Any, str]]:

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge.render import describe
-from judge.game import deadlines, lifecycle as games, orderbook
+from judge.game import deadlines, lifecycle as games, orderbook, outbox
 from judge.mail import eia as eia_mail
 from judge.mail.commands import REGISTRY, CommandError, Session, Stop, load as load_commands
 from judge.mail.commands.signon import _power_names
-from judge.mail.language import Command, parse_commands
+from judge.mail.language import Command, match_keyword, parse_commands
 from judge.orders.lexer import order_lines
 from judge.game.lifecycle import Ctx, Game, GameError, PhaseRow
 from judge.mail.incoming import IncomingMail, clean_subject
@@ -44,6 +44,9 @@ class Handler:
     replied: bool = False  # a reply was queued
     from_only: bool = False  # the reply goes to the From address only (CREATE, OBSERVE, joining)
     status_section: str | None = None  # the order status closing the reply (never cut)
+    reply_chars: int | None = None  # a shorter cap than max_reply_chars (an address the judge does not know)
+    answered_to: str = ""  # where the reply went (the limits count answers per recipient)
+    secrets: set[str] = field(default_factory=set)  # passwords in this mail: never echoed, not even in the subject
 
     # -- running -------------------------------------------------------------------------------
     def run(self) -> None:
@@ -57,6 +60,7 @@ class Handler:
             self.say(render_part("ignored.txt", notes=[b.describe() for b in self.mail.ignored]))
         cmds = parse_commands(self.mail.text)
         at = 0
+        self.secrets = {w for c in cmds if c.name != "ORDER" for w in hidden_words(c)}
         try:
             for at, cmd in enumerate(cmds):
                 if cmd.name != "ORDER":
@@ -296,27 +300,35 @@ class Handler:
                              default_rule=default_rule(pos, s.power))
         self.say(self.status_section)
 
-    def capped_sections(self) -> list[str]:
-        """The reply's sections, cut where they pass ``max_reply_chars``, or where the echo of the
-        sender's own lines (``> line`` and the errors about them) passes ``max_echo_chars``: a junk
-        mail must not make a reply of megabytes. A note says what was cut; the order status
-        (last) is always kept."""
+    def capped_sections(self, limit: int | None = None) -> list[str]:
+        """The reply's sections, cut where they pass ``max_reply_chars`` (or ``limit``, if less),
+        or where the echo of the sender's own lines (``> line`` and the errors about them) passes
+        ``max_echo_chars``: a junk mail must not make a reply of megabytes. A note says what was
+        cut, and how many of the sender's lines go unanswered there; the order status (last) is
+        always kept."""
         body, tail = self.sections, []
-        if self.status_section is not None and self.status_section in body:
-            at = len(body) - 1 - body[::-1].index(self.status_section)
-            body, tail = body[:at], body[at:]
+        for last in (self.status_section, self.closing_note):  # what closes the reply is never cut
+            if last is not None and last in body:
+                at = len(body) - 1 - body[::-1].index(last)
+                body, tail = body[:at], body[at:]
+                break
         out: list[str] = []
         total = echoed = 0
         max_reply, max_echo = self.ctx.cfg.max_reply_chars, self.ctx.cfg.max_echo_chars
+        if limit is not None:
+            max_reply, max_echo = min(max_reply, limit), min(max_echo, limit)
         for i, sec in enumerate(body):
             echo = sec.startswith(("> ", "*** Error:", "  Warning:"))
             if total + len(sec) > max_reply or echo and echoed + len(sec) > max_echo:
                 rest = body[i:]
                 cut = sum(len(x) + 1 for x in rest)
                 errs = sum(1 for x in rest if x.startswith("*** Error:"))
-                out.append(f"[...] (This reply was cut here: {cut} more characters were not shown"
-                           f"{f', among them {errs} error lines' if errs else ''}. Everything in your message "
-                           f"was read and acted on; send fewer lines at a time to see every answer.)")
+                lines = sum(1 for x in rest if x.startswith("> "))
+                which = (f": the answers to {lines} more of your lines" if lines else "") + (
+                    f", with {errs} error lines" if errs else "")
+                out.append(f"[...] (This reply was cut here, {cut} more characters were not shown{which}. "
+                           f"Everything in your message was read and acted on; send fewer lines at a time "
+                           f"to see every answer.)")
                 return out + tail
             out.append(sec)
             total += len(sec) + 1
@@ -325,8 +337,9 @@ class Handler:
 
     @property
     def signed_on(self) -> bool:
-        """This mail proved a password (a seat's, or the master's): it comes from a person."""
-        return self.session.seat is not None or self.session.master
+        """This mail proved a password (a seat's, or the master's), or sent back a code the judge
+        mailed to its address (CONFIRM): it comes from a person."""
+        return self.session.seat is not None or self.session.master or self.session.proved
 
     def send_reply(self) -> None:
         if self.signed_on:
@@ -339,17 +352,28 @@ class Handler:
         s = self.session
         g = s.game
         ph = games.current_phase(self.ctx.store, g) if g is not None else None
-        subject, text = render("reply.txt", code=self.ctx.cfg.code, game=g.name if g else None,
-                               variant=g.variant.title if g else None, short=ph.short if ph else None,
-                               deadline=self.ctx.when(ph.deadline) if ph else None,
-                               subject=clean_subject(self.mail.subject, self.ctx.cfg.code), error=self.errors > 0,
-                               errors=self.errors,
-                               sections=self.capped_sections())
         first = [self.mail.sender] if self.from_only and self.mail.sender else list(self.mail.reply_to)
         to = first + [a for a in self.copy_to if a not in first]
+        limit = self.reply_chars
+        most = self.ctx.cfg.max_reply_bytes
+        while True:  # the whole mail (text, HTML, headers) within max_reply_bytes: cut harder until it is
+            subject, text = render("reply.txt", code=self.ctx.cfg.code, game=g.name if g else None,
+                                   variant=g.variant.title if g else None, short=ph.short if ph else None,
+                                   deadline=self.ctx.when(ph.deadline) if ph else None,
+                                   subject=safe_subject(self.mail.subject, self.ctx.cfg.code, self.secrets),
+                                   error=self.errors > 0, errors=self.errors, sections=self.capped_sections(limit))
+            # a short text cannot make a long mail (the HTML part and quoted-printable at most ~10x)
+            if len(str(text).encode("utf-8")) * 12 < most or (limit is not None and limit < 1_000):
+                break
+            size = len(outbox.compose(self.ctx.cfg, to, subject, text, self.ctx.now, in_reply_to=self.mail.reply_id,
+                                      references=self.mail.references)[0])
+            if size <= most:
+                break
+            limit = int(min(limit or self.ctx.cfg.max_reply_chars, len(text)) * most / size * 0.9)
         self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
                       in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied")
         self.replied = bool(to)
+        self.answered_to = first[0] if first else ""
 
 
 def default_rule(pos: Any, power: str) -> str:
@@ -395,6 +419,31 @@ def phase_heading(line: str, v: Variant, current: Any = None) -> Any:
 
 def cut(line: str, limit: int) -> str:
     return line if len(line) <= limit else line[:limit] + " [...]"
+
+
+MAX_SUBJECT = 100  # characters of the sender's subject echoed in the answer's
+
+
+def safe_subject(subject: str, code: str, secrets: set[str] | frozenset[str] = frozenset()) -> str:
+    """The sender's subject as the answer echoes it: ``Re:``/tags dropped, a command in it
+    echoed as :func:`echo_line` would (``SIGNON Fgame ****``, wherever in the subject it
+    starts), any password of the mail hidden, and cut to :data:`MAX_SUBJECT` characters."""
+    words = clean_subject(subject, code)[:4 * MAX_SUBJECT].split()
+    for i in range(len(words)):
+        found = match_keyword(" ".join(words[i:]))
+        if found is not None and found[0] in ("SIGNON", "CREATE", "OBSERVE", "UNOBSERVE", "SET"):
+            rest = echo_line(Command(found[0], found[1], " ".join(words[i:])), 10 * MAX_SUBJECT)
+            words = words[:i] + rest.split()
+            break
+    if secrets:
+        words = ["****" if w in secrets or w.strip(".,;:()[]'\"") in secrets else w for w in words]
+    return cut(" ".join(words), MAX_SUBJECT)
+
+
+def hidden_words(cmd: Command) -> set[str]:
+    """The words of a command line its echo hides (its passwords)."""
+    shown = set(echo_line(cmd, 10 ** 6).split())
+    return {w for w in cmd.line.split() if w not in shown}
 
 
 def echo_line(cmd: Command, limit: int) -> str:

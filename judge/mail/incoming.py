@@ -6,11 +6,12 @@ message we must not answer (auto-replies, bounces, lists, loops) yields an ``ign
 
 from __future__ import annotations
 
+import codecs
 import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
-from email import policy
+from email import errors, policy
 from email.headerregistry import BaseHeader
 from email.policy import EmailPolicy
 from email.message import EmailMessage
@@ -29,6 +30,8 @@ MACHINE_SENDERS = frozenset({
     "donotreply", "do-not-reply",
 })
 MAX_BODY_CHARS = 100_000  # anything longer is cut (and the sender told)
+MAX_MIME_DEPTH = 50  # multiparts nested deeper than this: no mail client writes that; set aside unread
+MAX_NAMED_FILES = 10  # attachments named in the reply (the rest counted)
 
 #: a msg-id fit to echo in In-Reply-To/References: printable ASCII, no spaces or brackets inside
 
@@ -59,6 +62,8 @@ class IncomingMail:
     notes: list[str] = field(default_factory=list)  # things to tell the sender (e.g. truncated)
     ignored: list[Ignored] = field(default_factory=list)  # blocks not read as commands, each with why
     bounced: list[str] = field(default_factory=list)  # a bounce (DSN or text): the recipients that failed for good
+    bounce_ids: list[str] = field(default_factory=list)  # the msg-ids a bounce names (which mail of ours bounced)
+    aside: str | None = None  # why it is set aside unread (kept, raw bytes and all, as a failed message)
 
 
 @functools.lru_cache(maxsize=512)
@@ -84,8 +89,35 @@ def parse_message(raw: bytes, our_address: str = "", loop_header: str = "X-Judge
     """Read one message. Never raises."""
     try:
         return _parse(raw, canonical_address(our_address) or our_address.lower(), loop_header)
+    except RecursionError:  # the stdlib parser recurses once per nested multipart
+        return _too_deep(raw)
     except Exception as exc:  # a malformed mail never stops the judge
         return IncomingMail(message_id=_synthetic_id(raw), error=f"the message could not be read ({type(exc).__name__})")
+
+
+def _too_deep(raw: bytes) -> IncomingMail:
+    """A message nested deeper than can be read: kept whole (set aside) and its sender told. Its
+    sender and ids are read from the top header block alone, which never recurses."""
+    try:
+        head: EmailMessage = BytesParser(policy=_READ_POLICY).parsebytes(raw, headersonly=True)  # type: ignore[assignment]
+        mail = _parse_head(head, raw)
+    except Exception:
+        mail = IncomingMail(message_id=_synthetic_id(raw))
+    mail.aside = (f"its parts are nested more than {MAX_MIME_DEPTH} levels deep, deeper than the judge reads: "
+                  f"nothing in it was acted on. Please send your commands as plain text")
+    return mail
+
+
+def _depth(msg: EmailMessage) -> int:
+    """How deep multiparts nest in a parsed message (counted without recursion)."""
+    deepest, todo = 0, [(msg, 0)]
+    while todo:
+        part, d = todo.pop()
+        deepest = max(deepest, d)
+        if d <= MAX_MIME_DEPTH and part.is_multipart():
+            payload = part.get_payload()
+            todo += [(p, d + 1) for p in payload if isinstance(p, EmailMessage)] if isinstance(payload, list) else []
+    return deepest
 
 
 def _synthetic_id(raw: bytes) -> str:
@@ -94,6 +126,45 @@ def _synthetic_id(raw: bytes) -> str:
 
 def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
     msg: EmailMessage = BytesParser(policy=_READ_POLICY).parsebytes(raw)  # type: ignore[assignment]
+    mail = _parse_head(msg, raw)
+    mail.ignore = ignore_reason(msg, mail.sender, our_address, loop_header)
+    if _depth(msg) > MAX_MIME_DEPTH:
+        too_deep = _too_deep(raw)
+        mail.aside = None if mail.ignore else too_deep.aside
+        return mail
+    if mail.ignore:
+        if msg.get_content_type() == "multipart/report":
+            mail.bounced = dsn_failures(msg)
+        if not mail.bounced and bounce_like(msg, mail.sender) and not _has_dsn(msg):
+            mail.bounced = [c for c in map(_canonical, text_bounce_failures(read_body(msg)[0])) if c is not None]
+        if mail.bounced:
+            mail.bounce_ids = named_ids(msg, raw, mail.message_id, our_address)
+        return mail
+    if not mail.reply_to:
+        mail.ignore = "no sender address"
+        return mail
+    text, ignored, error = read_body(msg)
+    files = attachment_names(msg)
+    named = ", ".join(files[:MAX_NAMED_FILES]) + (f" and {len(files) - MAX_NAMED_FILES} more"
+                                                  if len(files) > MAX_NAMED_FILES else "")
+    if error:
+        mail.error = error + (f" (attachments are not read: {named})" if files else "")
+        return mail
+    if files:
+        mail.notes.append(f"Attachments are not read: {named}. The judge reads only the text of "
+                          f"your mail: put your orders there.")
+    if len(text) > MAX_BODY_CHARS:
+        rest = sum(1 for line in text[MAX_BODY_CHARS:].split("\n") if line.strip())
+        text = text[:MAX_BODY_CHARS]
+        mail.notes.append(f"Your message was longer than {MAX_BODY_CHARS} characters; the rest ({rest} more "
+                          f"{'line' if rest == 1 else 'lines'}) was not read, and nothing in it was acted on.")
+    mail.text, more = new_text(text)
+    mail.ignored = ignored + more
+    return mail
+
+
+def _parse_head(msg: EmailMessage, raw: bytes) -> IncomingMail:
+    """Who wrote the message, where answers go, its ids and subject: its top header block."""
     mid = clean_message_id(_header(msg, "Message-ID"))
     mail = IncomingMail(message_id=mid if mid else _synthetic_id(raw))
     mail.reply_id = mid if MSG_ID.fullmatch(mid) else None
@@ -104,30 +175,32 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
     replies = _addresses(msg, "Reply-To")
     mail.reply_to = replies[:1] if len(replies) == 1 else from_addrs[:1]
     mail.subject = clean_subject(_header(msg, "Subject"))
-    mail.ignore = ignore_reason(msg, mail.sender, our_address, loop_header)
-    if mail.ignore:
-        if msg.get_content_type() == "multipart/report":
-            mail.bounced = dsn_failures(msg)
-        if not mail.bounced and bounce_like(msg, mail.sender) and not _has_dsn(msg):
-            mail.bounced = [c for c in map(_canonical, text_bounce_failures(read_body(msg)[0])) if c is not None]
-        return mail
-    if not mail.reply_to:
-        mail.ignore = "no sender address"
-        return mail
-    text, ignored, error = read_body(msg)
-    files = attachment_names(msg)
-    if error:
-        mail.error = error + (f" (attachments are not read: {', '.join(files)})" if files else "")
-        return mail
-    if files:
-        mail.notes.append(f"Attachments are not read: {', '.join(files)}. The judge reads only the text of "
-                          f"your mail: put your orders there.")
-    if len(text) > MAX_BODY_CHARS:
-        text = text[:MAX_BODY_CHARS]
-        mail.notes.append(f"Your message was longer than {MAX_BODY_CHARS} characters; the rest was not read.")
-    mail.text, more = new_text(text)
-    mail.ignored = ignored + more
     return mail
+
+
+def named_ids(msg: EmailMessage, raw: bytes, own_id: str, our_address: str) -> list[str]:
+    """The msg-ids of the judge's own mail a bounce names (in the copy or headers of the mail
+    that bounced, base64 or quoted-printable too, or its In-Reply-To): ``<...@our domain>``, the
+    bounce's own id left out, the domain in the case the judge writes it."""
+    domain = our_address.rpartition("@")[2]
+    if not domain:
+        return []
+    texts = [raw.decode("utf-8", "replace")]
+    try:
+        for part in msg.walk():
+            if not part.is_multipart() and str(part.get("Content-Transfer-Encoding", "")).strip().lower() in (
+                    "base64", "quoted-printable"):
+                data = part.get_payload(decode=True)
+                if isinstance(data, bytes):
+                    texts.append(data.decode("utf-8", "replace"))
+    except Exception:  # a part that cannot be decoded names nothing
+        pass
+    ids = []
+    for found in MSG_ID.findall("\n".join(texts)):
+        left, _, right = found[1:-1].rpartition("@")
+        if right.lower() == domain and found != own_id:
+            ids.append(f"<{left}@{domain}>")
+    return list(dict.fromkeys(ids))[:50]
 
 
 def _header(msg: EmailMessage, name: str) -> str:
@@ -156,16 +229,56 @@ def clean_message_id(value: str) -> str:
 
 
 _ANGLE_ADDR = re.compile(r"<([^<>\s]+@[^<>\s]+)>")
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+_COMMENT = re.compile(r"\((?:[^()\\]|\\.)*\)")
+_ADDR_SPEC = re.compile(r"[^\s<>,;:()\"]+@[^\s<>,;:()\"]+")
+_ENCODED_WORD = re.compile(r"=\?[^?\s]+\?[bq]\?[^?\s]*\?=", re.I)
 
 
 def _addresses(msg: EmailMessage, name: str) -> list[str]:
-    try:  # the header parser knows display names from addresses, encoded words and all
+    """The addresses of an address header (From, Reply-To). The header parser knows display
+    names from addresses, encoded words and all; where it finds the header malformed (an
+    unquoted display name that looks like an address, ``p2@x.test <evil@y.test>``, or one that
+    decodes to CR/LF) the address is the one in angle brackets, as mail servers and mail
+    clients read it: read from the raw header, so an encoded word can never make one."""
+    try:
         hdr = msg.get(name)
         found = [a.addr_spec for a in hdr.addresses] if hdr is not None else []
-    except Exception:  # e.g. a display name decoding to CR/LF: take the address in <...>
-        raw = _header(msg, name)
-        found = _ANGLE_ADDR.findall(raw) or [a for _, a in getaddresses([raw])]
+        malformed = hdr is not None and any(isinstance(d, errors.InvalidHeaderDefect) for d in hdr.defects)
+    except Exception:
+        found, malformed = [], True
+    if malformed:
+        raw = _raw_header(msg, name)
+        angled, bare = _angle_addresses(raw), _bare(raw)
+        if len({a.lower() for a in angled} or {a.lower() for a in _ADDR_SPEC.findall(bare)}) > 1:
+            return []  # a malformed header naming two addresses: which one wrote is anybody's guess
+        if angled:
+            found = angled
+        elif not found:
+            found = [a for _, a in getaddresses([bare])]
     return [c for c in (_canonical(a) for a in found) if c is not None]
+
+
+def _raw_header(msg: EmailMessage, name: str) -> str:
+    """The first ``name`` field as it was written (encoded words not decoded), unfolded."""
+    try:
+        raws = [v for k, v in msg.raw_items() if k.lower() == name.lower()]
+    except Exception:
+        return ""
+    return " ".join(str(raws[0]).split()) if raws else ""
+
+
+def _bare(raw: str) -> str:
+    """A raw header value without its encoded words, quoted strings and comments."""
+    bare = _QUOTED.sub(" ", _ENCODED_WORD.sub(" ", raw))
+    for _ in range(5):  # comments nest
+        bare = _COMMENT.sub(" ", bare)
+    return bare
+
+
+def _angle_addresses(raw: str) -> list[str]:
+    """Each ``<addr>`` of a raw header value, encoded words, quoted strings and comments left out first."""
+    return _ANGLE_ADDR.findall(_bare(raw))
 
 
 def _canonical(addr: str) -> str | None:
@@ -327,7 +440,9 @@ def read_body(msg: EmailMessage) -> tuple[str, list[Ignored], str | None]:
             return "", [], "the message has no text part: please send your commands as plain text"
         part = msg
     try:
-        content = part.get_content()
+        content = _mislabelled(part)
+        if content is None:
+            content = part.get_content()
     except LookupError:
         cs = part.get_content_charset() or "?"
         return "", [], (f"the message is in the character set {cs!r}, which the judge cannot read: "
@@ -352,6 +467,54 @@ def read_body(msg: EmailMessage) -> tuple[str, list[Ignored], str | None]:
     if str(part.get_param("format", "")).lower() == "flowed":
         content = unflow(content, delsp=str(part.get_param("delsp", "")).lower() == "yes")
     return content, [], None
+
+
+_ASCII_LABELS = frozenset({"us-ascii", "ascii", "ansi_x3.4-1968", "us", "iso646-us", "646"})
+
+
+def _mislabelled(part: EmailMessage) -> str | None:
+    """The text of a part that says it is ASCII (or says nothing, which means ASCII) but holds
+    8-bit bytes, as mailers without a charset setting send ``München``: read as UTF-8 when the
+    bytes are valid UTF-8, else as Windows-1252 (Latin-1 for the bytes it leaves undefined),
+    rather than as replacement characters. A part under a charset label nobody knows (such as
+    ``x-unknown-8bit``) is read when it is ASCII or UTF-8, which can be told for sure. None when
+    the part is not such a case (or cannot be read: the caller says so)."""
+    cs = (part.get_content_charset() or "us-ascii").lower()
+    if part.get_content_maintype() != "text" or cs not in _ASCII_LABELS and _known_charset(cs):
+        return None
+    data = part.get_payload(decode=True)
+    if not isinstance(data, bytes):
+        return None
+    if data.isascii():
+        return None if _known_charset(cs) else data.decode("ascii")
+    if cs not in _ASCII_LABELS:  # a label nobody knows: UTF-8 is recognisable, anything else a guess
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return "".join(_eight_bit_line(line) for line in data.splitlines(keepends=True))
+
+
+def _known_charset(name: str) -> bool:
+    """A charset Python can decode (``x-unknown-8bit``, ``unknown``, a typo: not)."""
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        return False
+    return True
+
+
+def _eight_bit_line(line: bytes) -> str:
+    """One line of unlabelled 8-bit text (a line at a time: a mail pasted together from two
+    sources may mix them): UTF-8 if it is that, else Windows-1252, else Latin-1."""
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return line.decode("cp1252")
+    except UnicodeDecodeError:  # 0x81, 0x8d, 0x8f, 0x90, 0x9d: undefined in cp1252
+        return line.decode("latin-1")
 
 
 def unflow(text: str, delsp: bool = False) -> str:

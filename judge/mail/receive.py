@@ -19,8 +19,8 @@ from judge.game import deadlines, events, lifecycle as games, outbox, passwords
 from judge.mail import abuse
 from judge.game.config import JudgeConfig
 from judge.game.lifecycle import Ctx, GameError
-from judge.mail.handler import Handler
-from judge.mail.incoming import IncomingMail, _synthetic_id, clean_subject, parse_message
+from judge.mail.handler import Handler, safe_subject
+from judge.mail.incoming import IncomingMail, _synthetic_id, parse_message
 from judge.game.outbox import OutboxItem
 from judge.render.templates import render
 from judge.game.store import Store, from_iso, iso
@@ -75,6 +75,8 @@ class Judge:
         now = self._now(now)
         mail = parse_message(raw, self.cfg.address, self.cfg.loop_header)
         st = self.store
+        if mail.aside:
+            return self._set_aside(raw, mail, source, now)
         try:
             with st.transaction():
                 row = st.one("SELECT id, status FROM inbox WHERE message_id = ?", (mail.message_id,))
@@ -99,21 +101,17 @@ class Judge:
                 # mail loops with responders that set no headers: acted on, but not answered unless
                 # the mail signs on with a password (no answer of ours carries one, so a loop cannot)
                 h = Handler(ctx, mail)
-                limit, window = self.cfg.reply_limit, abuse.spell(self.cfg.abuse_window)
-                answered = abuse.replies_sent(st, self.cfg, mail.sender, now)
-                if answered >= limit:
-                    h.hold_reply = f"not answered: {answered} answers within the last {window}"
-                elif answered == limit - 1:
-                    h.closing_note = (f"This is the {abuse.ordinal(limit)} answer to you within the last {window}: "
-                                      f"mail you send in the next {window} is still acted on, "
-                                      f"but answered only if it signs on.")
+                quota = abuse.reply_quota(st, self.cfg, mail.sender, mail.reply_to[0], now)
+                h.hold_reply, h.closing_note = quota.hold, quota.closing
+                if quota.short:
+                    h.reply_chars = abuse.UNKNOWN_REPLY_CHARS
                 if repeat:
                     h.hold_reply = h.hold_reply or (
                         f"not answered: the same text {self.cfg.same_body_limit} times in a row within the last "
                         f"{abuse.spell(self.cfg.same_body_window)}")
                 h.run()
                 if h.replied:  # 1: counts towards the quota; 2: signed on, a person
-                    st.update("inbox", row_id, replied=2 if h.signed_on else 1)
+                    st.update("inbox", row_id, replied=2 if h.signed_on else 1, answered_to=h.answered_to)
                 elif h.hold_reply:
                     st.update("inbox", row_id, detail=h.hold_reply)
             return "handled"
@@ -165,7 +163,7 @@ class Judge:
                 return
             ctx = Ctx(st, self.cfg, now)
             subject, text = render("internal_error.txt", code=self.cfg.code,
-                                   subject=clean_subject(mail.subject, self.cfg.code),
+                                   subject=safe_subject(mail.subject, self.cfg.code),
                                    error=error)
             if mail.reply_to and not mail.ignore:
                 ctx.mail(mail.reply_to, subject, text, kind="reply", in_reply_to=mail.reply_id,
@@ -175,11 +173,36 @@ class Judge:
                          f"Message {mail.message_id} from {mail.sender} ({source}) failed and was set aside:"
                          f"\n\n{detail}\n", kind="failure-report")
 
+    def _set_aside(self, raw: bytes, mail: IncomingMail, source: str, now: datetime) -> str:
+        """A message the judge cannot read as it stands (parts nested too deep): kept whole as a
+        failed message (Maildir ``failed/``, the daemon's failed folder) for the keeper, and its
+        sender told why, within the answer limits. Never handled silently."""
+        st = self.store
+        with st.transaction():
+            row = st.one("SELECT id, status FROM inbox WHERE message_id = ?", (mail.message_id,))
+            if row is not None and row["status"] != "failed":
+                return "duplicate"
+            values = dict(sender=mail.sender, subject=mail.subject[:500], received=iso(now), source=source,
+                          status="failed", detail=mail.aside, raw=raw)
+            row_id = st.insert("inbox", message_id=mail.message_id, **values) if row is None else row["id"]
+            if row is not None:
+                st.update("inbox", row_id, **values)
+            if mail.reply_to and not mail.ignore:
+                to = mail.reply_to[0]
+                if abuse.reply_quota(st, self.cfg, mail.sender, to, now).hold is None:
+                    subject = f"Re: [Error Flag] {safe_subject(mail.subject, self.cfg.code)}"
+                    Ctx(st, self.cfg, now).mail([to], subject, f"Your message was set aside unread: {mail.aside}.\n",
+                                                kind="reply", in_reply_to=mail.reply_id, references=mail.references,
+                                                auto="auto-replied")
+                    st.update("inbox", row_id, replied=1, answered_to=to)
+        log.warning("set aside %s from %s: %s", mail.message_id, mail.sender, mail.aside)
+        return f"failed: {mail.aside}"
+
     def _bounced(self, ctx: Ctx, mail: Any) -> None:
-        """A bounce: record each failed recipient the judge has written to; tell each game's master
-        once per dead address. (An address we never wrote to is no news of ours: a forgery, or a
-        stray address read from the text of the notice.)"""
-        dead = [a for a in mail.bounced if abuse.wrote_to(ctx.store, a)]
+        """A bounce: record each failed recipient to whom the judge sent a message the bounce
+        names (by its Message-ID); tell each game's master once per dead address. (Anything else
+        is no news of ours: a forgery, or a stray address read from the text of the notice.)"""
+        dead = [a for a in mail.bounced if abuse.sent_to(ctx.store, a, mail.bounce_ids)]
         abuse.record_bounces(ctx.store, dead, mail.message_id, mail.subject, ctx.now)
         for addr in dead:
             for row, label in abuse.games_of(ctx.store, addr):

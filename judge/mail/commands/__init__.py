@@ -10,6 +10,7 @@ The handler dispatches through :data:`REGISTRY`; HELP is written from it (:func:
 
 from __future__ import annotations
 
+import functools
 import importlib
 import textwrap
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ class Session:
     future: Any = None  # Phase for PHASE orders
     stale: Any = None  # Phase the orders below are headed with, which is over: they are refused
     signons: int = 0
+    proved: bool = False  # a CONFIRM code sent back: this mail comes from the address it names
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,13 @@ def token_powers(v: Variant, tok: str, extra: dict[str, str] | None = None) -> s
 
 def help_lines(who: str, width: int = 72, column: int = 28) -> list[str]:
     """HELP's lines for the commands (and their forms) ``who`` may use, in family order."""
+    return list(_help_lines(who, width, column))
+
+
+@functools.lru_cache(maxsize=32)
+def _help_lines(who: str, width: int, column: int) -> tuple[str, ...]:
+    """help_lines, made once: the registry is complete once loaded, and a mail of a thousand
+    HELPs must not wrap the same text a thousand times."""
     out: list[str] = []
     entries: list[tuple[str, str]] = []
     for spec in sorted(load().values(), key=lambda s: FAMILIES.index(s.family)):  # stable: a module's own order
@@ -112,4 +121,4 @@ def help_lines(who: str, width: int = 72, column: int = 28) -> list[str]:
             out.append(head)
             out.append(" " * column + wrapped[0])
         out.extend(" " * column + w for w in wrapped[1:])
-    return out
+    return tuple(out)

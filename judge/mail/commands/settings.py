@@ -8,6 +8,7 @@ from judge.game import deadlines, lifecycle as games, results
 from judge.game.lifecycle import Game
 from judge.game.passwords import check_new_password, hash_password
 from judge.game.store import dumps
+from judge.mail import confirm
 from judge.mail.commands import CommandError, REGISTRY, command
 from judge.mail.commands.votes import vote
 from judge.game.addresses import canonical_address
@@ -76,7 +77,7 @@ SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "
 @command("SET", who="player", syntax="SET <word> <value>",
          summary='a setting of your seat or, for the master, of the game: the SET lines here and in the master\'s list',
          forms=(
-             ("anyone", "SET NAME your name", "after SIGNON: how the reports name you (empty: your mailbox name)"),
+             ("anyone", "SET NAME your name", "after SIGNON: how the reports name you (empty: your mailbox name), once you CONFIRM it from your address"),
              ('player', 'SET WAIT / SET NOWAIT', "hold processing until the deadline / don't"),
              ("player", "SET DRAW [powers] / SET NODRAW", "vote for a draw (NoDIAS games: of the powers named, e.g. SET DRAW EF) / take it back"),
              ("player", "SET CONCEDE <power> / SET NOCONCEDE", "concede the game / take it back"),
@@ -163,8 +164,13 @@ def set_(h: Handler, cmd: Command) -> None:
         name = " ".join(rest).strip()
         if len(name) > 40:
             raise CommandError("a name has at most 40 characters")
-        st.update("players", games.player_id(h.ctx, h.mail.sender), name=name)
-        h.say(f"Reports now name you {name}." if name else "Reports now name you by your mailbox name.")
+        # a public name belongs to an address that has shown it reads its mail: a password proves
+        # only that the sender chose it (perhaps a minute ago, in someone else's name)
+        h.from_only = True
+        code = confirm.ask(st, h.mail.sender, "name", None, {"name": name}, h.ctx.now)
+        what = f"name you {name}" if name else "name you by your mailbox name"
+        h.say(f"To have reports {what}, send the judge this line from this address ({h.mail.sender}):\n\n"
+              f"  CONFIRM {code}\n\n(within {confirm.LIFETIME.days} days). Until then your name is unchanged.")
         return
     if key in SWITCH_FLAGS and not rest:  # njudge's SET NODIAS, SET NOFAKE ...: the word carries its value
         key, rest = SWITCH_FLAGS[key][0].upper(), [SWITCH_FLAGS[key][1]]

@@ -9,7 +9,7 @@ from judge.game import lifecycle as games
 from judge.game.lifecycle import Game
 from judge.game.passwords import check_new_password, hash_password, verify_password
 from judge.game.store import iso
-from judge.mail import abuse
+from judge.mail import abuse, confirm
 from judge.mail.commands import BAD_SIGNON, CommandError, Session, Stop, command
 from judge.mail.language import Command
 from judge.variant import available_variants
@@ -34,12 +34,16 @@ def fail_signon(h: Handler) -> None:
 def check_password(h: Handler, g: Game, label: str, password: str, stored: str | None, owners: list[str]) -> None:
     """Verify a password for one seat (``label``: a power, ``Master``, ``Observer``), throttled:
     after too many wrong ones the seat is locked against other addresses (and its owners told
-    once), and a sender guessing everywhere is locked out of every check (:mod:`abuse`)."""
-    st, now, sender, cfg = h.ctx.store, h.ctx.now, h.mail.sender, h.ctx.cfg
+    once), and a source guessing everywhere is locked out of every check (:mod:`abuse`). The
+    source of a guess is where its answer goes (a guesser must read the answers): a forger
+    writing in the owner's name, answered at the owner's address, learns nothing and locks
+    nobody out; the owner with the right password always gets in."""
+    st, now, cfg = h.ctx.store, h.ctx.now, h.ctx.cfg
+    sender = h.mail.sender if h.from_only or not h.mail.reply_to else h.mail.reply_to[0]
     until = abuse.locked_until(st, cfg, g.id, label, sender, owners, now)
     if until is not None:
-        h.error(f"Too many wrong passwords: password checks for {label} in '{g.name}' from your address "
-                   f"are refused until {h.ctx.when(until)}.")
+        h.error(f"Too many wrong passwords: password checks for {label} in '{g.name}' answered at your "
+                f"address are refused until {h.ctx.when(until)}.")
         raise Stop
     if verify_password(password, stored):
         return
@@ -52,6 +56,12 @@ def check_password(h: Handler, g: Game, label: str, password: str, stored: str |
                      f"{h.ctx.when(now + cfg.abuse_window)}; yours still work. If you did not send these, "
                      f"nothing needs doing, but a longer password (SET PASSWORD) does no harm.", to=owners)
     fail_signon(h)
+
+
+def seat_owners(h: Handler, seat: Any) -> list[str]:
+    """The addresses a seat's own mail goes to: its player's, and those of SET ADDRESS."""
+    own = games.address_of(h.ctx.store, seat["player_id"])
+    return list(dict.fromkeys([*([own] if own else []), *games.seat_addresses(h.ctx.store, seat)]))
 
 
 def signon_power(h: Handler, g: Game, power: str, password: str) -> None:
@@ -68,7 +78,7 @@ def signon_power(h: Handler, g: Game, power: str, password: str) -> None:
             fail_signon(h)
         take_over(h, g, seat, password)
         return
-    check_password(h, g, power, password, seat["password_hash"], games.seat_addresses(st, seat))
+    check_password(h, g, power, password, seat["password_hash"], seat_owners(h, seat))
     enter_seat(h, g, seat)
 
 
@@ -117,7 +127,7 @@ def signon_join(h: Handler, g: Game, password: str) -> None:
                 return
         s = mine[0]
         check_password(h, g, s["power"] or f"seat {s['id']}", password, s["password_hash"],
-                            games.seat_addresses(st, s))
+                            seat_owners(h, s))
         enter_seat(h, g, s)
         return
     h.from_only = True
@@ -150,11 +160,22 @@ def signon_join(h: Handler, g: Game, password: str) -> None:
     take_over(h, g, vacant[0], password)
 
 
+def observer_seat(h: Handler, g: Game) -> Any:
+    """The From address's observer seat in ``g``, or None."""
+    pid = h.ctx.store.scalar("SELECT id FROM players WHERE address = ?", (h.mail.sender,))
+    if pid is None:
+        return None
+    return h.ctx.store.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?",
+                           (g.id, pid))
+
+
+def observer_owners(h: Handler, seat: Any) -> list[str]:
+    return list(dict.fromkeys([h.mail.sender, *(seat_owners(h, seat) if seat else [])]))
+
+
 def signon_observer(h: Handler, g: Game, password: str) -> None:
-    st = h.ctx.store
-    pid = games.player_id(h.ctx, h.mail.sender)
-    seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?", (g.id, pid))
-    check_password(h, g, "Observer", password, seat["password_hash"] if seat else None, [h.mail.sender])
+    seat = observer_seat(h, g)
+    check_password(h, g, "Observer", password, seat["password_hash"] if seat else None, observer_owners(h, seat))
     enter_seat(h, g, seat)
 
 
@@ -237,51 +258,84 @@ def signon(h: Handler, cmd: Command) -> None:
 
 
 @command("OBSERVE", who="anyone", syntax="OBSERVE game password",
-         summary="watch a game (results and broadcasts); the password is yours, for leaving or coming back",
+         summary="watch a game (results and broadcasts) once you CONFIRM from your address; the password "
+                 "is yours, for coming back",
          aliases=("WATCH",))
 def observe(h: Handler, cmd: Command) -> None:
+    """Watch a game. The address must consent first: the answer (to the From address only)
+    carries a code, and only ``CONFIRM <code>`` sent back from that address makes it an observer,
+    so a forged From cannot subscribe anyone to a game's mail."""
     if h.session.signons:
         raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
     if len(cmd.args) != 2:
         raise CommandError("write OBSERVE game password")
     h.session.signons += 1
     g = lookup_or_stop(h, cmd.args[0])
-    st = h.ctx.store
-    pid = games.player_id(h.ctx, h.mail.sender)
-    seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?", (g.id, pid))
-    h.from_only = True  # the observer recorded is the From address: the answer goes there only
+    h.from_only = True  # the observer is the From address: the answer (and its code) goes there only
+    seat = observer_seat(h, g)
     if seat is not None:
-        check_password(h, g, "Observer", cmd.args[1], seat["password_hash"], [h.mail.sender])
-    else:
-        check_new_password(cmd.args[1])
-        sid = st.insert("seats", game_id=g.id, power=None, role="observer", player_id=pid,
-                        password_hash=hash_password(cmd.args[1], h.ctx.cfg.password_cost), status="active",
-                        wait=0, draw=0, joined=iso(h.ctx.now))
-        seat = st.one("SELECT * FROM seats WHERE id = ?", (sid,))
-    enter_seat(h, g, seat, quiet=True)
-    h.say(f"You are observing '{g.name}': you will receive its results and broadcasts.")
+        check_password(h, g, "Observer", cmd.args[1], seat["password_hash"], observer_owners(h, seat))
+        enter_seat(h, g, seat, quiet=True)
+        h.say(f"You are observing '{g.name}': you will receive its results and broadcasts.")
+        return
+    if g.state in ("finished", "terminated"):
+        raise CommandError(f"game '{g.name}' is over")
+    check_new_password(cmd.args[1])
+    code = confirm.ask(h.ctx.store, h.mail.sender, "observe", g.id,
+                       {"password_hash": hash_password(cmd.args[1], h.ctx.cfg.password_cost)}, h.ctx.now)
+    h.say(f"To observe '{g.name}', send the judge this line from this address ({h.mail.sender}):\n\n"
+          f"  CONFIRM {code}\n\n"
+          f"(within {confirm.LIFETIME.days} days). Until then the judge sends you nothing about '{g.name}'. "
+          f"If you did not ask for this, ignore this mail: nothing more will come of it.")
 
 
-@command("UNOBSERVE", who="anyone", syntax="UNOBSERVE game password",
-         summary="stop watching a game",
+@command("CONFIRM", who="anyone", syntax="CONFIRM code",
+         summary="send back, from your address, the code the judge mailed you (to observe a game, or for SET NAME)")
+def confirm_code(h: Handler, cmd: Command) -> None:
+    if len(cmd.args) != 1:
+        raise CommandError("write CONFIRM <code>, with the code from the judge's mail")
+    st = h.ctx.store
+    h.from_only = True
+    try:
+        c = confirm.take(st, cmd.args[0], h.mail.sender, h.ctx.now)
+    except confirm.ConfirmError as exc:
+        raise CommandError(str(exc)) from None
+    h.session.proved = True
+    pid = games.player_id(h.ctx, h.mail.sender)
+    if c.kind == "name":
+        name = str(c.payload.get("name", ""))
+        st.update("players", pid, name=name)
+        h.say(f"Reports now name you {name}." if name else "Reports now name you by your mailbox name.")
+        return
+    g = games.game_by_id(st, c.game_id) if c.game_id is not None else None
+    if g is None or g.state in ("finished", "terminated"):
+        raise CommandError("the game you asked to observe is over")
+    if observer_seat(h, g) is None:
+        st.insert("seats", game_id=g.id, power=None, role="observer", player_id=pid,
+                  password_hash=c.payload.get("password_hash"), status="active", wait=0, draw=0,
+                  joined=iso(h.ctx.now))
+    h.say(f"You are observing '{g.name}': you will receive its results and broadcasts. "
+          f"To stop: UNOBSERVE {g.name}")
+
+
+@command("UNOBSERVE", who="anyone", syntax="UNOBSERVE game",
+         summary="stop watching a game (no password needed)",
          aliases=("UNWATCH", "STOP OBSERVING"))
 def unobserve(h: Handler, cmd: Command) -> None:
-    """An observer leaves: ``UNOBSERVE game password``, or ``UNOBSERVE`` after signing on as one."""
+    """An observer leaves: ``UNOBSERVE game`` from the observing address (a password after the
+    game's name, as this command once needed, is neither needed nor checked), or ``UNOBSERVE``
+    after signing on as one. The answer goes to the From address only."""
     st = h.ctx.store
-    if len(cmd.args) == 2:
-        if h.session.signons:
-            raise CommandError("only one SIGNON, CREATE, OBSERVE or UNOBSERVE per message")
-        h.session.signons += 1
+    h.from_only = True
+    if cmd.args:
         g = lookup_or_stop(h, cmd.args[0])
-        pid = st.scalar("SELECT id FROM players WHERE address = ?", (h.mail.sender,))
-        seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?",
-                      (g.id, pid)) if pid is not None else None
-        check_password(h, g, "Observer", cmd.args[1], seat["password_hash"] if seat else None,
-                            [h.mail.sender])
-    elif not cmd.args and h.session.seat is not None and h.session.seat["role"] == "observer":
+        seat = observer_seat(h, g)
+        if seat is None:
+            raise CommandError(f"you ({h.mail.sender}) do not observe '{g.name}'")
+    elif h.session.seat is not None and h.session.seat["role"] == "observer":
         g, seat = h.need_game(), h.session.seat
     else:
-        raise CommandError("write UNOBSERVE game password (or UNOBSERVE after OBSERVE game password)")
+        raise CommandError("write UNOBSERVE game")
     st.conn.execute("DELETE FROM seats WHERE id = ?", (seat["id"],))
-    h.session = Session(signons=1)
+    h.session = Session(signons=h.session.signons)
     h.say(f"You no longer observe '{g.name}': the judge sends you nothing more about it.")
