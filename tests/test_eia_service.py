@@ -9,7 +9,7 @@ import re
 import pytest
 
 from judge.eia import dice
-from test_service_helpers import MASTER, Table
+from test_service_helpers import MASTER, Table, observe
 
 NATIONS = ["England", "France", "Spain", "Prussia", "Austria", "Russia", "Turkey"]
 
@@ -362,6 +362,7 @@ def test_rolls_by_mail_withhold_a_sealed_die_until_its_secret_is_out(table: Tabl
     setup_game(table)
     table.send(addr("France"), "SIGNON Feg pwFrance1\nBUILD 4 AT Toulon")
     table.advance(hours=48, minutes=1)
+    observe(table, "watcher@example.test", "eg")
     out = table.send("watcher@example.test", "OBSERVE eg watchpw\nROLLS")
     body = table.reply_to("watcher@example.test", out).body
     rolls, _ = mailed_rolls(body)
@@ -518,3 +519,20 @@ def test_judge_publish_archives_an_eia_game_with_public_matter_only(table: Table
     month = (tmp_path / "site" / "eg" / "001-1805-01.html").read_text()
     assert "EG GAZETTE" in month and "announced number at Toulon: sealed until the secret is revealed" in month
     assert "BUILD 3 AT Toulon" not in month and "Treasury" not in month and "@example" not in month
+
+
+def test_observing_an_eia_game_needs_the_address_to_confirm(table: Table) -> None:
+    """A forged From cannot subscribe anyone to a game's gazette: OBSERVE only mails the address a
+    code, and the address is no observer until CONFIRM comes back from it; a wrong password from a
+    returning observer is refused."""
+    setup_game(table)
+    out = table.send("victim@example.test", "OBSERVE eg forgedpw")
+    reply = table.reply_to("victim@example.test", out)
+    assert "CONFIRM" in reply.body and "Until then the judge sends you nothing" in reply.body
+    assert not table.rows("SELECT s.id FROM seats s JOIN players p ON p.id = s.player_id "
+                          "WHERE s.role = 'observer' AND p.address = ?", ("victim@example.test",))
+    out = table.advance(hours=48, minutes=1)
+    assert not [m for m in out if "victim@example.test" in m.to], "no gazette before CONFIRM"
+    observe(table, "victim@example.test", "eg", "forgedpw")
+    out = table.send("victim@example.test", "OBSERVE eg wrongpw")
+    assert "Error" in table.reply_to("victim@example.test", out).subject

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from test_service_helpers import JUDGE, MASTER, Table, acquaint
+from test_service_helpers import JUDGE, MASTER, Table, acquaint, observe
 
 # The defaults of the abuse settings (JudgeConfig; tests/test_mail_abuse_settings.py sets them),
 # written out: these tests run an unconfigured judge, so they show the defaults at work.
@@ -31,14 +31,6 @@ def whole(m) -> str:  # type: ignore[no-untyped-def]
 
 def flat(text: str) -> str:
     return " ".join(text.split())
-
-
-def observe(table: Table, addr: str, game: str, password: str) -> None:
-    """OBSERVE, then CONFIRM with the code the judge mailed to ``addr``."""
-    out = table.send(addr, f"OBSERVE {game} {password}")
-    code = re.search(r"CONFIRM (\w+)", table.reply_to(addr, out).body).group(1)  # type: ignore[union-attr]
-    out = table.send(addr, f"CONFIRM {code}")
-    assert f"You are observing '{game}'" in table.reply_to(addr, out).body
 
 
 # -- one address ----------------------------------------------------------------------------------

@@ -152,3 +152,14 @@ def acquaint(table: Table, addr: str) -> None:
     name = "k" + "".join(ch for ch in addr.partition("@")[0] if ch.isalnum())
     out = table.send(addr, f"CREATE ?{name} pw{name}")
     assert f"Game '{name}'" in table.reply_to(addr, out).body
+
+
+def observe(table: Table, addr: str, game: str = "tg", password: str = "watchpw") -> None:
+    """``addr`` becomes an observer as anyone does: OBSERVE, then CONFIRM with the code the judge
+    mailed to that address."""
+    out = table.send(addr, f"OBSERVE {game} {password}")
+    body = table.reply_to(addr, out).body
+    code = re.search(r"CONFIRM ([A-Z2-7]{16})", body)
+    assert code, body
+    out = table.send(addr, f"CONFIRM {code.group(1)}")
+    assert f"You are observing '{game}'" in table.reply_to(addr, out).body

@@ -13,7 +13,7 @@ from judge.game import lifecycle as games
 from judge.render.njudge_reader import read_njudge
 from judge.variant import load_variant
 
-from tests.test_service_helpers import MASTER, Table, hold_all
+from tests.test_service_helpers import MASTER, Table, hold_all, observe
 
 WATCHER = "watcher@example.test"
 LONG = "Russia: Fleet St Petersburg (south coast) SUPPORT Army Moscow -> Livonia."
@@ -30,6 +30,7 @@ def test_results_layout_per_game_and_per_player(tmp_path: Path) -> None:
     t.send(germany, t.signon("Germany") + "\nSET RESULTS zine")
     out = t.send(germany, t.signon("Germany") + "\nSET RESULTS DEFAULT")  # back to the game's
     assert "Your results now come in the game's layout (njudge)." in t.reply_to(germany, out).body
+    observe(t, WATCHER)
     out = t.send(WATCHER, "OBSERVE tg watchpw\nSET RESULTS ZINE")
     assert "now come in the zine report" in t.reply_to(WATCHER, out).body
     # refused, and nothing changed: a layout the judge does not have, no signon

@@ -11,7 +11,7 @@ import pytest
 
 from judge.game.lifecycle import agreed_draw
 from test_service_games import flat, table  # noqa: F401 (the fixture)
-from test_service_helpers import MASTER, Mail, Table, hold_all
+from test_service_helpers import MASTER, Mail, Table, hold_all, observe
 
 OBSERVER = "watcher@example.test"
 
@@ -64,7 +64,7 @@ def test_press_lists_as_players_write_them(table: Table) -> None:
         assert got == sorted([fra, ger]), line
         assert "Message sent to France and Germany" in reply_of(table, "England", out).body
     # all but some: everyone else (the master and observers too), never the ones left out
-    table.send(OBSERVER, "OBSERVE tg watchpw")
+    observe(table, OBSERVER)
     for line, left_out in (("PRESS TO -R", [rus]), ("PRESS TO -RT", [rus, tur]), ("PRESS TO ALL BUT R T", [rus, tur]),
                            ("PRESS TO ALL EXCEPT Russia, Turkey", [rus, tur])):
         out = table.order("England", "", extra=f"{line}\nNot for them.\nENDPRESS")
@@ -127,7 +127,7 @@ def test_fake_press_where_the_game_allows_it(table: Table) -> None:
 # -- observers and minor phases ------------------------------------------------------------------
 def test_observer_press_is_an_option(table: Table, tmp_path) -> None:
     table.start_game()
-    table.send(OBSERVER, "OBSERVE tg watchpw")
+    observe(table, OBSERVER)
     out = table.send(OBSERVER, "OBSERVE tg watchpw\nBROADCAST\nGo Russia!\nENDPRESS")
     body = flat(table.reply_to(OBSERVER, out).body)
     assert "does not allow press from observers" in body and "Your message, not sent: Go Russia!" in body
@@ -138,7 +138,7 @@ def test_observer_press_is_an_option(table: Table, tmp_path) -> None:
     other = Table(tmp_path / "obs")
     try:
         other.start_game(options="move=24h observer_press=white")
-        other.send(OBSERVER, "OBSERVE tg watchpw")
+        observe(other, OBSERVER)
         out = other.send(OBSERVER, "OBSERVE tg watchpw\nPRESS TO F\nFrom the gallery.\nENDPRESS")
         [p] = press_mails(out)
         assert p.to == [other.powers["France"]] and "from an observer (watcher)" in p.body
@@ -321,8 +321,8 @@ def test_diary_is_private_returned_with_history_and_published_at_the_end(table: 
     diaries = [m for m in out if m.subject.endswith(" Diaries")]
     assert {a for m in diaries for a in m.to} >= set(table.powers.values()) | {MASTER}
     assert "France trusts me. Fool." in diaries[0].body and "Second thoughts" not in diaries[0].body
-    out = table.send("stranger@example.test", "HISTORY tg")
-    assert "France trusts me. Fool." in table.reply_to("stranger@example.test", out).body
+    out = table.send("stranger2@example.test", "HISTORY tg")  # a stranger is answered once an hour
+    assert "France trusts me. Fool." in table.reply_to("stranger2@example.test", out).body
     out = table.order("England", "DIARY\nToo late.\nENDPRESS")
     assert "is over: its diaries are published" in flat(reply_of(table, "England", out).body)
     # the archive (judge publish) shows them too, escaped

@@ -40,8 +40,9 @@ from judge.game.config import JudgeConfig
 from judge.game.deadlines import format_hours
 from judge.game.store import Store, iso
 
-#: answers to an address the judge does not know are cut to this many characters (one per window)
-UNKNOWN_REPLY_CHARS = 6_000
+#: answers to an address the judge does not know are cut to this many characters (one per window):
+#: room for the whole HELP, the first thing a newcomer asks for, and little more
+UNKNOWN_REPLY_CHARS = 16_000
 
 
 def spell(window: timedelta) -> str:

@@ -204,22 +204,21 @@ def _signon(h: Any, cmd: Any, game: Game) -> None:
 
 
 def _observe(h: Any, game: Game, password: str) -> None:
-    from judge.mail.commands import BAD_SIGNON, Stop
-    from judge.game.passwords import check_new_password, hash_password
-    from judge.game.lifecycle import player_id
+    """As in every game: a new observer confirms from the address first; a returning one signs on
+    with the throttled password check."""
+    from judge.mail.commands.signon import ask_to_observe, check_password, observer_owners, observer_seat
 
-    st = h.ctx.store
-    pid = player_id(h.ctx, h.mail.sender)
-    seat = st.one("SELECT * FROM seats WHERE game_id = ? AND role = 'observer' AND player_id = ?", (game.id, pid))
+    h.from_only = True  # the observer is the From address
+    seat = observer_seat(h, game)
+    if seat is None and game.state in ("finished", "terminated"):
+        # nothing more will be mailed about it, so no consent is asked: its record is public
+        h.eia = EiaSession(game, None, None)
+        h.say(f"'{game.name}' is over: its record (HISTORY, ROLLS) is open to all; nothing more is mailed.")
+        return
     if seat is None:
-        check_new_password(password)
-        sid = st.insert("seats", game_id=game.id, power=None, role="observer", player_id=pid,
-                        password_hash=hash_password(password, h.ctx.cfg.password_cost), status="active",
-                        wait=0, draw=0, joined=iso(h.ctx.now))
-        seat = st.one("SELECT * FROM seats WHERE id = ?", (sid,))
-    elif not verify_password(password, seat["password_hash"]):
-        h.error(BAD_SIGNON)
-        raise Stop
+        ask_to_observe(h, game, password)
+        return
+    check_password(h, game, "Observer", password, seat["password_hash"], observer_owners(h, seat))
     h.eia = EiaSession(game, None, seat)
     h.say(f"You are observing '{game.name}': you will receive its gazette.")
 

@@ -278,11 +278,18 @@ def observe(h: Handler, cmd: Command) -> None:
         enter_seat(h, g, seat, quiet=True)
         h.say(f"You are observing '{g.name}': you will receive its results and broadcasts.")
         return
+    ask_to_observe(h, g, cmd.args[1])
+
+
+def ask_to_observe(h: Handler, g: Game, password: str) -> None:
+    """A new observer's first step (any kind of game): the From address is mailed a code, and
+    nothing more happens until ``CONFIRM <code>`` comes back from it."""
     if g.state in ("finished", "terminated"):
         raise CommandError(f"game '{g.name}' is over")
-    check_new_password(cmd.args[1])
+    check_new_password(password)
+    h.from_only = True
     code = confirm.ask(h.ctx.store, h.mail.sender, "observe", g.id,
-                       {"password_hash": hash_password(cmd.args[1], h.ctx.cfg.password_cost)}, h.ctx.now)
+                       {"password_hash": hash_password(password, h.ctx.cfg.password_cost)}, h.ctx.now)
     h.say(f"To observe '{g.name}', send the judge this line from this address ({h.mail.sender}):\n\n"
           f"  CONFIRM {code}\n\n"
           f"(within {confirm.LIFETIME.days} days). Until then the judge sends you nothing about '{g.name}'. "
