@@ -158,6 +158,9 @@ def build_view(variant: Variant, before: Position, result: PhaseResult, game: Ga
                     where = [say.loc(x) for x in d.retreats]
                     block.dislodged.append(f"{d.unit.kind}{NBSP}{say.loc(d.unit.loc)}, " + (
                         f"may retreat to {names(where)}" if where else "must disband"))
+        for d in sorted(result.destroyed, key=lambda d: m.name(d.unit.loc)):
+            if d.unit.power == name:  # nowhere to go: no retreat phase for it
+                block.dislodged.append(f"{d.unit.kind}{NBSP}{say.loc(d.unit.loc)}, no retreat: destroyed")
         if kind == "adjustment":
             mine = sorted((u for u in after.units.values() if u.power == name), key=lambda u: m.name(u.loc))
             block.has = ", ".join(f"{u.kind}{NBSP}{say.loc(u.loc)}" for u in mine) or "no units"
