@@ -563,6 +563,9 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
             game.outcome["rule"] = victory["kind"]  # solo, alliance, survivor, no survivor …
         if victory.get("survivors"):
             game.outcome["powers"] = list(victory["survivors"])
+        # the last ownership, which no phase row holds (none opens after the end), for SUMMARY
+        game.outcome["centres"] = describe.centre_counts(nxt)
+        game.outcome["centres_year"] = nxt.phase.year if nxt.phase.kind == "adjustment" else pos.phase.year
         ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
         if not winners:
             events.append(end_without_winner(victory))

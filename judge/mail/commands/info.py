@@ -145,22 +145,32 @@ def history(h: Handler, cmd: Command) -> None:
                    f"{own}'s diary (private until the game ends):") + "\n\n" + games.diary_text(entries))
 
 
+def centre_years(positions: list[Any], outcome: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Centre counts per played year, after its adjustments: ownership is worked out on entering
+    a year's adjustment phase, so a year's figures are those of its adjustment phase, or (no
+    adjustment was due) of the first phase of the next year; a finished game keeps its last in
+    its outcome. A year still being played has none yet."""
+    counts: dict[int, dict[str, int]] = {}
+    played = {p.phase.year for p in positions}
+    for pos in positions:
+        y = pos.phase.year
+        if pos.phase.kind == "adjustment":
+            counts.setdefault(y, describe.centre_counts(pos))
+        elif y - 1 in played:
+            counts.setdefault(y - 1, describe.centre_counts(pos))
+    if outcome and outcome.get("centres") and outcome.get("centres_year") is not None:
+        counts.setdefault(int(outcome["centres_year"]), dict(outcome["centres"]))
+    return [{"year": y, "counts": counts[y]} for y in sorted(counts)]
+
+
 @command("SUMMARY", who="anyone", syntax="SUMMARY game",
          summary="players and supply-centre history")
 def summary(h: Handler, cmd: Command) -> None:
     g = h.arg_game(cmd)
     st = h.ctx.store
     v = g.variant
-    years: list[dict[str, Any]] = []
-    seen: set[int] = set()
     rows = st.all("SELECT * FROM phases WHERE game_id = ? AND state IN ('open', 'processed') ORDER BY seq", (g.id,))
-    for r in rows:
-        ph = games._phase(r, v)
-        pos = ph.position
-        if pos.phase.year in seen:
-            continue
-        seen.add(pos.phase.year)
-        years.append({"year": pos.phase.year, "counts": describe.centre_counts(pos)})
+    years = centre_years([games._phase(r, v).position for r in rows], g.outcome)
     players = []
     for s in games.seats(st, g.id):
         players.append({"power": s["power"] or "?", "address": games.address_of(st, s["player_id"]) or "(vacant)",

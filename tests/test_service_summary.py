@@ -1,0 +1,78 @@
+"""SUMMARY and HISTORY tell the truth, through the mail path: the centre counts of each played year
+after its adjustments (never a year not yet played), and HISTORY says no more than it attaches."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from mail_scenarios import victory
+from test_service_helpers import Table, hold_all
+
+STANDARD_START = {"England": 3, "France": 3, "Germany": 3, "Italy": 3, "Austria": 3, "Russia": 4, "Turkey": 3}
+LETTERS = {"England": "E", "France": "F", "Germany": "G", "Italy": "I", "Austria": "A", "Russia": "R", "Turkey": "T"}
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table(tmp_path)
+    t.start_game()
+    yield t
+    t.close()
+
+
+def summary_table(t: Table) -> dict[int, dict[str, int]]:
+    """The SUMMARY reply's count table, read as a stranger receives it: year -> power -> centres."""
+    who = f"stranger{len(t.mails)}@example.test"  # a fresh asker: repeated requests are rate-limited
+    body = t.reply_to(who, t.send(who, "SUMMARY tg")).body
+    lines = body[body.index("History of supply center counts"):].splitlines()
+    head = next(ln for ln in lines if ln.startswith("Year")).split()[1:]
+    power_of = {letter: power for power, letter in LETTERS.items()}
+    out: dict[int, dict[str, int]] = {}
+    for ln in lines:
+        cells = ln.split()
+        if cells and re.fullmatch(r"\d{4}", cells[0]):
+            out[int(cells[0])] = {power_of[h]: int(n) for h, n in zip(head, cells[1:])}
+    return out
+
+
+def test_summary_counts_each_played_year_after_its_adjustments(table: Table) -> None:
+    t = table
+    assert summary_table(t) == {}  # nothing played yet: no year, not the starting one as "1901"
+    # 1901: Germany takes Denmark, Russia loses nothing; Germany builds in the winter
+    t.order("Germany", "F Kie - Den\nA Ber H\nA Mun H")
+    hold_all(t, skip=("Germany",))
+    assert t.phase() == "F1901M"
+    assert summary_table(t) == {}  # the spring changes no ownership, and 1901 is not over
+    hold_all(t)
+    assert t.phase() == "W1901A"
+    after_1901 = {**STANDARD_START, "Germany": 4}
+    assert summary_table(t) == {1901: after_1901}  # ownership is settled on entering the winter
+    t.order("Germany", "Build A Kie")
+    assert t.phase() == "S1902M"
+    assert summary_table(t) == {1901: after_1901}  # 1902 is not played yet
+    # 1902: France takes Belgium (and builds in the winter)
+    t.order("France", "A Par - Pic\nF Bre H\nA Mar H")
+    hold_all(t, skip=("France",))
+    t.order("France", "A Pic - Bel\nF Bre H\nA Mar H")
+    hold_all(t, skip=("France",))
+    assert t.phase() == "W1902A"
+    after_1902 = {**after_1901, "France": 4}
+    assert summary_table(t) == {1901: after_1901, 1902: after_1902}
+
+
+def test_a_year_with_no_adjustment_phase_is_counted_from_the_next_spring(table: Table) -> None:
+    t = table
+    hold_all(t)
+    hold_all(t)
+    assert t.phase() == "S1902M"  # nothing to adjust: the winter was skipped
+    assert summary_table(t) == {1901: STANDARD_START}
+
+
+def test_the_last_year_of_a_won_game_is_counted(tmp_path) -> None:
+    t = victory(tmp_path)  # England wins with 5 centres in the autumn of 1901: no winter is opened
+    try:
+        assert summary_table(t) == {1901: {**STANDARD_START, "England": 5}}
+    finally:
+        t.close()
