@@ -5,21 +5,12 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from mail_scenarios import victory
 from test_service_helpers import Table, hold_all
+from test_service_retreats import table  # noqa: F401  (the fixture: a started standard game)
 
 STANDARD_START = {"England": 3, "France": 3, "Germany": 3, "Italy": 3, "Austria": 3, "Russia": 4, "Turkey": 3}
 LETTERS = {"England": "E", "France": "F", "Germany": "G", "Italy": "I", "Austria": "A", "Russia": "R", "Turkey": "T"}
-
-
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    t.start_game()
-    yield t
-    t.close()
 
 
 def summary_table(t: Table) -> dict[int, dict[str, int]]:
