@@ -7,7 +7,7 @@ import re
 
 from mail_scenarios import victory
 from test_service_helpers import Table, hold_all
-from test_service_retreats import table  # noqa: F401  (the fixture: a started standard game)
+from test_service_retreats import flat, table  # noqa: F401  (table: the fixture, a started standard game)
 
 STANDARD_START = {"England": 3, "France": 3, "Germany": 3, "Italy": 3, "Austria": 3, "Russia": 4, "Turkey": 3}
 LETTERS = {"England": "E", "France": "F", "Germany": "G", "Italy": "I", "Austria": "A", "Russia": "R", "Turkey": "T"}
@@ -67,3 +67,40 @@ def test_the_last_year_of_a_won_game_is_counted(tmp_path) -> None:
         assert summary_table(t) == {1901: {**STANDARD_START, "England": 5}}
     finally:
         t.close()
+
+
+def history(t: Table, args: str = "") -> tuple[str, list[tuple[str, bytes]]]:
+    """HISTORY tg (with ``args``) as a stranger gets it: the text and the attached files."""
+    who = f"reader{len(t.mails)}@example.test"
+    reply = t.reply_to(who, t.send(who, f"HISTORY tg {args}".strip()))
+    files = [(a.get_filename(), a.get_content()) for a in reply.msg.iter_attachments()]
+    return flat(reply.body), files
+
+
+def test_history_attaches_the_maps_it_mentions(table: Table) -> None:
+    t = table
+    hold_all(t)
+    hold_all(t)
+    body, files = history(t)
+    assert body.count("The map of the position is attached (tg-S1901M.png).") == 1, body
+    assert body.count("The map of the position is attached (tg-F1901M.png).") == 1
+    assert [name for name, _ in files] == ["tg-S1901M.png", "tg-F1901M.png"]
+    assert all(data.startswith(b"\x89PNG") for _, data in files)
+    # the same pictures the results mails carried
+    spring = next(m for m in t.to(t.powers["England"]) if "S1901M Results" in m.subject)
+    shown = [a.get_content() for a in spring.msg.walk() if a.get_content_type() == "image/png"]
+    assert shown and shown[0] == files[0][1]
+
+
+def test_a_long_history_says_where_the_maps_are_instead(table: Table) -> None:
+    t = table
+    for _ in range(4):
+        hold_all(t)
+    assert t.phase() == "S1903M"
+    body, files = history(t)
+    assert body.count("HISTORY tg") >= 4 and not files
+    assert "is attached" not in body, body
+    assert "The map of the position is not attached here: HISTORY tg S1902M sends it." in body
+    # one phase asked for: its map comes
+    body, files = history(t, "S1902M S1902M")
+    assert [name for name, _ in files] == ["tg-S1902M.png"] and "is attached (tg-S1902M.png)" in body

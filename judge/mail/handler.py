@@ -20,7 +20,7 @@ from judge.mail.language import Command, parse_commands
 from judge.game.lifecycle import Ctx, Game, GameError, PhaseRow
 from judge.mail.incoming import IncomingMail, clean_subject
 from judge.game.passwords import PasswordError
-from judge.render.templates import render, render_part
+from judge.render.templates import MailText, render, render_part
 from judge.game.store import iso
 from judge.variant import Variant
 
@@ -43,6 +43,7 @@ class Handler:
     replied: bool = False  # a reply was queued
     from_only: bool = False  # the reply goes to the From address only (CREATE, OBSERVE, joining)
     status_section: str | None = None  # the order status closing the reply (never cut)
+    attachments: list[Any] = field(default_factory=list)  # files the reply carries (HISTORY's maps)
 
     # -- running -------------------------------------------------------------------------------
     def run(self) -> None:
@@ -298,6 +299,8 @@ class Handler:
                                subject=clean_subject(self.mail.subject, self.ctx.cfg.code), error=self.errors > 0,
                                errors=self.errors,
                                sections=self.capped_sections())
+        if self.attachments:
+            text = MailText(text, text.html, [*text.attachments, *self.attachments])
         first = [self.mail.sender] if self.from_only and self.mail.sender else list(self.mail.reply_to)
         to = first + [a for a in self.copy_to if a not in first]
         self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, TYPE_CHECKING
 
 from judge.game import deadlines, lifecycle as games
+from judge.game.archive_paths import map_url
 from judge.game.lifecycle import Game
 from judge.mail import eia as eia_mail
 from judge.mail.commands import CommandError, command, help_lines
 from judge.mail.language import Command
 from judge.render import describe
 from judge.render.templates import render_part
+from judge.render.zine import Attachment
 from judge.variant import available_variants
 
 if TYPE_CHECKING:
@@ -115,6 +118,38 @@ def whogame(h: Handler, cmd: Command) -> None:
                          master=games.master_address(st, g)))
 
 
+#: a HISTORY of up to this many phases carries their maps (a whole game's would make a mail of
+#: megabytes); a longer one says where each map is instead
+HISTORY_MAPS = 3
+MAP_ATTACHED = re.compile(r"The map of the position is attached \(([^)\n]*)\)\.")
+
+
+def history_report(h: Handler, g: Game, row: Any, attach: bool) -> str:
+    """A phase's stored report for HISTORY. Its results mail carried the map; HISTORY attaches it
+    too (as ``<game>-<phase>.png``), or says where it is: it never says a map is attached that is not."""
+    text = row["report"] or ""
+    found = MAP_ATTACHED.search(text)
+    if not found:
+        return text
+    pic = h.ctx.store.one("SELECT png, svg FROM reports WHERE phase_id = ?", (row["id"],))
+    files = []
+    if attach and pic is not None:  # the pictures the results mail carried (the archive keeps both)
+        stem = f"{g.name}-{row['short']}"
+        carried = found.group(1)
+        if "map.png" in carried and pic["png"]:
+            files.append(Attachment(f"{stem}.png", "image/png", bytes(pic["png"])))
+        if "map.svg" in carried and pic["svg"]:
+            files.append(Attachment(f"{stem}.svg", "image/svg+xml", str(pic["svg"]).encode("utf-8")))
+    if files:
+        h.attachments += files
+        said = f"The map of the position is attached ({', '.join(f.filename for f in files)})."
+    elif h.ctx.cfg.archive_url:
+        said = f"The map of the position: {map_url(h.ctx.cfg.archive_url, g.name, row['seq'], row['short'])}"
+    else:
+        said = f"The map of the position is not attached here: HISTORY {g.name} {row['short']} sends it."
+    return MAP_ATTACHED.sub(lambda _: said, text, count=1)
+
+
 @command("HISTORY", who="anyone", syntax="HISTORY game [from] [to]",
          summary="past results, e.g. HISTORY mygame S1901M F1902M")
 def history(h: Handler, cmd: Command) -> None:
@@ -132,8 +167,9 @@ def history(h: Handler, cmd: Command) -> None:
         if rest[1] not in shorts:
             raise CommandError(f"no processed phase {rest[1].upper()} in '{g.name}'")
         hi = len(shorts) - shorts[::-1].index(rest[1])
-    reports = [r["report"] or "" for r in done[lo:hi]]
-    h.say(render_part("history.txt", name=g.name, reports=reports))
+    part = done[lo:hi]
+    attach = len(part) <= HISTORY_MAPS
+    h.say(render_part("history.txt", name=g.name, reports=[history_report(h, g, r, attach) for r in part]))
     # DIARY notes: the writer's own come back with HISTORY; when the game is over, everyone's
     over = g.state in ("finished", "terminated")
     signed_here = h.session.game is not None and h.session.game.id == g.id
