@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from mail_scenarios import victory
-from test_service_helpers import Table, hold_all
+from test_service_helpers import MASTER, Table, hold_all
 from test_service_retreats import flat, table  # noqa: F401  (table: the fixture, a started standard game)
 
 STANDARD_START = {"England": 3, "France": 3, "Germany": 3, "Italy": 3, "Austria": 3, "Russia": 4, "Turkey": 3}
@@ -104,3 +104,26 @@ def test_a_long_history_says_where_the_maps_are_instead(table: Table) -> None:
     # one phase asked for: its map comes
     body, files = history(t, "S1902M S1902M")
     assert [name for name, _ in files] == ["tg-S1902M.png"] and "is attached (tg-S1902M.png)" in body
+
+
+def test_summary_lists_replaced_players_with_their_spans(table: Table) -> None:
+    t = table
+    hold_all(t)  # S1901M played by everyone
+    old = t.powers["France"]
+    t.send(old, t.signon("France") + "\nRESIGN")
+    hold_all(t, skip=("France",))  # France is vacant: its units hold; F1901M waits for the deadline
+    t.advance(hours=25)
+    assert t.phase() == "S1902M"
+    t.send("newcomer@example.test", "SIGNON ?tg newpw")  # takes over France in S1902M
+    t.send(MASTER, "SIGNON Mtg masterpw\nEJECT Germany")  # Germany's player is removed in S1902M
+    who = f"stranger{len(t.mails)}@example.test"
+    body = t.reply_to(who, t.send(who, "SUMMARY tg")).body
+    lines = [ln.strip() for ln in body.splitlines()]
+    france = lines.index(next(ln for ln in lines if ln.startswith("France")))
+    assert lines[france].startswith("France") and "newcomer@example.test" in lines[france]
+    assert lines[france].endswith("(from S1902M)")
+    assert lines[france + 1] == f"before: {old.partition('@')[0]}, S1901M to F1901M (resigned)"
+    germany = lines.index(next(ln for ln in lines if ln.startswith("Germany")))
+    assert "(vacant)" in lines[germany]
+    assert lines[germany + 1] == f"before: {t.powers['Germany'].partition('@')[0]}, S1901M to S1902M (ejected)"
+    assert sum(ln.startswith("before:") for ln in lines) == 2  # nobody else was replaced

@@ -8,6 +8,7 @@ from typing import Any, TYPE_CHECKING
 from judge.game import deadlines, lifecycle as games
 from judge.game.archive_paths import map_url
 from judge.game.lifecycle import Game
+from judge.game.seats import player_label
 from judge.mail import eia as eia_mail
 from judge.mail.commands import CommandError, command, help_lines
 from judge.mail.language import Command
@@ -199,6 +200,13 @@ def centre_years(positions: list[Any], outcome: dict[str, Any] | None) -> list[d
     return [{"year": y, "counts": counts[y]} for y in sorted(counts)]
 
 
+def replaced_line(st: Any, b: dict[str, Any]) -> str:
+    """A player who left a power, by public name, with the phases they played it: ``Smith, S1901M
+    to F1902M (resigned)``."""
+    name = player_label(st, {"player_id": b.get("player_id"), "status": "gone"}) or "(unknown)"
+    return f"{name}, {b.get('from') or '?'} to {b.get('to') or '?'} ({b.get('why') or 'left'})"
+
+
 @command("SUMMARY", who="anyone", syntax="SUMMARY game",
          summary="players and supply-centre history")
 def summary(h: Handler, cmd: Command) -> None:
@@ -208,9 +216,12 @@ def summary(h: Handler, cmd: Command) -> None:
     rows = st.all("SELECT * FROM phases WHERE game_id = ? AND state IN ('open', 'processed') ORDER BY seq", (g.id,))
     years = centre_years([games._phase(r, v).position for r in rows], g.outcome)
     players = []
+    before = g.options.get("players_before") or []
     for s in games.seats(st, g.id):
+        gone = [b for b in before if b.get("power") == s["power"]]
         players.append({"power": s["power"] or "?", "address": games.address_of(st, s["player_id"]) or "(vacant)",
-                        "status": s["status"]})
+                        "status": s["status"], "before": [replaced_line(st, b) for b in gone],
+                        "since": games.phase_at(st, g, s["joined"]) if gone and s["player_id"] is not None else None})
     ph = games.current_phase(st, g)
     h.say(render_part("summary.txt", name=g.name, variant=v.title, state=g.state, outcome=g.outcome,
                          through=ph.short if ph else (rows[-1]["short"] if rows else "-"),
