@@ -122,3 +122,31 @@ def test_njudge_layout_reports_the_destroyed_unit(table: Table) -> None:
                  and not m.subject.startswith("Re:")][-1].body)
     assert "The German Army in Belgium with no valid retreats was destroyed." in body, body
     assert "Retreats for Spring of 1901" not in body and "Fall of 1901" in body
+
+
+def test_a_retreat_phase_stored_before_asks_nothing_for_a_unit_with_no_choice(table: Table) -> None:
+    """A game stored by an earlier judge may sit in a retreat phase whose only dislodged unit has
+    nowhere to go: nobody is reminded or told late, and the deadline disbands it."""
+    from judge.engine.position import Position
+    from judge.game import lifecycle as games
+
+    t = table
+    g = games.get_game(t.judge.store, "tg")
+    ph = games.current_phase(t.judge.store, g)
+    data = ph.position.to_json()
+    data["phase"] = "Spring 1901 Retreat"
+    data["units"]["France"] = [u for u in data["units"]["France"] if u != "A Par"] + ["A Bel", "A Pic"]
+    data["units"]["Germany"] = data["units"]["Germany"] + ["A Hol", "A Ruh", "A Bur"]
+    data["dislodged"] = {"Germany": [{"unit": "A Bel", "from": "Bur", "retreats": []}]}
+    pos = Position.from_json(data, g.variant)
+    t.judge.store.conn.execute("UPDATE phases SET name = ?, short = ?, position = ? WHERE id = ?",
+                               (str(pos.phase), pos.phase.short, json.dumps(pos.to_json()), ph.id))
+    assert t.phase() == "S1901R"
+    waiting = t.advance(hours=23)
+    assert not [m for m in waiting if "Reminder" in m.subject or "Late" in m.subject], \
+        [m.subject for m in waiting]
+    done = t.advance(hours=1, minutes=1)
+    assert t.phase() == "F1901M"
+    assert not [m for m in done if "Late" in m.subject]
+    report = flat(next(m for m in done if "S1901R Results" in m.subject).body)
+    assert "Germany" in report and "NRR" not in report, report

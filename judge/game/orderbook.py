@@ -104,11 +104,10 @@ def needed(pos: Position, power: str, rules: dict[str, Any] | None = None) -> in
 
 
 def _to_retreat(pos: Position, power: str, rules: dict[str, Any] | None) -> dict[str, Any]:
-    """The dislodged units ``power`` can give an order: where a disband order is forbidden (1885 II
-    rule 10b), a unit with nowhere to go has none to give (it is annihilated)."""
-    rules = rules if rules is not None else pos.variant.rules
-    forbidden = rules.get("retreat_disband") == "forbidden"
-    return {p: d for p, d in pos.dislodged.items() if d.unit.power == power and (d.retreats or not forbidden)}
+    """The dislodged units ``power`` must give an order: those with a retreat. A unit with nowhere
+    to go has no choice (the engine destroys it with the moves; a retreat phase stored before it
+    did so, or given to the judge, may still hold one): it is disbanded without an order."""
+    return {p: d for p, d in pos.dislodged.items() if d.unit.power == power and d.retreats}
 
 
 def missing(pos: Position, power: str, orders: dict[str, Order], rules: dict[str, Any] | None = None) -> int:
