@@ -61,6 +61,11 @@ def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, opt
         out["victory"] = result.victory
     if result.events:
         out["events"] = result.events
+    if result.destroyed:  # dislodged with nowhere to go: gone with the moves, in no retreat phase
+        gone: dict[str, list[str]] = {}
+        for d in result.destroyed:
+            gone.setdefault(d.unit.power, []).append(d.unit.text(m))
+        out["destroyed"] = gone
     del m
     return out
 

@@ -51,7 +51,7 @@ def diff(case: dict[str, Any], got: dict[str, Any]) -> list[str]:
         w, g = want["next"].get(key), got["next"].get(key)
         if w != g:
             out.append(f"  next.{key}: expected {json.dumps(w)}\n           got      {json.dumps(g)}")
-    for key in ("events", "victory"):
+    for key in ("events", "victory", "destroyed"):
         if want.get(key) != got.get(key):
             out.append(f"  {key}: expected {want.get(key)}\n          got      {got.get(key)}")
     return out

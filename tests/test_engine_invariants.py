@@ -51,7 +51,7 @@ from judge.engine import modules
 from judge.engine.adjustment import adjustments_due, build_sites, unit_count
 from judge.engine.modules.davis1885 import pending_choices
 from judge.engine.orders import Build, Move, Remove, Retreat, Support
-from judge.engine.position import Position
+from judge.engine.position import Position, Unit
 from judge.orders import parse_orders
 from judge.engine.variant_kinds import Disembark
 from judge.rules import merge_rules
@@ -636,7 +636,7 @@ def check_phase(vname: str, options: dict | None, pos_json: dict, lines: list[st
     assert all(n == 1 for n in arrivals.values()), f"two units arrive in one province: {arrivals}"
 
     if kind == "movement":
-        check_movement(b, nxt, executed, before, da, df, events)
+        check_movement(b, nxt, executed, before, da, df, events, destroyed_units(out, nxt))
     elif kind == "retreat":
         check_retreats(b, nxt, executed, map_changed, before, (da, df), results, events)
     else:
@@ -750,10 +750,25 @@ def check_centres(pos: Position, nxt: Position, crossed: list, map_changed: bool
                 assert new_c.get(c) == old_c.get(c), (c, new_c.get(c), old_c.get(c))
 
 
-def check_movement(b: Board, nxt: Position, executed: list, before, da: int, df: int, events: list) -> None:
+def destroyed_units(out: dict, nxt: Position) -> dict[str, Unit]:
+    """Province -> the unit dislodged there with nowhere to go (destroyed with the moves)."""
+    gone = {}
+    for power, texts in (out.get("destroyed") or {}).items():
+        for t in texts:
+            kind, where = t.split()
+            name, _, coast = where.partition("/")
+            prov = nxt.map.lookup(name)
+            assert prov is not None, t
+            u = Unit(power, kind, f"{prov}/{coast.lower()}" if coast else prov)
+            gone[u.prov] = u
+    return gone
+
+
+def check_movement(b: Board, nxt: Position, executed: list, before, da: int, df: int, events: list,
+                   gone: dict[str, Unit]) -> None:
     pos = b.pos
     after_units = af_count(nxt.units.values())
-    after_disl = af_count(d.unit for d in nxt.dislodged.values())
+    after_disl = af_count([*(d.unit for d in nxt.dislodged.values()), *gone.values()])
     total = (after_units[0] + after_disl[0], after_units[1] + after_disl[1])
     assert total == (before[0] + da, before[1] + df), (before, total, events)
     # every unit (the 1885 hidden ones too) carries out exactly one order of its own
@@ -764,9 +779,13 @@ def check_movement(b: Board, nxt: Position, executed: list, before, da: int, df:
     # a dislodged unit says so, and was dislodged by a supported attack
     said = {province_of(o.loc) for r, o in executed if "dislodged" in r["reason"] and not isinstance(o, Disembark)}
     ashore = {province_of(o.loc) for r, o in executed if "Davis IV e" in r["reason"]}
-    assert said <= set(nxt.dislodged), (said, set(nxt.dislodged))
-    assert set(nxt.dislodged) - ashore <= said, (set(nxt.dislodged), said)
-    for prov in set(nxt.dislodged) - ashore:
+    # a dislodged unit with no retreat is destroyed at once: it waits for no retreat phase
+    assert all(d.retreats for d in nxt.dislodged.values()), nxt.dislodged
+    assert not set(gone) & set(nxt.dislodged), gone
+    dislodged = set(nxt.dislodged) | set(gone)
+    assert said <= dislodged, (said, dislodged)
+    assert dislodged - ashore <= said, (dislodged, said)
+    for prov in dislodged - ashore:
         attacks = [o for r, o in executed if r["result"] == "succeeds" and isinstance(o, (Move, Disembark))
                    and province_of(o.dest) == prov]
         assert len(attacks) == 1, (prov, attacks)

@@ -25,6 +25,8 @@ class PhaseResult:
     next: Position
     victory: dict[str, Any] | None = None
     events: list[str] = field(default_factory=list)  # e.g. "Army in Lon drowned"
+    #: units dislodged with nowhere to retreat: destroyed with the moves, no retreat phase for them
+    destroyed: list[Dislodged] = field(default_factory=list)
 
 
 def read_position(data: dict[str, Any], variant: Variant, rules: dict[str, Any] | None = None) -> Position:
@@ -55,12 +57,22 @@ def adjudicate(pos: Position, orders: list[Order], rules: dict[str, Any] | None 
         after = Position(pos.variant, pos.phase, out.units, dict(pos.centres), out.dislodged, _copy_extra(pos))
         resolver.after_movement(after, out, events)
         results = out.results
+        destroyed = destroy_trapped(after)
     else:
+        destroyed = []
         phase_rules = modules.adjudicate_retreats if kind == "retreat" else modules.adjudicate_adjustments
         results, units = phase_rules(pos, orders, rules)
         after = Position(pos.variant, pos.phase, units, dict(pos.centres), {}, _copy_extra(pos))
     nxt, victory = advance(after, rules, events)
-    return PhaseResult(pos.phase, results, nxt, victory, events)
+    return PhaseResult(pos.phase, results, nxt, victory, events, destroyed)
+
+
+def destroy_trapped(after: Position) -> list[Dislodged]:
+    """Take off the board the dislodged units with no retreat (the rules' own answer, modules
+    included): "If no place is available for retreat, the dislodged unit is disbanded". A retreat
+    phase is then held only for units that have a choice; none left, it is skipped."""
+    gone = [p for p, d in after.dislodged.items() if not d.retreats]
+    return [after.dislodged.pop(p) for p in gone]
 
 
 def _copy_extra(pos: Position) -> dict[str, Any]:

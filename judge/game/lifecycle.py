@@ -429,6 +429,32 @@ def set_grace(ctx: Ctx, game: Game, hours: float) -> None:
             deadlines.schedule(ctx.store, game.id, ph.id, "grace", max(ph.grace_end, ctx.now))
 
 
+# -- who played a power ------------------------------------------------------------------------------
+def phase_at(store: Store, game: Game, when: str | None) -> str | None:
+    """The phase that was open at ``when`` (an ISO time; a phase opened at that very moment, as the
+    first one is by the last player joining, counts from the next moment): the first one for a time
+    before the start."""
+    row = store.one("SELECT short FROM phases WHERE game_id = ? AND state IN ('open', 'processed') AND opened < ? "
+                    "ORDER BY seq DESC LIMIT 1", (game.id, when or ""))
+    if row is None:
+        row = store.one("SELECT short FROM phases WHERE game_id = ? AND state IN ('open', 'processed') "
+                        "ORDER BY seq LIMIT 1", (game.id,))
+    return row["short"] if row else None
+
+
+def record_departure(ctx: Ctx, game: Game, seat: Any, why: str) -> None:
+    """A player leaves a power (resigned, ejected): keep who it was and over which phases, for
+    SUMMARY. Kept in the game's options (``players_before``: power, player id, first and last
+    phase, why), as the seat itself is handed to the next player."""
+    if not seat["power"] or seat["player_id"] is None or game.state not in ("active", "paused"):
+        return
+    ph = current_phase(ctx.store, game)
+    game.options.setdefault("players_before", []).append({
+        "power": seat["power"], "player_id": seat["player_id"], "from": phase_at(ctx.store, game, seat["joined"]),
+        "to": ph.short if ph else None, "why": why})
+    save_options(ctx, game)
+
+
 # -- starting -----------------------------------------------------------------------------------------
 def join(ctx: Ctx, game: Game, address: str, password: str) -> Any:
     """A new player joins a forming game; the game starts when every power has a player."""
@@ -563,6 +589,9 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
             game.outcome["rule"] = victory["kind"]  # solo, alliance, survivor, no survivor …
         if victory.get("survivors"):
             game.outcome["powers"] = list(victory["survivors"])
+        # the last ownership, which no phase row holds (none opens after the end), for SUMMARY
+        game.outcome["centres"] = describe.centre_counts(nxt)
+        game.outcome["centres_year"] = nxt.phase.year if nxt.phase.kind == "adjustment" else pos.phase.year
         ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
         if not winners:
             events.append(end_without_winner(victory))

@@ -96,19 +96,18 @@ def needed(pos: Position, power: str, rules: dict[str, Any] | None = None) -> in
         hidden = sum(1 for p in hidden_units(pos, rules).values() if p == power)
         return sum(1 for u in pos.units.values() if u.power == power) + hidden
     if kind == "retreat":
-        return len(_to_retreat(pos, power, rules))
+        return len(_to_retreat(pos, power))
     due = adjustments_due(pos).get(power, 0)
     if due > 0:
         return min(due, len(build_sites(pos, power, rules)))
     return -due
 
 
-def _to_retreat(pos: Position, power: str, rules: dict[str, Any] | None) -> dict[str, Any]:
-    """The dislodged units ``power`` can give an order: where a disband order is forbidden (1885 II
-    rule 10b), a unit with nowhere to go has none to give (it is annihilated)."""
-    rules = rules if rules is not None else pos.variant.rules
-    forbidden = rules.get("retreat_disband") == "forbidden"
-    return {p: d for p, d in pos.dislodged.items() if d.unit.power == power and (d.retreats or not forbidden)}
+def _to_retreat(pos: Position, power: str) -> dict[str, Any]:
+    """The dislodged units ``power`` must give an order: those with a retreat. A unit with nowhere
+    to go has no choice (the engine destroys it with the moves; a retreat phase stored before it
+    did so, or given to the judge, may still hold one): it is disbanded without an order."""
+    return {p: d for p, d in pos.dislodged.items() if d.unit.power == power and d.retreats}
 
 
 def missing(pos: Position, power: str, orders: dict[str, Order], rules: dict[str, Any] | None = None) -> int:
@@ -118,7 +117,7 @@ def missing(pos: Position, power: str, orders: dict[str, Order], rules: dict[str
         hidden = sum(1 for p, pw in hidden_units(pos, rules).items() if pw == power and p not in orders)
         return sum(1 for p, u in pos.units.items() if u.power == power and p not in orders) + hidden
     if kind == "retreat":
-        return sum(1 for p in _to_retreat(pos, power, rules) if p not in orders)
+        return sum(1 for p in _to_retreat(pos, power) if p not in orders)
     due = adjustments_due(pos).get(power, 0)
     if due > 0:
         given = sum(1 for o in orders.values() if isinstance(o, (Build, Waive)))

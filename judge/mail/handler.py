@@ -21,12 +21,16 @@ from judge.orders.lexer import order_lines
 from judge.game.lifecycle import Ctx, Game, GameError, PhaseRow
 from judge.mail.incoming import IncomingMail, clean_subject
 from judge.game.passwords import PasswordError
-from judge.render.templates import render, render_part
+from judge.render.templates import MailText, render, render_part
 from judge.game.store import iso
 from judge.variant import Variant
 
 log = logging.getLogger(__name__)
 load_commands()  # every command module registers its commands
+
+#: files one reply may carry: three phases' maps, as PNG and SVG (HISTORY)
+MAX_ATTACHMENTS = 6
+
 
 @dataclass
 class Handler:
@@ -47,6 +51,13 @@ class Handler:
     reply_chars: int | None = None  # a shorter cap than max_reply_chars (an address the judge does not know)
     answered_to: str = ""  # where the reply went (the limits count answers per recipient)
     secrets: set[str] = field(default_factory=set)  # passwords in this mail: never echoed, not even in the subject
+    attachments: list[Any] = field(default_factory=list)  # files the reply carries (HISTORY's maps)
+
+    def attach_allowed(self, files: int) -> bool:
+        """Whether the reply may carry ``files`` more attachments: never for an address the judge
+        does not know (its one short answer), and at most :data:`MAX_ATTACHMENTS` a reply, so a
+        mail of many HISTORY lines cannot be amplified into a mail of many maps."""
+        return self.reply_chars is None and len(self.attachments) + files <= MAX_ATTACHMENTS
 
     # -- running -------------------------------------------------------------------------------
     def run(self) -> None:
@@ -370,6 +381,8 @@ class Handler:
             if size <= most:
                 break
             limit = int(min(limit or self.ctx.cfg.max_reply_chars, len(text)) * most / size * 0.9)
+        if self.attachments:  # a few maps at most (see attach_allowed), on top of the text's cap
+            text = MailText(text, text.html, [*text.attachments, *self.attachments])
         self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
                       in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied")
         self.replied = bool(to)

@@ -16,7 +16,7 @@ from judge.engine.adjustment import unit_count
 from judge.engine.orders import OrderResult
 from judge.render.describe import Describer, nb
 from judge.render.templates import NBSP
-from judge.variant import Variant
+from judge.variant import Variant, province_of
 
 MISSED = {"movement": "NMR", "retreat": "NRR", "adjustment": "NRR"}  # no moves / no reply received
 
@@ -145,7 +145,8 @@ def build_view(variant: Variant, before: Position, result: PhaseResult, game: Ga
         if not (rs or name in gm_by_power or (kind == "adjustment" and alive)):
             continue
         block = PowerBlock(name, game.players.get(name), pw.colour)
-        if rs and (name in nmr or all(r.default for r in rs)):
+        owed = [r for r in rs if not _no_choice(before, kind, r)]
+        if owed and (name in nmr or all(r.default for r in owed)):
             block.markers.append(MISSED.get(kind, "NMR"))
         block.markers += gm_by_power.get(name, [])
         for r in rs:
@@ -158,6 +159,9 @@ def build_view(variant: Variant, before: Position, result: PhaseResult, game: Ga
                     where = [say.loc(x) for x in d.retreats]
                     block.dislodged.append(f"{d.unit.kind}{NBSP}{say.loc(d.unit.loc)}, " + (
                         f"may retreat to {names(where)}" if where else "must disband"))
+        for d in sorted(result.destroyed, key=lambda d: m.name(d.unit.loc)):
+            if d.unit.power == name:  # nowhere to go: no retreat phase for it
+                block.dislodged.append(f"{d.unit.kind}{NBSP}{say.loc(d.unit.loc)}, no retreat: destroyed")
         if kind == "adjustment":
             mine = sorted((u for u in after.units.values() if u.power == name), key=lambda u: m.name(u.loc))
             block.has = ", ".join(f"{u.kind}{NBSP}{say.loc(u.loc)}" for u in mine) or "no units"
@@ -173,6 +177,15 @@ def build_view(variant: Variant, before: Position, result: PhaseResult, game: Ga
         deadline=format_deadline(game.deadline, game.timezone),
         press=[PressItem(s, t if isinstance(t, str) else ", ".join(t), x) for s, t, x in game.press],
     )
+
+
+def _no_choice(before: Position, kind: str, r: OrderResult) -> bool:
+    """The judge's disband of a dislodged unit that had nowhere to go: no order was owed for it
+    (a retreat phase stored before such units were destroyed with the moves)."""
+    if kind != "retreat" or not r.default or r.order is None:
+        return False
+    d = before.dislodged.get(province_of(r.order.loc))
+    return d is not None and not d.retreats
 
 
 def _centre_chart(variant: Variant, before: Position, after: Position, say: Describer

@@ -13,7 +13,7 @@ One JSON line a case: ``{"id", "variant", "rules", "position", "orders", "expect
 ``rules`` is the full rule dict played (variant's rules merged with the case's options),
 ``position`` is ``Position.to_json()``, ``orders`` the order lines (``Power: order``) and
 ``expected`` ``{"results": [[power, text, result, reason], ...], "next", "events"}`` (and
-``victory`` when there is one). Lines the order language cannot read are results too
+``victory`` when there is one, ``destroyed`` when a dislodged unit had no retreat). Lines the order language cannot read are results too
 (``invalid``, with the reader's reason), in the order they were written.
 
 Two sources of positions, under every rule set below:
@@ -96,6 +96,8 @@ def run(v: Variant, rules: dict[str, Any], pos: Position, text: str) -> tuple[di
     out: dict[str, Any] = {"results": results, "next": res.next.to_json(), "events": list(res.events)}
     if res.victory:
         out["victory"] = res.victory
+    if res.destroyed:  # dislodged with no retreat: destroyed with the moves
+        out["destroyed"] = [d.unit.text(pos.map) for d in res.destroyed]
     return out, res.next
 
 

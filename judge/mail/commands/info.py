@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, TYPE_CHECKING
 
 from judge.game import deadlines, lifecycle as games
+from judge.game.archive_paths import map_url
 from judge.game.lifecycle import Game
+from judge.game.seats import player_label
 from judge.mail import eia as eia_mail
 from judge.mail.commands import CommandError, command, help_lines
 from judge.mail.language import Command
 from judge.render import describe
 from judge.render.templates import render_part
+from judge.render.zine import Attachment
 from judge.variant import available_variants
 
 if TYPE_CHECKING:
@@ -115,6 +119,38 @@ def whogame(h: Handler, cmd: Command) -> None:
                          master=games.master_address(st, g)))
 
 
+#: a HISTORY of up to this many phases carries their maps (a whole game's would make a mail of
+#: megabytes); a longer one says where each map is instead
+HISTORY_MAPS = 3
+MAP_ATTACHED = re.compile(r"The map of the position is attached \(([^)\n]*)\)\.")
+
+
+def history_report(h: Handler, g: Game, row: Any, attach: bool) -> str:
+    """A phase's stored report for HISTORY. Its results mail carried the map; HISTORY attaches it
+    too (as ``<game>-<phase>.png``), or says where it is: it never says a map is attached that is not."""
+    text = row["report"] or ""
+    found = MAP_ATTACHED.search(text)
+    if not found:
+        return text
+    pic = h.ctx.store.one("SELECT png, svg FROM reports WHERE phase_id = ?", (row["id"],))
+    files = []
+    if attach and pic is not None:  # the pictures the results mail carried (the archive keeps both)
+        stem = f"{g.name}-{row['short']}"
+        carried = found.group(1)
+        if "map.png" in carried and pic["png"]:
+            files.append(Attachment(f"{stem}.png", "image/png", bytes(pic["png"])))
+        if "map.svg" in carried and pic["svg"]:
+            files.append(Attachment(f"{stem}.svg", "image/svg+xml", str(pic["svg"]).encode("utf-8")))
+    if files and h.attach_allowed(len(files)):
+        h.attachments += files
+        said = f"The map of the position is attached ({', '.join(f.filename for f in files)})."
+    elif h.ctx.cfg.archive_url:
+        said = f"The map of the position: {map_url(h.ctx.cfg.archive_url, g.name, row['seq'], row['short'])}"
+    else:
+        said = f"The map of the position is not attached here: HISTORY {g.name} {row['short']} sends it."
+    return MAP_ATTACHED.sub(lambda _: said, text, count=1)
+
+
 @command("HISTORY", who="anyone", syntax="HISTORY game [from] [to]",
          summary="past results, e.g. HISTORY mygame S1901M F1902M")
 def history(h: Handler, cmd: Command) -> None:
@@ -132,8 +168,9 @@ def history(h: Handler, cmd: Command) -> None:
         if rest[1] not in shorts:
             raise CommandError(f"no processed phase {rest[1].upper()} in '{g.name}'")
         hi = len(shorts) - shorts[::-1].index(rest[1])
-    reports = [r["report"] or "" for r in done[lo:hi]]
-    h.say(render_part("history.txt", name=g.name, reports=reports))
+    part = done[lo:hi]
+    attach = len(part) <= HISTORY_MAPS
+    h.say(render_part("history.txt", name=g.name, reports=[history_report(h, g, r, attach) for r in part]))
     # DIARY notes: the writer's own come back with HISTORY; when the game is over, everyone's
     over = g.state in ("finished", "terminated")
     signed_here = h.session.game is not None and h.session.game.id == g.id
@@ -145,26 +182,46 @@ def history(h: Handler, cmd: Command) -> None:
                    f"{own}'s diary (private until the game ends):") + "\n\n" + games.diary_text(entries))
 
 
+def centre_years(positions: list[Any], outcome: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Centre counts per played year, after its adjustments: ownership is worked out on entering
+    a year's adjustment phase, so a year's figures are those of its adjustment phase, or (no
+    adjustment was due) of the first phase of the next year; a finished game keeps its last in
+    its outcome. A year still being played has none yet."""
+    counts: dict[int, dict[str, int]] = {}
+    played = {p.phase.year for p in positions}
+    for pos in positions:
+        y = pos.phase.year
+        if pos.phase.kind == "adjustment":
+            counts.setdefault(y, describe.centre_counts(pos))
+        elif y - 1 in played:
+            counts.setdefault(y - 1, describe.centre_counts(pos))
+    if outcome and outcome.get("centres") and outcome.get("centres_year") is not None:
+        counts.setdefault(int(outcome["centres_year"]), dict(outcome["centres"]))
+    return [{"year": y, "counts": counts[y]} for y in sorted(counts)]
+
+
+def replaced_line(st: Any, b: dict[str, Any]) -> str:
+    """A player who left a power, by public name, with the phases they played it: ``Smith, S1901M
+    to F1902M (resigned)``."""
+    name = player_label(st, {"player_id": b.get("player_id"), "status": "gone"}) or "(unknown)"
+    return f"{name}, {b.get('from') or '?'} to {b.get('to') or '?'} ({b.get('why') or 'left'})"
+
+
 @command("SUMMARY", who="anyone", syntax="SUMMARY game",
          summary="players and supply-centre history")
 def summary(h: Handler, cmd: Command) -> None:
     g = h.arg_game(cmd)
     st = h.ctx.store
     v = g.variant
-    years: list[dict[str, Any]] = []
-    seen: set[int] = set()
     rows = st.all("SELECT * FROM phases WHERE game_id = ? AND state IN ('open', 'processed') ORDER BY seq", (g.id,))
-    for r in rows:
-        ph = games._phase(r, v)
-        pos = ph.position
-        if pos.phase.year in seen:
-            continue
-        seen.add(pos.phase.year)
-        years.append({"year": pos.phase.year, "counts": describe.centre_counts(pos)})
+    years = centre_years([games._phase(r, v).position for r in rows], g.outcome)
     players = []
+    before = g.options.get("players_before") or []
     for s in games.seats(st, g.id):
+        gone = [b for b in before if b.get("power") == s["power"]]
         players.append({"power": s["power"] or "?", "address": games.address_of(st, s["player_id"]) or "(vacant)",
-                        "status": s["status"]})
+                        "status": s["status"], "before": [replaced_line(st, b) for b in gone],
+                        "since": games.phase_at(st, g, s["joined"]) if gone and s["player_id"] is not None else None})
     ph = games.current_phase(st, g)
     h.say(render_part("summary.txt", name=g.name, variant=v.title, state=g.state, outcome=g.outcome,
                          through=ph.short if ph else (rows[-1]["short"] if rows else "-"),

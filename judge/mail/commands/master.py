@@ -108,6 +108,7 @@ def eject(h: Handler, cmd: Command) -> None:
     if seat["role"] == "observer" or g.state == "forming":
         st.conn.execute("DELETE FROM seats WHERE id = ?", (seat["id"],))
     else:
+        games.record_departure(h.ctx, g, seat, "ejected")
         st.update("seats", seat["id"], status="vacant", password_hash=None, player_id=None, addresses=None,
                   wait=0, draw=0, allies=None, concede=None)
     label = seat["power"] or seat["role"]

@@ -244,6 +244,7 @@ def resign(h: Handler, cmd: Command) -> None:
     h.need_phase(g)
     if cmd.args:
         raise CommandError(f"{cmd.name} takes no arguments: nothing was changed (NOALLY withdraws an alliance)")
+    games.record_departure(h.ctx, g, h.session.seat, "resigned")
     h.ctx.store.update("seats", h.session.seat["id"], status="vacant", password_hash=None, wait=0, draw=0,
                           allies=None, concede=None)
     h.say(f"You have resigned {power} in '{g.name}'.")
