@@ -6,6 +6,7 @@ from typing import Any, TYPE_CHECKING
 
 from judge.game import deadlines, lifecycle as games
 from judge.game.lifecycle import Game
+from judge.game.seats import shown_master, shown_person
 from judge.mail import eia as eia_mail
 from judge.mail.commands import CommandError, command, help_lines
 from judge.mail.language import Command
@@ -31,6 +32,15 @@ def victory_text(g: Any) -> str:
 
 
 # -- anyone ----------------------------------------------------------------------------------
+def reader(h: Handler, g: Game) -> tuple[bool, int | None]:
+    """Who asks about ``g``, for what they may see of its people: (signed on as its master, the id of
+    their own seat). Without a SIGNON the sender is anyone: a From line proves nothing."""
+    if h.session.game is None or h.session.game.id != g.id:
+        return False, None
+    seat = h.session.seat
+    return bool(h.session.master), (seat["id"] if seat is not None and not h.session.became else None)
+
+
 def describe_game(h: Handler, g: Game) -> str:
     ph = games.current_phase(h.ctx.store, g)
     st = h.ctx.store
@@ -108,11 +118,13 @@ def list_(h: Handler, cmd: Command) -> None:
 def whogame(h: Handler, cmd: Command) -> None:
     g = h.arg_game(cmd)
     st = h.ctx.store
-    rows = [{"power": s["power"] or "(to be assigned)", "address": games.address_of(st, s["player_id"]) or "(vacant)",
-             "status": s["status"]} for s in games.seats(st, g.id)]
-    obs = [games.address_of(st, s["player_id"]) for s in games.seats(st, g.id, "observer")]
-    h.say(render_part("whogame.txt", name=g.name, rows=rows, observers=obs,
-                         master=games.master_address(st, g)))
+    master, own = reader(h, g)
+    rows = [{"power": s["power"] or "(to be assigned)", "status": s["status"],
+             "address": shown_person(st, g, s, master=master, own=s["id"] == own) or "(vacant)"}
+            for s in games.seats(st, g.id)]
+    obs = [shown_person(st, g, s, master=master, own=s["id"] == own) for s in games.seats(st, g.id, "observer")]
+    h.say(render_part("whogame.txt", name=g.name, rows=rows, observers=[o for o in obs if o],
+                      master=shown_master(st, g, master=master)))
 
 
 @command("HISTORY", who="anyone", syntax="HISTORY game [from] [to]",
@@ -161,12 +173,12 @@ def summary(h: Handler, cmd: Command) -> None:
             continue
         seen.add(pos.phase.year)
         years.append({"year": pos.phase.year, "counts": describe.centre_counts(pos)})
-    players = []
-    for s in games.seats(st, g.id):
-        players.append({"power": s["power"] or "?", "address": games.address_of(st, s["player_id"]) or "(vacant)",
-                        "status": s["status"]})
+    master, own = reader(h, g)
+    players = [{"power": s["power"] or "?", "status": s["status"],
+                "address": shown_person(st, g, s, master=master, own=s["id"] == own) or "(vacant)"}
+               for s in games.seats(st, g.id)]
     ph = games.current_phase(st, g)
     h.say(render_part("summary.txt", name=g.name, variant=v.title, state=g.state, outcome=g.outcome,
                          through=ph.short if ph else (rows[-1]["short"] if rows else "-"),
-                         master=games.master_address(st, g), players=players, powers=list(v.powers),
+                         master=shown_master(st, g, master=master), players=players, powers=list(v.powers),
                          letters={p.name: p.letter for p in v.powers.values()}, years=years))

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from judge.game import lifecycle as games
 from judge.game.lifecycle import Game
-from judge.game.seats import player_label
+from judge.game.seats import public_label
 from judge.game.store import dumps, iso
 from judge.mail.commands import CommandError, command, token_powers
 from judge.mail.language import Command
@@ -257,7 +257,7 @@ def send_press(h: Handler, cmd: Command, broadcast: bool) -> None:
     if sender == MASTER or master_only:
         grey = False
     deliver(h, g, sender, targets, broadcast_all, grey, cmd.body, shown_from, shown_to, shown_broadcast,
-            label=player_label(st, h.session.seat) if observer else None)
+            label=public_label(st, g, h.session.seat) if observer else None)
     note = "" if cmd.closed else " (no ENDPRESS: the message ran to the end of your mail)"
     shown = []
     if shown_from != sender:
