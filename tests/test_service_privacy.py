@@ -68,8 +68,11 @@ def published(store, out: Path) -> str:
 
 
 def test_an_anonymous_game_shows_nobody_until_the_end_then_reveals_the_players(table: Table, tmp_path) -> None:
-    table.start_game(options=f"anonymous=yes {OPTIONS}")
+    table.start_game(options=f"anonymous=yes observer_press=white {OPTIONS}")
     names = name_everyone(table)
+    out = table.send(OBSERVER, "OBSERVE tg watchpw\nPRESS TO F\nFrom the gallery, to France.\nENDPRESS")
+    [press] = [m for m in out if m.to == [table.powers["France"]]]
+    assert "from an observer (anonymous)" in flat(press.body)
     table.order("England", "PRESS TO F\nA secret pact?\nENDPRESS")
     table.order("France", "BROADCAST\nPeace to all.\nENDBROADCAST")
     table.order("Germany", "PRESS TO M\nA question for the master.\nENDPRESS")
