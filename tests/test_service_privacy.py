@@ -166,3 +166,19 @@ def test_gunboat_is_set_as_njudge_masters_write_it_and_help_lists_both(table: Ta
     out = table.send(STRANGER, "HELP")
     body = flat(table.reply_to(STRANGER, out).body)
     assert "SET ANONYMOUS yes|no" in body and "SET ADDRESSES private|public" in body
+
+
+def test_an_alliance_proposal_reaches_each_member_apart(tmp_path) -> None:
+    """1885: a three-power alliance declared by one power is told to the two others in two mails,
+    so neither sees the other's address in the To line."""
+    from test_service_variants import VariantTable
+
+    t = VariantTable(tmp_path)
+    try:
+        t.start_variant("1885")
+        t.order("England", "ALLY FG")
+        proposed = [m for m in t.mails if "Alliance proposed" in m.subject]
+        assert sorted(m.to for m in proposed) == sorted([[t.powers["France"]], [t.powers["Germany"]]])
+        assert all(t.powers["England"] not in everything(m) for m in proposed)
+    finally:
+        t.close()
