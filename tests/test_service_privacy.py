@@ -76,7 +76,9 @@ def test_an_anonymous_game_shows_nobody_until_the_end_then_reveals_the_players(t
     table.order("England", "PRESS TO F\nA secret pact?\nENDPRESS")
     table.order("France", "BROADCAST\nPeace to all.\nENDBROADCAST")
     table.order("Germany", "PRESS TO M\nA question for the master.\nENDPRESS")
-    table.send(OBSERVER, "OBSERVE tg watchpw\nPRESS TO M\nFrom the gallery.\nENDPRESS")
+    out = table.send(OBSERVER, "OBSERVE tg watchpw\nPRESS TO M\nFrom the gallery.\nENDPRESS")
+    [press] = [m for m in out if m.to == [MASTER]]
+    assert f"observer Vigil Onlooker <{OBSERVER}>" in flat(press.body)  # the master sees who wrote
     hold_all(table, skip=("Italy",))
     lookups(table)
     late = table.advance(hours=24)  # the deadline: Italy is late
