@@ -158,6 +158,11 @@ def test_the_master_may_make_addresses_public_before_the_start(table: Table, lin
     assert all(f"p{i}@example.test" in reply for i in range(7)) and MASTER in reply
     out = table.send(MASTER, "SIGNON Mtg masterpw\nSET ADDRESSES private")
     assert "can only be set before the game starts" in flat(table.reply_to(MASTER, out).body)
+    # a player who meant SET ADDRESS is told so, and nothing changes
+    player = "p0@example.test"
+    out = table.send(player, "SIGNON ?tg pw0\nSET ADDRESSES p0@elsewhere.test")
+    assert "where your own mail goes is SET ADDRESS a@b.c" in flat(table.reply_to(player, out).body)
+    assert table.rows("SELECT addresses FROM seats WHERE addresses IS NOT NULL") == []
 
 
 def test_gunboat_is_set_as_njudge_masters_write_it_and_help_lists_both(table: Table) -> None:

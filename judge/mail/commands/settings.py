@@ -175,6 +175,9 @@ def set_(h: Handler, cmd: Command) -> None:
         raise CommandError(f"unknown SET option {key}. Players: " + ", ".join(PLAYER_SET_KEYS)
                            + ". The master also: " + ", ".join(MASTER_SET_KEYS)
                            + ", and the rule switches " + ", ".join(sorted(RULE_SWITCHES)))
+    if key == "ADDRESSES" and not h.session.master:  # one letter from a player's SET ADDRESS
+        raise CommandError("SET ADDRESSES private|public is the master's (who may see the players' addresses); "
+                           "where your own mail goes is SET ADDRESS a@b.c")
     g = h.need_master()
     if key in ("LIST", "NOLIST"):
         set_list(h, g, "" if key == "NOLIST" else " ".join(rest))
