@@ -68,7 +68,9 @@ def test_commands_gazette_ledgers_and_team_press(table: Table) -> None:
     assert "unknown command 'FLY'" in reply.body and "only the games master gives POINTS" in reply.body
     press = [m for m in out if "Press from France" in m.subject]
     assert [m.to for m in press] == [[addr("France", 2)]]          # the rest of the team only
-    assert addr("France", 2) in reply.to and addr("England") not in reply.to      # the team sees its commands
+    team_copy = table.reply_to(addr("France", 2), out)                           # the team sees its commands,
+    assert team_copy.body == reply.body and addr("France") not in team_copy.to   # in a copy of its own
+    assert addr("England") not in reply.to + team_copy.to
     out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nFrance: STORES 1 AT Brest")
     assert "accepted for this month: France: STORES 1 AT Brest" in table.reply_to(addr("France", 2), out).body
     out = table.send(addr("England", 2), "SIGNON Eeg pwEngland2\nPRESS TO F\nWe watch Brest.\nENDPRESS")

@@ -189,3 +189,16 @@ def test_an_alliance_proposal_reaches_each_member_apart(tmp_path) -> None:
         assert all(t.powers["England"] not in everything(m) for m in proposed)
     finally:
         t.close()
+
+
+def test_a_signon_from_another_address_never_shows_the_seat_owner_address(table: Table) -> None:
+    """Whoever signs on with a seat's password from elsewhere gets the reply; the seat's owner gets
+    their copy in a mail of their own, so the sender never sees the owner's address."""
+    table.start_game(options=f"anonymous=yes {OPTIONS}")
+    owner = table.powers["England"]
+    out = table.send("elsewhere@example.test", table.signon("England") + "\nF Lon - Nth\nWHOGAME tg")
+    replies = [m for m in out if m.subject.startswith("Re:")]
+    assert sorted(m.to for m in replies) == [["elsewhere@example.test"], [owner]]
+    away = next(m for m in replies if m.to == ["elsewhere@example.test"])
+    assert owner not in everything(away)
+    assert "Players in 'tg'" in next(m for m in replies if m.to == [owner]).body  # the owner's copy

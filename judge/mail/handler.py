@@ -299,10 +299,13 @@ class Handler:
                                errors=self.errors,
                                sections=self.capped_sections())
         first = [self.mail.sender] if self.from_only and self.mail.sender else list(self.mail.reply_to)
-        to = first + [a for a in self.copy_to if a not in first]
-        self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
-                      in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied")
-        self.replied = bool(to)
+        copies = [a for a in self.copy_to if a not in first]
+        # the seat's own addresses get their copy apart: a sender from elsewhere never sees them
+        for to in (first, copies):
+            if to:
+                self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
+                              in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied")
+        self.replied = bool(first or copies)
 
 
 def default_rule(pos: Any, power: str) -> str:

@@ -34,11 +34,15 @@ def victory_text(g: Any) -> str:
 # -- anyone ----------------------------------------------------------------------------------
 def reader(h: Handler, g: Game) -> tuple[bool, int | None]:
     """Who asks about ``g``, for what they may see of its people: (signed on as its master, the id of
-    their own seat). Without a SIGNON the sender is anyone: a From line proves nothing."""
+    their own seat). Without a SIGNON the sender is anyone: a From line proves nothing. A seat is
+    the sender's own when they signed on to it from one of its addresses: someone with its password
+    writing from elsewhere does not learn the owner's address."""
     if h.session.game is None or h.session.game.id != g.id:
         return False, None
     seat = h.session.seat
-    return bool(h.session.master), (seat["id"] if seat is not None and not h.session.became else None)
+    own = (seat is not None and not h.session.became
+           and h.mail.sender in {games.address_of(h.ctx.store, seat["player_id"]), *games.seat_addresses(h.ctx.store, seat)})
+    return bool(h.session.master), (seat["id"] if own else None)
 
 
 def describe_game(h: Handler, g: Game) -> str:

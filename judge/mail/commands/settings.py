@@ -176,8 +176,8 @@ def set_(h: Handler, cmd: Command) -> None:
                            + ". The master also: " + ", ".join(MASTER_SET_KEYS)
                            + ", and the rule switches " + ", ".join(sorted(RULE_SWITCHES)))
     if key == "ADDRESSES" and not h.session.master:  # one letter from a player's SET ADDRESS
-        raise CommandError("SET ADDRESSES private|public is the master's (who may see the players' addresses); "
-                           "where your own mail goes is SET ADDRESS a@b.c")
+        raise CommandError("only the game master may set ADDRESSES private|public (who may see the players' "
+                           "addresses); where your own mail goes is SET ADDRESS a@b.c")
     g = h.need_master()
     if key in ("LIST", "NOLIST"):
         set_list(h, g, "" if key == "NOLIST" else " ".join(rest))
