@@ -103,6 +103,7 @@ def test_an_anonymous_game_shows_nobody_until_the_end_then_reveals_the_players(t
     for addr, name in names.items():
         assert addr not in before and name not in before
     assert "@example.test" not in before
+    assert "anonymous" in before and "Spring 1901 Movement" in before  # the pages are there, naming no one
 
     # the end (every power votes a draw): the end report names the players, still without addresses
     end_at = len(table.mails)
