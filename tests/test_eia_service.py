@@ -47,7 +47,8 @@ def test_create_join_teams_and_start(table: Table) -> None:
     starting = [m for m in table.mails if "Game Starting" in m.subject]
     assert {a for m in starting for a in m.to} >= {addr(n, i) for n in NATIONS for i in (1, 2)} | {MASTER}
     body = starting[0].body
-    assert "France: france1@example.test (head of state), france2@example.test (diplomat)" in " ".join(body.split())
+    assert "France: france1 (head of state), france2 (diplomat)" in " ".join(body.split())
+    assert "@example.test" not in body  # the roster names the players, never their addresses
     commitment = re.search(r"SHA-256 of the judge's secret\): ([0-9a-f]{64})", " ".join(body.split())).group(1)
     options = json.loads(table.rows("SELECT options FROM games")[0]["options"])
     assert dice.commitment(options["eia"]["secret"]) == commitment
@@ -67,7 +68,9 @@ def test_commands_gazette_ledgers_and_team_press(table: Table) -> None:
     assert "unknown command 'FLY'" in reply.body and "only the games master gives POINTS" in reply.body
     press = [m for m in out if "Press from France" in m.subject]
     assert [m.to for m in press] == [[addr("France", 2)]]          # the rest of the team only
-    assert addr("France", 2) in reply.to and addr("England") not in reply.to      # the team sees its commands
+    team_copy = table.reply_to(addr("France", 2), out)                           # the team sees its commands,
+    assert team_copy.body == reply.body and addr("France") not in team_copy.to   # in a copy of its own
+    assert addr("England") not in reply.to + team_copy.to
     out = table.send(addr("France", 2), "SIGNON Feg pwFrance2\nFrance: STORES 1 AT Brest")
     assert "accepted for this month: France: STORES 1 AT Brest" in table.reply_to(addr("France", 2), out).body
     out = table.send(addr("England", 2), "SIGNON Eeg pwEngland2\nPRESS TO F\nWe watch Brest.\nENDPRESS")

@@ -90,10 +90,10 @@ def test_maildir_reply_signon_and_whogame(tmp_path: Path) -> None:
         assert "[Error Flag]" not in t.reply_to("x@xn--bcher-kva.de", t.run()).subject
         assert {r["address"] for r in t.rows("SELECT address FROM players")} >= {JOSE, "x@bücher.de"}
 
-        who = t.reply_to(MASTER, t.send(MASTER, "WHOGAME tg")).body
+        who = t.reply_to(MASTER, t.send(MASTER, "SIGNON Mtg masterpw\nWHOGAME tg")).body  # the master sees addresses
         assert JOSE in who and "x@bücher.de" in who, who
         # the same player by the other spelling of the domain: one seat, not a second
-        t.drop(utf8_mail("x@BÜCHER.de", "WHOGAME tg", "<who2@bücher.test>"))
+        t.drop(utf8_mail("x@BÜCHER.de", "SIGNON ?tg xpw\nWHOGAME tg", "<who2@bücher.test>"))  # own address
         again = t.reply_to("x@xn--bcher-kva.de", t.run()).body
         assert again.count("x@bücher.de") == 1, again
     finally:
@@ -192,7 +192,7 @@ def test_a_player_stored_by_an_xn_address_becomes_the_one_form(tmp_path: Path) -
         t.reopen()
         assert {r["address"] for r in t.rows("SELECT address FROM players")} == {
             MASTER, "x@bücher.de", "y@xn--bcher-kva.de", "y@bücher.de"}  # both stored already: both stay
-        t.drop(utf8_mail("x@bücher.de", "WHOGAME tg", "<who@bücher.test>"))
+        t.drop(utf8_mail("x@bücher.de", "SIGNON ?tg xpw\nWHOGAME tg", "<who@bücher.test>"))  # own address
         assert "x@bücher.de" in t.reply_to("x@xn--bcher-kva.de", t.run()).body
     finally:
         t.close()

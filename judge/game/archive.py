@@ -44,7 +44,7 @@ def _report_body(html: str, picture: str) -> str:
 def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int]:
     """Write the archive of every game in ``store`` into ``out``; returns counts."""
     from judge.game import lifecycle as games
-    from judge.game.seats import player_label
+    from judge.game.seats import public_label
 
     out.mkdir(parents=True, exist_ok=True)
     counts = {"games": 0, "phases": 0, "pictures": 0}
@@ -93,7 +93,7 @@ def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int
             current = games.current_phase(store, g)
             current_name = current.name if current is not None else ""
             title = v.title
-            players = [{"power": s["power"], "player": player_label(store, s), "colour": v.powers[s["power"]].colour}
+            players = [{"power": s["power"], "player": public_label(store, g, s), "colour": v.powers[s["power"]].colour}
                        for s in games.seats(store, g.id) if s["power"] in v.powers]
             players.sort(key=lambda p: list(v.powers).index(p["power"]))
         # DIARY notes are private until the game is over, then published with it

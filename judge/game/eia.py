@@ -26,7 +26,7 @@ from judge.game.lifecycle import (Ctx, Game, GameError, audience, master_address
                                 seat_addresses, seats, tell_all)
 from judge.game.passwords import PasswordError, check_new_password, hash_password
 from judge.render.templates import render
-from judge.game.seats import address_of
+from judge.game.seats import address_of, public_label
 from judge.game.store import dumps, from_iso, iso, loads
 
 KIND = "eia_afa"
@@ -204,7 +204,7 @@ def eject(ctx: Ctx, game: Game, address: str) -> str:
 def roster(ctx: Ctx, game: Game) -> list[str]:
     out = []
     for nation in LETTERS.values():
-        team = [f"{address_of(ctx.store, s['player_id'])} ({role(game, s)})"
+        team = [f"{public_label(ctx.store, game, s)} ({role(game, s)})"  # public names: addresses are private
                 for s in members(ctx, game, nation)]
         out.append(f"{nation}: {', '.join(team) if team else '(no team: the master plays it)'}")
     return out

@@ -25,7 +25,7 @@ from judge.game import deadlines, orderbook, outbox, results as zine
 from judge.game.config import JudgeConfig
 from judge.game.passwords import hash_password
 from judge.render.templates import render
-from judge.game.seats import address_of, master_address, seat_addresses, seat_of_power, seats
+from judge.game.seats import address_of, anonymous, master_address, seat_addresses, seat_of_power, seats, shown_person
 from judge.game.store import Store, dumps, from_iso, iso, loads
 from judge.variant import Phase, Variant, VariantError, available_variants, load_variant
 
@@ -135,9 +135,11 @@ SWITCHES: dict[str, tuple[str, ...]] = {
     "dias": ("yes", "no"),  # draws include all survivors
     "draw_votes": ("secret", "public"),  # who may see the draw and concession votes (the master: always)
     "concessions": ("largest", "any", "none"),  # njudge's rule, the variant's (any power or alliance), none
+    "anonymous": ("no", "yes"),  # gunboat: no names or addresses to players and observers until the end
+    "addresses": ("private", "public"),  # whether everyone may see the players' addresses
 }
 SWITCH_ALIASES = {"fake_press": "fake", "fakes": "fake", "observer": "observer_press", "observers": "observer_press",
-                  "minorpress": "minor_press", "votes": "draw_votes"}
+                  "minorpress": "minor_press", "votes": "draw_votes", "gunboat": "anonymous"}
 YES_NO = {"yes": "yes", "on": "yes", "true": "yes", "1": "yes", "no": "no", "off": "no", "false": "no", "0": "no"}
 
 #: the game options :func:`apply_option` takes besides the rule switches (the master's SET words)
@@ -494,16 +496,32 @@ def start(ctx: Ctx, game: Game) -> None:
                                units=units, vacant=[p for p in powers[len(players):]])
         ctx.mail(seat_addresses(ctx.store, s), subject, text, game_id=game.id, kind="start")
     m = master_address(ctx.store, game)
-    obs = [a for s in seats(ctx.store, game.id, "observer") for a in seat_addresses(ctx.store, s)]
-    if m or obs:
-        text = "\n".join(f"{s['power']}: {address_of(ctx.store, s['player_id']) or '(vacant)'}"
-                         for s in seats(ctx.store, game.id))
-        notice(ctx, game, "Game Starting", f"Game '{game.name}' has started.\n\n{text}", to=[m] if m else obs)
-        if m and obs:
-            notice(ctx, game, "Game Starting", f"Game '{game.name}' has started.", to=obs)
+    obs = [a for s in seats(ctx.store, game.id, "observer") if (a := seat_addresses(ctx.store, s))]
+    if m:  # the master sees who plays what, with the addresses
+        notice(ctx, game, "Game Starting", f"Game '{game.name}' has started.\n\n{players_text(ctx.store, game, True)}",
+               to=[m])
+    # observers and the mailing list: the public names (none in an anonymous game), each observer
+    # apart so that no one sees another's address
+    public = f"Game '{game.name}' has started." + ("" if anonymous(game) else
+                                                   f"\n\n{players_text(ctx.store, game, False)}")
     lst = list_address(ctx.store, game)
-    if lst:  # the mailing list hears what observers hear
-        notice(ctx, game, "Game Starting", f"Game '{game.name}' has started.", to=[lst])
+    for to in obs + ([[lst]] if lst else []):
+        notice(ctx, game, "Game Starting", public, to=to)
+
+
+def players_text(store: Store, game: Game, master: bool) -> str:
+    """Who plays which power, one a line, as the master (with addresses) or anyone may see it."""
+    return "\n".join(f"{s['power']}: {shown_person(store, game, s, master=master) or '(vacant)'}"
+                     for s in seats(store, game.id))
+
+
+def game_over(ctx: Ctx, game: Game) -> None:
+    """What everyone is told when a game ends however it ends: who played (an anonymous game's
+    end report: the players are revealed) and the diaries."""
+    if (game.options.get("switches") or {}).get("anonymous") == "yes":
+        notice(ctx, game, "Players revealed", f"Game '{game.name}' is over; it was played anonymously. "
+               f"The players were:\n\n{players_text(ctx.store, game, False)}")
+    publish_diaries(ctx, game)
 
 
 def start_notes(pos: Position, rules: dict[str, Any], powers: list[str]) -> list[str]:
@@ -598,7 +616,7 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
         subject, text = zine.results_mail(ctx, game, ph, pos, result, victory=victory, events=events, cd=cd,
                                           new=None)
         tell_all(ctx, game, subject, text, kind="results")
-        publish_diaries(ctx, game)
+        game_over(ctx, game)
         return
     new = open_phase(ctx, game, nxt)
     subject, text = zine.results_mail(ctx, game, ph, pos, result, victory=None, events=events, cd=cd, new=new)
@@ -694,7 +712,7 @@ def finish_draw(ctx: Ctx, game: Game, powers: list[str]) -> None:
             "a draw the surviving powers with a player all accepted")
     notice(ctx, game, "Draw", f"Game '{game.name}' has ended in a {len(powers)}-way draw between "
            f"{join_names(powers)} ({rule}).")
-    publish_diaries(ctx, game)
+    game_over(ctx, game)
 
 
 def survivors(pos: Position) -> list[str]:
@@ -856,7 +874,7 @@ def end_by_concession(ctx: Ctx, game: Game, ph: PhaseRow, winners: list[str]) ->
     deadlines.cancel_events(ctx.store, game.id, ctx.now)
     notice(ctx, game, "Concession", f"Every surviving power has conceded game '{game.name}' to {join_names(winners)}: "
            f"the game is over, {join_names(winners)} {'wins' if len(winners) == 1 else 'win'}.")
-    publish_diaries(ctx, game)
+    game_over(ctx, game)
 
 
 def largest_powers(pos: Position) -> list[str]:

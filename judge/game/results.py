@@ -21,7 +21,7 @@ from judge.render.zine import GameInfo, render_results
 from judge.game.archive_paths import map_url
 from judge.game.deadlines import format_time
 from judge.render.templates import MailText, render_part, results_mail as render_results_mail
-from judge.game.seats import master_address, player_label, seat_addresses, seat_of_power, seats
+from judge.game.seats import master_address, public_label, seat_addresses, seat_of_power, seats
 from judge.game.store import Store, iso, loads
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ def public_press(store: Store, game: "Game", ph: "PhaseRow") -> list[tuple[str, 
 
 def game_info(ctx: "Ctx", game: "Game", ph: "PhaseRow", new: "PhaseRow | None") -> GameInfo:
     st = ctx.store
-    players = {s["power"]: player_label(st, s) for s in seats(st, game.id) if s["power"]}
+    players = {s["power"]: public_label(st, game, s) for s in seats(st, game.id) if s["power"]}
     return GameInfo(name=game.name, judge=ctx.cfg.code, players=players, gm_actions=master_orders(st, game, ph),
                     deadline=new.deadline if new is not None else None,
                     timezone=str(game.options.get("timezone") or ctx.cfg.timezone),

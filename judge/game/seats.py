@@ -48,7 +48,59 @@ def player_label(store: Store, seat: Any) -> str | None:
     name (never the whole address); None for a vacant seat."""
     if seat is None or seat["player_id"] is None or seat["status"] == "vacant":
         return None
-    row = store.one("SELECT name, address FROM players WHERE id = ?", (seat["player_id"],))
+    return person_label(store, seat["player_id"])
+
+
+def person_label(store: Store, pid: int | None) -> str | None:
+    """A person's public name: the name they set, else their mailbox name."""
+    row = store.one("SELECT name, address FROM players WHERE id = ?", (pid,)) if pid is not None else None
     if row is None:
         return None
     return (row["name"] or "").strip() or str(row["address"]).partition("@")[0]
+
+
+# -- who may see whom -------------------------------------------------------------------------------
+#: how a player of an anonymous game that is not over is shown to players and observers
+ANONYMOUS_LABEL = "anonymous"
+
+
+def anonymous(game: "Game") -> bool:
+    """An anonymous (gunboat) game not yet over: players and observers see no names or addresses."""
+    return ((game.options.get("switches") or {}).get("anonymous") == "yes"
+            and game.state not in ("finished", "terminated"))
+
+
+def addresses_public(game: "Game") -> bool:
+    """Whether everyone may see the addresses (the master's ``SET ADDRESSES public``; off by default)."""
+    return (game.options.get("switches") or {}).get("addresses") == "public" and not anonymous(game)
+
+
+def public_label(store: Store, game: "Game", seat: Any) -> str | None:
+    """How a seat's occupant is named to players, observers and the archive: the public name, or
+    :data:`ANONYMOUS_LABEL` in an anonymous game not yet over; None for a vacant seat."""
+    label = player_label(store, seat)
+    return ANONYMOUS_LABEL if label is not None and anonymous(game) else label
+
+
+def shown_person(store: Store, game: "Game", seat: Any, *, master: bool = False, own: bool = False) -> str | None:
+    """A seat's occupant as one reader may see them: the master, and the occupant on their own seat,
+    see the public name and the address; everyone else the public name (and the address where the
+    game made addresses public), or nothing but :data:`ANONYMOUS_LABEL` in an anonymous game.
+    None for a vacant seat."""
+    label = player_label(store, seat)
+    if label is None:
+        return None
+    if master or own or addresses_public(game):
+        shown = ", ".join(dict.fromkeys(a for a in [address_of(store, seat["player_id"]), *seat_addresses(store, seat)]
+                                        if a))
+        return f"{label} <{shown}>" if shown else label
+    return ANONYMOUS_LABEL if anonymous(game) else label
+
+
+def shown_master(store: Store, game: "Game", *, master: bool = False) -> str | None:
+    """The game's master as a reader may see them: the public name (players reach the master by
+    PRESS TO MASTER), with the address for the master or where the game made addresses public."""
+    label = person_label(store, game.master_id)
+    if label is None:
+        return None
+    return f"{label} <{master_address(store, game)}>" if master or addresses_public(game) else label

@@ -364,7 +364,8 @@ class Handler:
         g = s.game
         ph = games.current_phase(self.ctx.store, g) if g is not None else None
         first = [self.mail.sender] if self.from_only and self.mail.sender else list(self.mail.reply_to)
-        to = first + [a for a in self.copy_to if a not in first]
+        copies = [a for a in self.copy_to if a not in first]
+        to = first + copies  # the size is measured as one mail; the copies go apart
         limit = self.reply_chars
         most = self.ctx.cfg.max_reply_bytes
         while True:  # the whole mail (text, HTML, headers) within max_reply_bytes: cut harder until it is
@@ -383,9 +384,12 @@ class Handler:
             limit = int(min(limit or self.ctx.cfg.max_reply_chars, len(text)) * most / size * 0.9)
         if self.attachments:  # a few maps at most (see attach_allowed), on top of the text's cap
             text = MailText(text, text.html, [*text.attachments, *self.attachments])
-        self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
-                      in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied")
-        self.replied = bool(to)
+        # the seat's own addresses get their copy apart: a sender from elsewhere never sees them
+        for to in (first, copies):
+            if to:
+                self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
+                              in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied")
+        self.replied = bool(first or copies)
         self.answered_to = first[0] if first else ""
 
 

@@ -8,7 +8,7 @@ from typing import Any, TYPE_CHECKING
 from judge.game import deadlines, lifecycle as games
 from judge.game.archive_paths import map_url
 from judge.game.lifecycle import Game
-from judge.game.seats import player_label
+from judge.game.seats import anonymous, player_label, shown_master, shown_person
 from judge.mail import eia as eia_mail
 from judge.mail.commands import CommandError, command, help_lines
 from judge.mail.language import Command
@@ -35,6 +35,19 @@ def victory_text(g: Any) -> str:
 
 
 # -- anyone ----------------------------------------------------------------------------------
+def reader(h: Handler, g: Game) -> tuple[bool, int | None]:
+    """Who asks about ``g``, for what they may see of its people: (signed on as its master, the id of
+    their own seat). Without a SIGNON the sender is anyone: a From line proves nothing. A seat is
+    the sender's own when they signed on to it from one of its addresses: someone with its password
+    writing from elsewhere does not learn the owner's address."""
+    if h.session.game is None or h.session.game.id != g.id:
+        return False, None
+    seat = h.session.seat
+    own = (seat is not None and not h.session.became
+           and h.mail.sender in {games.address_of(h.ctx.store, seat["player_id"]), *games.seat_addresses(h.ctx.store, seat)})
+    return bool(h.session.master), (seat["id"] if own else None)
+
+
 def describe_game(h: Handler, g: Game) -> str:
     ph = games.current_phase(h.ctx.store, g)
     st = h.ctx.store
@@ -112,11 +125,13 @@ def list_(h: Handler, cmd: Command) -> None:
 def whogame(h: Handler, cmd: Command) -> None:
     g = h.arg_game(cmd)
     st = h.ctx.store
-    rows = [{"power": s["power"] or "(to be assigned)", "address": games.address_of(st, s["player_id"]) or "(vacant)",
-             "status": s["status"]} for s in games.seats(st, g.id)]
-    obs = [games.address_of(st, s["player_id"]) for s in games.seats(st, g.id, "observer")]
-    h.say(render_part("whogame.txt", name=g.name, rows=rows, observers=obs,
-                         master=games.master_address(st, g)))
+    master, own = reader(h, g)
+    rows = [{"power": s["power"] or "(to be assigned)", "status": s["status"],
+             "address": shown_person(st, g, s, master=master, own=s["id"] == own) or "(vacant)"}
+            for s in games.seats(st, g.id)]
+    obs = [shown_person(st, g, s, master=master, own=s["id"] == own) for s in games.seats(st, g.id, "observer")]
+    h.say(render_part("whogame.txt", name=g.name, rows=rows, observers=[o for o in obs if o],
+                      master=shown_master(st, g, master=master)))
 
 
 #: a HISTORY of up to this many phases carries their maps (a whole game's would make a mail of
@@ -215,15 +230,20 @@ def summary(h: Handler, cmd: Command) -> None:
     v = g.variant
     rows = st.all("SELECT * FROM phases WHERE game_id = ? AND state IN ('open', 'processed') ORDER BY seq", (g.id,))
     years = centre_years([games._phase(r, v).position for r in rows], g.outcome)
+    master, own = reader(h, g)
+    hidden = anonymous(g) and not master and g.state not in ("finished", "terminated")
     players = []
     before = g.options.get("players_before") or []
     for s in games.seats(st, g.id):
         gone = [b for b in before if b.get("power") == s["power"]]
-        players.append({"power": s["power"] or "?", "address": games.address_of(st, s["player_id"]) or "(vacant)",
-                        "status": s["status"], "before": [replaced_line(st, b) for b in gone],
-                        "since": games.phase_at(st, g, s["joined"]) if gone and s["player_id"] is not None else None})
+        players.append({"power": s["power"] or "?", "status": s["status"],
+                        "address": shown_person(st, g, s, master=master, own=s["id"] == own) or "(vacant)",
+                        # who held a power before is hidden in a running anonymous game, as its player is
+                        "before": [] if hidden else [replaced_line(st, b) for b in gone],
+                        "since": games.phase_at(st, g, s["joined"]) if gone and s["player_id"] is not None
+                        and not hidden else None})
     ph = games.current_phase(st, g)
     h.say(render_part("summary.txt", name=g.name, variant=v.title, state=g.state, outcome=g.outcome,
                          through=ph.short if ph else (rows[-1]["short"] if rows else "-"),
-                         master=games.master_address(st, g), players=players, powers=list(v.powers),
+                         master=shown_master(st, g, master=master), players=players, powers=list(v.powers),
                          letters={p.name: p.letter for p in v.powers.values()}, years=years))

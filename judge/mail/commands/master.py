@@ -153,4 +153,4 @@ def terminate(h: Handler, cmd: Command) -> None:
     deadlines.cancel_events(h.ctx.store, g.id, h.ctx.now)
     h.say(f"Game '{g.name}' terminated.")
     games.notice(h.ctx, g, "Terminated", f"The master has ended '{g.name}'.")
-    games.publish_diaries(h.ctx, g)
+    games.game_over(h.ctx, g)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from judge.game import lifecycle as games
 from judge.game.lifecycle import Game
-from judge.game.seats import player_label
+from judge.game.seats import ANONYMOUS_LABEL, public_label, shown_person
 from judge.game.store import dumps, iso
 from judge.mail.commands import CommandError, command, token_powers
 from judge.mail.language import Command
@@ -257,7 +257,7 @@ def send_press(h: Handler, cmd: Command, broadcast: bool) -> None:
     if sender == MASTER or master_only:
         grey = False
     deliver(h, g, sender, targets, broadcast_all, grey, cmd.body, shown_from, shown_to, shown_broadcast,
-            label=player_label(st, h.session.seat) if observer else None)
+            label=public_label(st, g, h.session.seat) if observer else None)
     note = "" if cmd.closed else " (no ENDPRESS: the message ran to the end of your mail)"
     shown = []
     if shown_from != sender:
@@ -310,6 +310,10 @@ def deliver(h: Handler, g: Game, sender: str, targets: set[str], broadcast_all: 
         if faked and to == [master]:
             real_to = "everyone" if broadcast_all else _join(sorted(targets))
             m_subject, m_text = text(f"[Faked press: really from {sender} to {real_to}.]")
+            h.ctx.mail(to, m_subject, m_text, game_id=g.id, kind="press")
+        elif to == [master] and label == ANONYMOUS_LABEL:  # the master of an anonymous game sees who wrote
+            m_subject, m_text = text(f"[From the observer {shown_person(st, g, h.session.seat, master=True)}; "
+                                     f"the others are not told who.]")
             h.ctx.mail(to, m_subject, m_text, game_id=g.id, kind="press")
         else:
             h.ctx.mail(to, subject, plain, game_id=g.id, kind="press")

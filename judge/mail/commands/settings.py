@@ -67,7 +67,7 @@ MASTER_SET_WORDS = frozenset({*MASTER_SET_KEYS, *(w.upper() for w in games.OPTIO
 #: the game switches' njudge words that carry their value (the master's, before the start)
 SWITCH_FLAGS = {"DIAS": ("dias", "yes"), "NODIAS": ("dias", "no"), "FAKE": ("fake", "yes"), "NOFAKE": ("fake", "no"),
                 "MINORPRESS": ("minor_press", "yes"), "NOMINORPRESS": ("minor_press", "no"),
-                "NOCONCESSIONS": ("concessions", "none")}
+                "NOCONCESSIONS": ("concessions", "none"), "GUNBOAT": ("anonymous", "yes")}
 
 #: SET words that stand for a command of their own (njudge: SET CONCEDE p)
 SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "NOALLY", "NOALLIES": "NOALLY",
@@ -97,6 +97,8 @@ SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "
              ("master", "SET DIAS yes|no", "(before the start) draws include all survivors (default); SET NODIAS: draws of the powers the votes name"),
              ("master", "SET DRAW_VOTES secret|public", "(before the start) whether everyone sees the draw and concession votes (the master always does)"),
              ("master", "SET CONCESSIONS largest|any|none", "(before the start) concede to the largest power only (default), to any power (1885 II's default: or an alliance), or not at all"),
+             ("master", "SET ANONYMOUS yes|no", "(before the start; SET GUNBOAT) players and observers see no player's name or address until the game ends; default no"),
+             ("master", "SET ADDRESSES private|public", "(before the start) whether everyone may see the players' addresses; by default only you and each player for their own seat"),
          ))
 def set_(h: Handler, cmd: Command) -> None:
     if not cmd.args:
@@ -179,6 +181,9 @@ def set_(h: Handler, cmd: Command) -> None:
         raise CommandError(f"unknown SET option {key}. Players: " + ", ".join(PLAYER_SET_KEYS)
                            + ". The master also: " + ", ".join(MASTER_SET_KEYS)
                            + ", and the rule switches " + ", ".join(sorted(RULE_SWITCHES)))
+    if key == "ADDRESSES" and not h.session.master:  # one letter from a player's SET ADDRESS
+        raise CommandError("only the game master may set ADDRESSES private|public (who may see the players' "
+                           "addresses); where your own mail goes is SET ADDRESS a@b.c")
     g = h.need_master()
     if key in ("LIST", "NOLIST"):
         set_list(h, g, "" if key == "NOLIST" else " ".join(rest))

@@ -206,13 +206,14 @@ def ally(h: Handler, cmd: Command) -> None:
             waiting = alliance_waiting(h, g, group)
             if waiting:
                 st = h.ctx.store
-                to = [a for p in waiting for a in games.seat_addresses(st, games.seat_of_power(st, g.id, p))]
                 letters = "".join(g.variant.powers[p].letter for p in group)
-                if to:
-                    games.notice(h.ctx, g, "Alliance proposed",
-                                 f"{power} declares an alliance of {games.join_names(group)}. It counts for an "
-                                 f"alliance victory once every member has declared it (send ALLY {letters}).",
-                                 to=to)
+                for p in waiting:  # each power apart: one mail to all would show their addresses to each other
+                    to = games.seat_addresses(st, games.seat_of_power(st, g.id, p))
+                    if to:
+                        games.notice(h.ctx, g, "Alliance proposed",
+                                     f"{power} declares an alliance of {games.join_names(group)}. It counts for an "
+                                     f"alliance victory once every member has declared it (send ALLY {letters}).",
+                                     to=to)
     h.say(alliance_status(h, g, power))
 
 
