@@ -117,9 +117,9 @@ def test_province_names(text, loc):
 
 
 def test_unknown_province_says_did_you_mean():
-    p = one("A Lvp - Lonodn")
+    p = one("A Lvp - Lundoon")
     assert p.order is None
-    assert p.error == "unknown province 'Lonodn'"
+    assert p.error == "unknown province 'Lundoon'"
     assert p.suggestions == ["London"]
     p = one("F Nth - Nort", board({"England": ["F Nth"]}))
     assert p.order is None and "could be" in p.error
@@ -246,9 +246,9 @@ def test_canonical_and_json():
     p = one("f stp - bot")
     assert p.canonical == "F StP/sc - Bot"
     assert p.as_json() == {"line": "f stp - bot", "power": "Russia", "order": "F StP/sc - Bot"}
-    p = one("A Lvp - Lonodn")
+    p = one("A Lvp - Lundoon")
     assert p.canonical == ""
-    assert p.as_json() == {"line": "A Lvp - Lonodn", "power": "England", "error": "unknown province 'Lonodn'",
+    assert p.as_json() == {"line": "A Lvp - Lundoon", "power": "England", "error": "unknown province 'Lundoon'",
                            "suggestions": ["London"]}
 
 

@@ -3,10 +3,13 @@
     from judge.orders import parse_orders, ParsedLine
     lines = parse_orders(text, pos, power=None)
 
-One :class:`ParsedLine` per order found, in order (several orders on one line give several);
-blank lines, comments and whatever follows the orders block (signature, quoted reply) give
-nothing. A line that cannot be read gives a specific error and never costs the good orders
-beside it. ``check=True`` adds the engine's verdict on each order as an error ("the army in
+One :class:`ParsedLine` per order found, in order (several orders on one line give several,
+each with the whole line as ``source``); blank lines, comments and whatever follows the orders
+block (signature, quoted reply) give nothing. An order is read whole or refused whole, with a
+specific error, and never costs the good orders beside it. A line that is no order and no
+mistake (a remark in brackets, a line ending in a colon that introduces what follows) gives
+one ParsedLine with a ``note``; a remark in brackets inside an order line is left out, and
+said so (``judge.orders.remarks``). ``check=True`` adds the engine's verdict on each order as an error ("the army in
 Belgium can't reach London"); the adjudicator itself passes ``check=False`` and judges them.
 
 Modules: ``lexer`` (the orders block of a mail, tokens), ``names`` (provinces, coasts, powers),
@@ -23,10 +26,12 @@ from typing import Any
 from judge.engine.position import Position
 from judge.engine.variant_kinds import ARMY_FLEET  # importing it registers the variant order kinds
 from judge.orders.canonical import read_line, table_for
-from judge.orders.lexer import order_lines, tokenize
+from judge.engine.orders import Hold
+from judge.orders.lexer import order_lines, source_lines, tokenize
 from judge.orders.names import names_for
 from judge.orders.parsed import ParsedLine
 from judge.orders.parser import Context, LineReader
+from judge.orders.remarks import holds_all, is_lead_in, is_remark_line, without_remarks
 from judge.orders.review import engine_verdicts, mismatch_warnings
 
 __all__ = ["parse_orders", "ParsedLine"]
@@ -55,27 +60,82 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
     rules = rules if rules is not None else variant.rules
     names = names_for(variant, m)
     mods = frozenset(rules.get("modules", ()))
-    lines = list(order_lines(text))
+    lines = list(source_lines(text))
     ctx = Context(pos, m, names, mods, power)
     if ARMY_FLEET in mods:  # a landing may be written before the move of the A/F it lands from
         first = Context(pos, m, names, mods, power)
-        for line in lines:
+        for _, line in lines:
             toks = tokenize(line)
             if any(t.word for t in toks):
                 LineReader(first, line, toks).read()
         ctx.af_moves = dict(first.af_moves)
     table = table_for(names, m)
     out: list[ParsedLine] = []
-    for line in lines:
+    for source, line in lines:
         parsed = read_line(ctx, line, table) if fast else None
         if parsed is not None:
+            parsed.source = source
             out.append(parsed)
             continue
         toks = tokenize(line)
-        if any(t.word for t in toks):
-            out.extend(LineReader(ctx, line, toks).read())
+        if any(t.word for t in toks) or "+" in line:
+            for p in _read(ctx, line, toks):
+                p.source = source
+                out.append(p)
     if check:
         engine_verdicts(out, pos, rules)
     if warn:
         mismatch_warnings(out, pos)
+    return out
+
+
+def _read(ctx: Context, line: str, toks: list) -> list[ParsedLine]:
+    """One line's orders; where the plain reading fails, the readings of what players write
+    besides orders (``judge.orders.remarks``)."""
+    reader = LineReader(ctx, line, toks)
+    got = reader.read()
+    if all(p.order is not None for p in got):
+        return got
+    if "all" in line.lower():
+        held = _hold_all(ctx, line)
+        if held is not None:
+            return held
+    if not any(p.order is not None for p in got):
+        what = "a remark" if is_remark_line(line) else "a line leading into what follows" if (
+            is_lead_in(line) and not reader.starts_unit(0) and not reader.is_loc(0)) else ""
+        if what:
+            return [ParsedLine(line.strip(), None, ctx.power or ctx.sticky, map=ctx.map,
+                               note=f"{what}, not an order: nothing was done with it")]
+    for text, remarks in without_remarks(line):
+        again = LineReader(ctx, text, tokenize(text)).read()
+        if again and all(p.order is not None for p in again):
+            for p in again:
+                p.line = " ".join(p.line.split())
+            again[0].warnings.extend(f"the remark {r!r} is not an order: it was left out" for r in remarks)
+            return again
+    return got
+
+
+def _hold_all(ctx: Context, line: str) -> list[ParsedLine] | None:
+    """"All units hold", "hold all" (after a power's name, or for the player signed on): a hold
+    for every unit of the power; None when the line says something else."""
+    head, colon, rest = line.partition(":")
+    named = ctx.names.power(head.strip().lower()) if colon else None
+    if not holds_all(rest if named else line):
+        return None
+    m = ctx.map
+    power = ctx.power or (named.name if named else ctx.sticky)
+    if named and ctx.power and named.name != ctx.power:
+        return [ParsedLine(line.strip(), None, ctx.power, f"you play {ctx.power}: you cannot give orders for "
+                           f"{named.name}", map=m)]
+    if power is None:
+        return [ParsedLine(line.strip(), None, None, "say whose units hold (e.g. 'England: all units hold')", map=m)]
+    if ctx.phase != "movement":
+        return [ParsedLine(line.strip(), None, power, f"'all units hold' is an order for a movement phase; this "
+                           f"is {ctx.pos.phase}", map=m)]
+    units = [u for u in ctx.pos.units.values() if u.power == power]
+    if not units:
+        return [ParsedLine(line.strip(), None, power, f"{power} has no units to hold", map=m)]
+    out = [ParsedLine(line.strip(), Hold(power, u.kind, u.loc), power, map=m) for u in units]
+    out[0].warnings.append(f"read as a hold for each of {power}'s {len(units)} units")
     return out

@@ -46,6 +46,15 @@ class Tok:
 
 def order_lines(text: str) -> Iterator[str]:
     """The lines of the orders block, comments and list markers removed (blank lines kept out)."""
+    for _, line in source_lines(text):
+        yield line
+
+
+def source_lines(text: str) -> Iterator[tuple[str, str]]:
+    """``(the line as written, the line to read)`` for each line of the orders block.
+
+    A "*" list marker is kept (as a blank, with the star) because in an adjustment phase
+    "* F Bre" is the zines' removal mark; the tokenizer drops it everywhere else."""
     # each pattern is tried only where its first (or last) character could match: most lines
     # are orders, and this runs on every line of every mail and batch case
     for raw in text.splitlines():
@@ -59,8 +68,12 @@ def order_lines(text: str) -> Iterator[str]:
         if stripped[0] in _LIST_START or stripped[0].isdigit():
             mark = _LIST_MARK.match(line)
             if mark:
-                line = " " * mark.end() + line[mark.end():]
-        yield line.rstrip()
+                blank = " " * mark.end()
+                if stripped[0] == "*":
+                    at = line.index("*")
+                    blank = blank[:at] + "*" + blank[at + 1:]
+                line = blank + line[mark.end():]
+        yield raw.strip(), line.rstrip()
 
 
 def tokenize(line: str) -> list[Tok]:

@@ -22,25 +22,31 @@ from judge.orders.names import AmbiguousName, Names, PowerName, or_list
 from judge.orders.parsed import ParsedLine
 from judge.engine.variant_kinds import (ARMY_FLEET, COAST_RUNNING, TRANSFORM, Disembark, Embark, FastFerry,
                                         Protect, Transform)
-from judge.variant import Map
+from judge.variant import Map, province_of
 
-HOLD_W = frozenset({"h", "hold", "holds", "stand", "stands"})
+HOLD_W = frozenset({"h", "hold", "holds", "stand", "stands", "std"})  # "Std.": British postal "stands"
 MOVE_W = frozenset({"-", "->", "m", "mv", "move", "moves", "to", "attack", "attacks", "go", "goes"})
 TO_W = frozenset({"to", "into", "towards"})
-RETREAT_W = frozenset({"r", "retreat", "retreats"})
+RETREAT_W = frozenset({"r", "retreat", "retreats", "retreated"})
 SUPPORT_W = frozenset({"s", "sup", "supp", "support", "supports"})
 CONVOY_W = frozenset({"c", "convoy", "convoys", "transport", "transports"})
 EMBARK_W = frozenset({"embark", "embarks", "board", "boards"})
 ON_W = frozenset({"on", "onto", "aboard", "in", "into", "to", "at"})
 DISEMBARK_W = frozenset({"disembark", "disembarks", "land", "lands"})
-DISBAND_W = frozenset({"d", "disband", "disbands"})
-REMOVE_W = frozenset({"remove", "removes"})
-BUILD_W = frozenset({"b", "build", "builds"})
+DISBAND_W = frozenset({"d", "disband", "disbands", "disbanded"})
+REMOVE_W = frozenset({"remove", "removes", "removed"})
+BUILD_W = frozenset({"b", "build", "builds", "built"})
 WAIVE_W = frozenset({"w", "waive", "waives"})
 PROTECT_W = frozenset({"p", "protect", "protects"})
 FERRY_W = frozenset({"ff", "ferry", "ferries"})
 TRANSFORM_W = frozenset({"tr", "trafo", "transform", "transforms", "becomes"})
 VIA_W = frozenset({"via", "by"})
+#: the Electronic Protocol's support and convoy words, with the kind of the unit they carry
+#: ("A Lvp SA Yor-Edi": support the army in Yorkshire; "F Nth CA Yor-Bel": convoy it)
+SUPPORT_KIND_W = {"sa": "A", "sf": "F"}
+CONVOY_KIND_W = {"ca": "A"}
+#: words that begin a new order after one just read on the same line ("... and A Bur")
+LEAD_W = frozenset({"build", "builds", "remove", "removes", "disband", "disbands", "waive", "waives"})
 ROUTE_W = MOVE_W - {"to"}
 KIND_W = {"a": "A", "army": "A", "f": "F", "fleet": "F"}
 FILLER_W = frozenset({"the", "in", "at", "from"})
@@ -113,6 +119,8 @@ class LineReader:
         self.toks = toks
         self.n = len(toks)
         self.start = 0  # where the order being read begins
+        self.notes: list[str] = []  # how the order being read was read where it needed a choice
+        self.lead: tuple[str, PowerName | None] | None = None  # "France disbands F Gol and A Bur"
 
     # -- driver ------------------------------------------------------------------------------
     def read(self) -> list[ParsedLine]:
@@ -122,9 +130,17 @@ class LineReader:
         head: int | None = None  # where a power prefix on this line began
         sticky = ctx.sticky
         line_power: str | None = None  # "England: F Lon - Nth. A Lvp H": England's, for this line
+        lead: tuple[str, PowerName | None] | None = None  # a verb shared over "and"
         while i < n:
             t = toks[i]
             if t.low in SEPARATORS:
+                i += 1
+                lead = None
+                continue
+            if t.word and not out and head is None and i + 1 < n and self.sheet_prefix(t):
+                pn = self.names.power(t.low) or self.names.letters.get(t.low)
+                assert pn is not None
+                line_power, head = pn.name, i  # an order sheet's "E) A Lvp - Yor"
                 i += 1
                 continue
             if t.word and i + 1 < n and toks[i + 1].low == ":":
@@ -151,9 +167,16 @@ class LineReader:
             head = None
             self.start = i
             ctx.sticky = line_power or sticky
+            self.notes, self.lead = [], None
             try:
-                order, power, end, warnings = self.order(i)
-                parsed = ParsedLine(self.text(start, end), order, power, warnings=warnings, map=self.m)
+                order, power, end, warnings = self.order(i, lead)
+                try:
+                    self.whole(end)
+                except OrderError as exc:
+                    exc.power = exc.power or power
+                    raise
+                parsed = ParsedLine(self.text(start, end), order, power, warnings=warnings + self.notes,
+                                    map=self.m)
             except OrderError as exc:
                 end = self.resync(max(exc.at, i))
                 power = exc.power or ctx.power or ctx.sticky
@@ -162,9 +185,37 @@ class LineReader:
             o = parsed.order
             if isinstance(o, Move) and o.kind == "A/F":
                 ctx.af_moves[o.dest] = o.power
+            lead = None
+            if o is not None and self.low(end) == "and" and self.starts_unit(end + 1):
+                lead = self.lead  # "France disbands F Gol and A Bur": both disbanded
+                end += 1
             i = max(end, i + 1)
         ctx.sticky = sticky
         return out
+
+    def sheet_prefix(self, t: Tok) -> bool:
+        """Is ``t`` (the line's first word) a power's letter or name closed by a bracket, as order
+        sheets and zines head a power's orders ("E) A Lvp - Yor", "England) ...")?"""
+        line = self.line
+        return (line[t.end:t.end + 1] == ")" and "(" not in line[:t.start]
+                and (self.names.power(t.low) or self.names.letters.get(t.low)) is not None)
+
+    def whole(self, k: int) -> None:
+        """An order is read whole or refused whole: what follows it on the line must be another
+        order (a unit, a power naming one, a build or removal word, "and" before a unit), a
+        separator, or come after a full stop. Anything else refuses the order with it."""
+        if k >= self.n or self.toks[k].low in SEPARATORS or self.toks[k - 1].dot:
+            return
+        t = self.toks[k]
+        w = t.low
+        if t.word and (w == "and" and self.starts_unit(k + 1) or w in LEAD_W or self.kind_word(k) is not None
+                       or self.zine(k) is not None):
+            return
+        if w == "+" or self.power_word(k) is not None and (
+                self.low(k + 1) == ":" or self.kind_word(k + 1) is not None or self.zine(k + 1) is not None):
+            return
+        raise self.fail(f"cannot read {_clip(t.text)!r} after {_clip(self.text(self.start, k))!r}: the order "
+                        "is not read (put a comma or a full stop between two orders)", k)
 
     def text(self, start: int, end: int) -> str:
         line = self.line
@@ -199,9 +250,11 @@ class LineReader:
         """The first reading that works; else the error of the one that read furthest."""
         best: OrderError | None = None
         for attempt in attempts:
+            noted = len(self.notes)
             try:
                 return attempt()
             except OrderError as exc:
+                del self.notes[noted:]  # what a reading that failed noted is not said
                 if best is None or exc.at > best.at:
                     best = exc
         assert best is not None
@@ -268,14 +321,21 @@ class LineReader:
         except AmbiguousName:
             return True
 
-    def loc(self, k: int, what: str) -> tuple[str, str | None, int]:
-        """A province and the coast written with it: ("stp", "nc", index after)."""
+    def loc(self, k: int, what: str, fits: Callable[[str], bool] | None = None) -> tuple[str, str | None, int]:
+        """A province and the coast written with it: ("stp", "nc", index after).
+
+        ``fits``: which provinces make sense here (a unit there, in reach); it settles an
+        abbreviation of two provinces ("LIV": Liverpool or Livonia). A misspelt name that is
+        clearly one province is read as it, and the reading noted."""
         if self.low(k) == "the" and not self.is_loc(k):
             k += 1
         found = self.province_at(k)
         if found is None:
-            raise self.unknown(k, what)
-        prov, k = found
+            found = self.misspelt(k, what)
+        prov, end = found
+        if fits is not None:
+            prov = self.settle_dual(k, end, prov, fits)
+        k = end
         coast = self.names.coast(self.toks, k)
         if coast is None:
             if k < self.n and self.toks[k].text == "/":  # "Mar/xc": a coast we do not know
@@ -295,6 +355,49 @@ class LineReader:
             have = or_list([self.m.display(f"{prov}/{x}") for x in p.coasts])
             raise self.fail(f"{p.name} has no {name} (its coasts: {have})", k)
         return prov, c, end
+
+    def misspelt(self, k: int, what: str) -> tuple[str, int]:
+        """A word (or two) that is no name but clearly one province's name misspelt ("burgandy",
+        "Beglium"): that province, noted. Two provinces as close: refused, naming them."""
+        for span in (1, 2):
+            words = self.toks[k:k + span]
+            if len(words) < span or not all(t.word for t in words) or any(t.dot for t in words[:-1]):
+                break
+            if any(t.low in RESERVED or self.names.power(t.low) for t in words):
+                break
+            close = self.names.close("".join(t.low for t in words))
+            written = self.line[words[0].start:words[-1].end]
+            if len(close) == 1:
+                self.notes.append(f"read {_clip(written)!r} as {self.m.provinces[close[0]].name}")
+                return close[0], k + span
+            if len(close) > 1:
+                names = sorted(self.m.provinces[p].name for p in close)
+                raise self.fail(f"unknown province {_clip(written)!r}: it could be {or_list(names)}", k, names)
+        raise self.unknown(k, what)
+
+    def settle_dual(self, k: int, end: int, prov: str, fits: Callable[[str], bool]) -> str:
+        """An abbreviation that names two provinces ("LIV": Liverpool, and the start of Livonia)
+        is the one that ``fits``; when both or neither do, the one it names outright."""
+        dual = self.names.dual
+        other = dual.get(self.toks[k].low if end == k + 1 else "".join(t.low for t in self.toks[k:end]))
+        if other is None:
+            return prov
+        good = [p for p in (prov, other) if fits(p)]
+        written = self.line[self.toks[k].start:self.toks[end - 1].end]
+        if len(good) == 2:
+            names = sorted(self.m.provinces[p].name for p in good)
+            raise self.fail(f"{_clip(written)!r} could be {or_list(names)}: write the name out", k, names)
+        if good == [other]:
+            self.notes.append(f"read {_clip(written)!r} as {self.m.provinces[other].name}")
+            return other
+        return prov
+
+    def reaches(self, unit: Unit, prov: str) -> bool:
+        """Could ``unit`` move to ``prov`` next (an army: by land)?"""
+        m = self.m
+        if unit.kind == "A":
+            return prov in m.army_adj.get(unit.prov, ())
+        return prov in m.fleet_reach.get(unit.loc, ())
 
     def coasts_after_phase(self, prov: str) -> tuple[str, ...]:
         """Coasts ``prov`` will have once this adjustment phase is over (Deluge II: the sinking
@@ -332,7 +435,8 @@ class LineReader:
         return self.fail(f"unknown province {_clip(written)!r}", k, suggestions)
 
     # -- units -------------------------------------------------------------------------------
-    def unit_ref(self, k: int, need_loc: bool = True, what: str = "a unit or province") -> Ref:
+    def unit_ref(self, k: int, need_loc: bool = True, what: str = "a unit or province",
+                 fits: Callable[[str], bool] | None = None) -> Ref:
         start = k
         owner: PowerName | None = None
         kind: str | None = None
@@ -357,7 +461,7 @@ class LineReader:
             k += 1
         if not need_loc and not self.is_loc(k):
             return Ref(owner, kind, None, None, af_ambiguous, start, k)
-        prov, coast, k = self.loc(k, "a province" if kind or owner else what)
+        prov, coast, k = self.loc(k, "a province" if kind or owner else what, fits)
         return Ref(owner, kind, prov, coast, af_ambiguous, start, k)
 
     def multiword_loc(self, k: int) -> bool:
@@ -463,7 +567,9 @@ class LineReader:
         return prov  # not reachable at all: the engine says so
 
     # -- orders ------------------------------------------------------------------------------
-    def order(self, i: int) -> Result:
+    def order(self, i: int, lead: tuple[str, PowerName | None] | None = None) -> Result:
+        if lead is not None:
+            return self.body(i, lead[1], lead[0])
         pn = self.power_word(i)
         if pn is None or self.low(i + 1) == ":":
             return self.body(i, None)
@@ -473,20 +579,49 @@ class LineReader:
             return self.first_of([as_body, as_prefix])
         return self.first_of([as_prefix, as_body])
 
-    def body(self, i: int, named: PowerName | None) -> Result:
-        w = self.low(i)
+    def body(self, i: int, named: PowerName | None, lead: str | None = None) -> Result:
+        """One order from ``toks[i]``; ``lead``: the verb of the order before it, which this one
+        shares ("disbands F Gol and A Bur")."""
         phase = self.ctx.phase
         if i >= self.n:
             raise self.fail("missing order", i)
-        if w in WAIVE_W and self.toks[i].word:
-            return self.waive(i + 1, named)
-        if w in BUILD_W and self.toks[i].word:
-            return self.build(self.unit_ref(i + 1), named)
-        if (w in REMOVE_W or w in DISBAND_W or (w == "r" and phase == "adjustment")) and self.toks[i].word:
-            ref = self.unit_ref(i + 1)
+        w = lead or self.low(i)
+        verb = lead is not None or self.toks[i].word
+        after = i if lead is not None else i + 1  # where the unit after the verb begins
+        if w == "+" and not self.toks[i].word:  # "+ A Bud": the zines' build
+            w, verb = "build", True
+        if w in WAIVE_W and verb:
+            return self.waive(after, named)
+        if w in BUILD_W and verb:
+            self.lead = (w, named)
+            return self.build(self.unit_ref(after, fits=self.free_site), named)
+        if (w in REMOVE_W or w in DISBAND_W or (w == "r" and phase == "adjustment")) and verb:
+            self.lead = (w, named)
+            ref = self.unit_ref(after, fits=self.has_unit)
             return self.disband(ref, named, ref.end, removal=w not in DISBAND_W)
-        ref = self.unit_ref(i, need_loc=False)
+        if w in RETREAT_W and verb and self.starts_unit(after):  # "France retreated F Nap-Tys"
+            self.lead = (w, named)
+            return self.retreat_first(after, named)
+        ref = self.unit_ref(i, need_loc=False, fits=self.has_unit)
         return self.tail(ref, named)
+
+    def retreat_first(self, k: int, named: PowerName | None) -> Result:
+        """A retreat written verb first, as reports print it ("Germany retreats F Bal-Liv")."""
+        if self.ctx.phase != "retreat":
+            raise self.fail(f"retreat orders are given only in retreat phases; this is {self.ctx.pos.phase}", k - 1)
+        ref = self.unit_ref(k, fits=self.has_unit)
+        unit, kind, power, warnings = self.subject(ref, named)
+        j = ref.end
+        if self.low(j) in MOVE_W:
+            j += 1 + (self.low(j) != "to" and self.low(j + 1) in TO_W)
+        return self.move(power, kind, unit, j, warnings)
+
+    def has_unit(self, prov: str) -> bool:
+        """Is there a unit to order in ``prov`` (a dislodged one in a retreat phase)?"""
+        return self.board_unit(prov) is not None
+
+    def free_site(self, prov: str) -> bool:
+        return prov not in self.ctx.pos.units and prov in self.ctx.pos.centres
 
     def waive(self, k: int, named: PowerName | None) -> Result:
         pn = self.power_word(k)
@@ -560,6 +695,9 @@ class LineReader:
         if ref.prov is None:
             raise self.unknown(j, "a unit or province")
         building = w in BUILD_W and word
+        if (phase == "adjustment" and self.boundary(j) and ref.prov in self.ctx.pos.units
+                and self.line[:self.toks[ref.start].start].strip() == "*"):
+            return self.disband(ref, named, j, removal=True)  # "* F Bre": the zines' removal mark
         if phase == "adjustment" and (building or (self.boundary(j) and ref.prov not in self.ctx.pos.units)):
             order, power, _, warnings = self.build(ref, named)  # "A Par B", or "A Par" where Paris is empty
             return order, power, j + building, warnings
@@ -582,6 +720,8 @@ class LineReader:
             return Hold(power, kind, here), power, j + 1, warnings
         if w in MOVE_W:
             k = j + 1
+            if self.low(k) in HOLD_W and self.toks[k].word and self.boundary(k + 1):
+                return Hold(power, kind, here), power, k + 1, warnings  # "F Kie-H", "A Lpl-holds"
             if w != "to" and self.low(k) in TO_W:
                 k += 1
             kw = self.kind_word(k)
@@ -590,10 +730,17 @@ class LineReader:
             return self.move(power, kind, unit, k, warnings)
         if not word and not self.boundary(j):
             raise self.fail(f"cannot read {_clip(self.toks[j].text)!r} after {_clip(self.text(ref.start, j))!r}", j)
+        if word and w in SUPPORT_KIND_W:
+            return self.support(power, kind, here, j + 1, warnings, SUPPORT_KIND_W[w])
+        if word and w in CONVOY_KIND_W:
+            return self.convoy(power, kind, here, j + 1, warnings, CONVOY_KIND_W[w])
+        if word and w in VIA_W and self.is_loc(j + 1):  # "A Yor via Nth to Nwy"
+            return self.move(power, kind, unit, j + 1, warnings, route_first=True)
         if w in RETREAT_W:
             if phase != "retreat":
                 raise self.fail(f"retreat orders are given only in retreat phases; this is {self.ctx.pos.phase}", j)
-            k = j + 1 + (self.low(j + 1) in TO_W)
+            k = j + 1 + (self.low(j + 1) == ":")  # "F(Lvn) retreat: Bot"
+            k += self.low(k) in TO_W
             return self.move(power, kind, unit, k, warnings)
         if w in SUPPORT_W:
             return self.support(power, kind, here, j + 1, warnings)
@@ -639,13 +786,18 @@ class LineReader:
             k = coast[1]
         return k >= self.n or self.boundary(k)
 
-    def move(self, power: str, kind: str, unit: Unit, k: int, warnings: list[str]) -> Result:
-        prov, coast, k = self.loc(k, "a destination")
+    def move(self, power: str, kind: str, unit: Unit, k: int, warnings: list[str], route_first: bool = False
+             ) -> Result:
+        """``route_first``: the order names the seas before the destination ("A Yor via Nth to Nwy")."""
+        fits = (lambda p: self.reaches(unit, p)) if not route_first else None
+        prov, coast, k = self.loc(k, "a destination", fits)
         route: list[str] = []
         via = False
         while self.low(k) in ROUTE_W or (self.low(k) == "to" and self.is_loc(k + 1)):
             route.append(prov)
             prov, coast, k = self.loc(k + 1, "a destination")
+        if route_first and not route:
+            raise self.fail(f"say where the army goes by way of {self.m.name(prov)} ('... via Nth to Nwy')", k)
         if self.low(k) in VIA_W:
             if self.low(k + 1) in ("convoy", "c"):
                 via, k = True, k + 2
@@ -666,12 +818,17 @@ class LineReader:
             return Retreat(power, kind, unit.loc, dest), power, k, warnings
         return Move(power, kind, unit.loc, dest, via), power, k, warnings
 
-    def support(self, power: str, kind: str, here: str, k: int, warnings: list[str]) -> Result:
-        ref = self.unit_ref(k, what="the supported unit")
+    def support(self, power: str, kind: str, here: str, k: int, warnings: list[str], want: str | None = None
+                ) -> Result:
+        """``want``: the kind the support word itself gives the supported unit ("SA", "SF")."""
+        ref = self.unit_ref(k, what="the supported unit", fits=self.ctx.pos.units.__contains__)
+        self.want_kind(ref, want)
         k = ref.end
         tkind, target = self.target(ref, warnings)
         dest = None
         w = self.low(k)
+        supporter = self.ctx.pos.units.get(province_of(here))
+        fits = (lambda p: self.reaches(supporter, p)) if supporter is not None else None
         if w == "to" and self.low(k + 1) in HOLD_W:
             k += 2
         elif w in HOLD_W:
@@ -680,17 +837,58 @@ class LineReader:
             k += 1
             if self.low(k) in TO_W and w != "to":
                 k += 1
-            prov, coast, k = self.loc(k, "the destination of the supported unit")
+            prov, coast, k = self.loc(k, "the destination of the supported unit", fits)
             if coast and tkind != "F":
                 warnings.append("coast ignored: an army does not use coasts")
                 coast = None
-            dest = f"{prov}/{coast}" if coast else prov
+            if prov != province_of(target):  # "A Yor SF Lon-Lon": the Electronic Protocol's support to hold
+                dest = f"{prov}/{coast}" if coast else prov
+        elif k < self.n and self.toks[k].word and not self.toks[k - 1].dot and self.is_loc(k) \
+                and self.kind_word(k) is None and self.zine(k) is None:
+            return self.support_no_dash(power, kind, here, ref.start, k, tkind, target, warnings, fits)
         return Support(power, kind, here, tkind, target, dest), power, k, warnings
 
-    def convoy(self, power: str, kind: str, here: str, k: int, warnings: list[str]) -> Result:
+    def support_no_dash(self, power: str, kind: str, here: str, start: int, k: int, tkind: str | None, target: str,
+                        warnings: list[str], fits: Callable[[str], bool] | None) -> Result:
+        """"F Lon S Nth Eng": three provinces and no dash. It is the support of a move when that is
+        the only legal reading: the supported unit can go there, the supporter can reach it, and
+        the third name cannot begin an order of its own (a unit of this player's there)."""
+        m = self.m
+        prov, coast, end = self.loc(k, "the destination of the supported unit", fits)
+        pos = self.ctx.pos
+        supporter, moving = pos.units.get(province_of(here)), pos.units.get(province_of(target))
+        dest = f"{prov}/{coast}" if coast and tkind == "F" else prov
+        order = Support(power, kind, here, tkind, target, dest)
+        written = _clip(self.text(self.start, end))
+        legal = (supporter is not None and moving is not None and prov not in (supporter.prov, moving.prov)
+                 and self.reaches(supporter, prov)
+                 and (self.reaches(moving, prov) or moving.kind == "A" and m.terrain.get(prov) == "coast"
+                      and m.terrain.get(moving.prov) == "coast"))
+        there = pos.units.get(prov)
+        own = there is not None and (self.ctx.power is None or there.power == self.ctx.power)
+        if legal and not own:
+            self.notes.append(f"read as {order.text(m)!r} (a support of a move: no dash was written)")
+            return order, power, end, warnings
+        hold = Support(power, kind, here, tkind, target, None).text(m)
+        if legal:
+            raise self.fail(f"{written!r} could be {order.text(m)!r} or {hold!r} followed by an order for the "
+                            f"unit in {m.name(prov)}: write a dash for the move, or a comma between two orders", k)
+        raise self.fail(f"{written!r} is not read: {order.text(m)!r} is not a possible support, and a support "
+                        f"to hold is written {hold!r}", k)
+
+    def want_kind(self, ref: Ref, want: str | None) -> None:
+        if want is None:
+            return
+        if ref.kind is not None and ref.kind != want:
+            raise self.fail(f"the order says {KIND_WORD[want]} and then {KIND_WORD.get(ref.kind, ref.kind)}", ref.start)
+        ref.kind = want
+
+    def convoy(self, power: str, kind: str, here: str, k: int, warnings: list[str], want: str | None = None
+               ) -> Result:
         if ARMY_FLEET in self.ctx.modules:  # the convoy of A/F games is the one-space fast ferry
             return self.carry(FastFerry, power, kind, here, k, warnings)
-        ref = self.unit_ref(k, what="the convoyed army")
+        ref = self.unit_ref(k, what="the convoyed army", fits=self.ctx.pos.units.__contains__)
+        self.want_kind(ref, want)
         tkind, target = self.target(ref, warnings)
         dest, k = self.carried_dest(ref.end, "the convoyed army", tkind or "A", warnings)
         return Convoy(power, kind, here, tkind or "A", target, dest), power, k, warnings

@@ -1,0 +1,54 @@
+"""Lines and parts of lines that are not orders and not mistakes either.
+
+A player's mail holds more than orders: a remark in brackets ("(retreat: Ber)", "(build)",
+"(*bounce*)" pasted from a report), a line that introduces what follows ("changed my mind, scrap
+the north sea:"), "all units hold". The parser reads every line as orders first; only where
+that fails does this module look for a remark, so an order written in brackets ("(A Ven-Rom)",
+as reports print failed orders) is still an order, and nothing here slows the reading of
+lines that are orders.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+_GROUP = re.compile(r"\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}")
+_WORD = re.compile(r"[^\W_]")
+#: "all units hold", "all hold", "hold all", "hold all units", "all my units stand"
+_HOLD_ALL = re.compile(r"(?:(?:all|every)\s+(?:(?:of\s+)?(?:my|our)\s+)?(?:units?\s+)?(?:hold|holds|stand|stands)"
+                       r"|(?:hold|stand)\s+all(?:\s+(?:(?:of\s+)?(?:my|our)\s+)?units?)?)(?:\s+(?:this|the)\s+"
+                       r"(?:turn|phase|season))?\s*[.!]*", re.I)
+
+
+def holds_all(line: str) -> bool:
+    """Does the line (the power's name aside) say every unit holds?"""
+    return _HOLD_ALL.fullmatch(line.strip()) is not None
+
+
+def without_remarks(line: str) -> Iterator[tuple[str, list[str]]]:
+    """The line with bracketed remarks blanked out (offsets kept), fewest remarks first: each
+    group alone from the last, then all of them. Groups without a word ("()") are no remarks."""
+    groups = [m for m in _GROUP.finditer(line) if _WORD.search(m.group())]
+    if not groups:
+        return
+    tries = [[g] for g in reversed(groups)]
+    if len(groups) > 1:
+        tries.append(groups)
+    for chosen in tries[:6]:
+        text = line
+        for g in chosen:
+            text = text[:g.start()] + " " * (g.end() - g.start()) + text[g.end():]
+        yield text, [g.group() for g in chosen]
+
+
+def is_remark_line(line: str) -> bool:
+    """A line that is wholly a remark in brackets: "(I'll explain later)"."""
+    s = line.strip()
+    return len(s) > 2 and _GROUP.fullmatch(s) is not None
+
+
+def is_lead_in(line: str) -> bool:
+    """A line ending in a colon that introduces what follows ("changed my mind, scrap the north
+    sea:", "My orders for this turn:")."""
+    return line.rstrip().endswith(":")
