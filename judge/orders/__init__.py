@@ -71,16 +71,16 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
         ctx.af_moves = dict(first.af_moves)
     table = table_for(names, m)
     out: list[ParsedLine] = []
-    for source, line in lines:
+    for lineno, (source, line) in enumerate(lines, 1):
         parsed = read_line(ctx, line, table) if fast else None
         if parsed is not None:
-            parsed.source = source
+            parsed.source, parsed.lineno = source, lineno
             out.append(parsed)
             continue
         toks = tokenize(line)
         if any(t.word for t in toks) or "+" in line:
             for p in _read(ctx, line, toks):
-                p.source = source
+                p.source, p.lineno = source, lineno
                 out.append(p)
     if check:
         engine_verdicts(out, pos, rules)

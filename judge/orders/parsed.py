@@ -22,6 +22,7 @@ class ParsedLine:
     written: str | None = field(default=None, repr=False, compare=False)
     #: the whole line the player wrote this order on (several orders may share it); "" if unknown
     source: str = field(default="", compare=False)
+    lineno: int = field(default=0, compare=False)  # which line of the orders block (from 1; 0: unknown)
     #: a line that is no order and no mistake (a remark in brackets, "changed my mind:"): order
     #: and error are then both empty, and the reply shows the note
     note: str = ""

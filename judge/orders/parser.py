@@ -793,9 +793,10 @@ class LineReader:
         prov, coast, k = self.loc(k, "a destination", fits)
         route: list[str] = []
         via = False
-        while self.low(k) in ROUTE_W or (self.low(k) == "to" and self.is_loc(k + 1)):
-            route.append(prov)
-            prov, coast, k = self.loc(k + 1, "a destination")
+        while self.low(k) in ROUTE_W or (self.low(k) == "to" and self.is_loc(k + 1)) or (
+                route_first and self.toks[k - 1].word and not self.toks[k - 1].dot and self.is_loc(k)):
+            route.append(prov)  # (after "via" the seas may follow each other: "via Nth Hel to Kie")
+            prov, coast, k = self.loc(k + (self.low(k) in ROUTE_W or self.low(k) == "to"), "a destination")
         if route_first and not route:
             raise self.fail(f"say where the army goes by way of {self.m.name(prov)} ('... via Nth to Nwy')", k)
         if self.low(k) in VIA_W:

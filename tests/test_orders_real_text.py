@@ -1,0 +1,271 @@
+"""The order language against what players really write: the Electronic Protocol's forms, British
+postal shorthand, report phrasing pasted back, remarks in brackets, misspellings, abbreviations
+of two provinces; an order read whole or refused whole; harmless lines as notes."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.engine import read_position
+from judge.engine.orders import Build, Convoy, Disband, Hold, Move, Remove, Retreat, Support
+from judge.engine.position import Position
+from judge.orders import ParsedLine, parse_orders
+from judge.variant import load_variant
+
+V = load_variant("standard")
+
+
+def board(units: dict[str, list[str]] | None = None, phase: str = "Spring 1901 Movement", **more) -> Position:
+    data = V.start_position() if units is None else {"variant": "standard", "phase": phase, "units": units}
+    return read_position({**data, "phase": phase, **more}, V)
+
+
+START = board()
+
+
+def one(text: str, pos: Position = START, **kw) -> ParsedLine:
+    lines = parse_orders(text, pos, **kw)
+    assert len(lines) == 1, [(p.line, p.canonical, p.error, p.note) for p in lines]
+    return lines[0]
+
+
+def read(text: str, pos: Position = START, **kw) -> str:
+    p = one(text, pos, **kw)
+    assert p.order is not None, p.error or p.note
+    return p.canonical
+
+
+# -- a support with three provinces and no dash -----------------------------------------------------
+NORTH = board({"England": ["F Lon", "F Nth", "F Edi"], "France": ["F Bre"]})
+
+
+def test_three_provinces_and_no_dash_is_a_move_support_where_that_is_the_only_legal_reading():
+    p = one("f lon s nth eng", NORTH)
+    assert p.order == Support("England", "F", "lon", "F", "nth", "eng")
+    assert p.warnings == ["read as 'F Lon S F Nth - Eng' (a support of a move: no dash was written)"]
+    assert read("F Edi S F Lon Nth", board({"England": ["F Lon", "F Edi"]})) == "F Edi S F Lon - Nth"
+
+
+def test_three_provinces_that_are_no_legal_support_are_refused_whole():
+    # the fleet in the North Sea cannot be supported into Wales from London: no order is stored
+    p = one("f lon s nth wal", NORTH)
+    assert p.order is None and p.line == "f lon s nth wal"
+    assert p.error.startswith("'f lon s nth wal' is not read: 'F Lon S F Nth - Wal' is not a possible support")
+    # nothing in the North Sea: neither reading is an order
+    p = one("f lon s nth eng")
+    assert p.order is None and "is not read" in p.error
+
+
+def test_three_provinces_with_a_unit_of_ones_own_in_the_third_are_ambiguous():
+    pos = board({"England": ["F Lon", "F Nth", "F Eng"]})
+    p = one("F Lon S F Nth Eng", pos, power="England")
+    assert p.order is None
+    assert "could be 'F Lon S F Nth - Eng' or 'F Lon S F Nth' followed by an order for the unit in English " \
+           "Channel" in p.error
+
+
+@pytest.mark.parametrize("text", ["F Lon S F Nth Eng", "F Lon S F Nth - Eng", "F Lon S Nth-Eng"])
+def test_the_issue_example_reads_the_same_with_and_without_the_dash(text):
+    assert one(text, NORTH).order == Support("England", "F", "lon", "F", "nth", "eng")
+
+
+# -- read whole or refused whole ----------------------------------------------------------------------
+@pytest.mark.parametrize("text", ["A Par - Bur Pic", "A Par - Bur xyzzy", "A Par H please", "F Bre - Mao soon"])
+def test_an_order_with_words_after_it_is_refused_whole(text):
+    p = one(text)
+    assert p.order is None and p.line == text
+    assert "the order is not read" in p.error
+
+
+def test_orders_side_by_side_still_read():
+    lines = parse_orders("A Par - Bur A Mar H; F Bre - Mao, Kie-Den. A Mun H", START)
+    assert [p.canonical for p in lines] == ["A Par - Bur", "A Mar H", "F Bre - Mao", "F Kie - Den", "A Mun H"]
+    assert {p.source for p in lines} == {"A Par - Bur A Mar H; F Bre - Mao, Kie-Den. A Mun H"}
+
+
+# -- the Electronic Protocol and other notations ----------------------------------------------------
+EP = board({"England": ["A Lvp", "A Yor", "F Lon", "F Nth", "F Edi"], "Germany": ["F Kie"]})
+
+
+@pytest.mark.parametrize("text,want", [
+    ("A LVP SA YOR-EDI", "A Lvp S A Yor - Edi"),
+    ("A YOR SF LON-LON", "A Yor S F Lon"),
+    ("F NTS CA YOR-BEL", "F Nth C A Yor - Bel"),
+    ("F NTS SA YOR-YOR", "F Nth S A Yor"),
+    ("F KIE-H", "F Kie H"),
+    ("A LPL-holds", "A Lvp H"),
+    ("A Lvp - hold", "A Lvp H"),
+    ("F EDI-NWS", "F Edi - Nwg"),
+    ("A Lvp Std.", "A Lvp H"),
+    ("A Yor via NTH to Nwy", "A Yor - Nwy via convoy"),
+    ("A Yor via Nth - Bel", "A Yor - Bel via convoy"),
+    ("E) A LVP - YOR", "A Lvp - Yor"),
+    ("England) F Lon - Eng", "F Lon - Eng"),
+])
+def test_notations(text, want):
+    assert read(text, EP) == want
+
+
+def test_ep_support_kind_must_agree_with_the_unit_written():
+    p = one("A Lvp SA F Yor-Edi", EP)
+    assert p.order is None and p.error == "the order says army and then fleet"
+    assert one("A Lvp SF Yor-Edi", EP, check=True).error == "the unit in Yorkshire is an army, not a fleet"
+
+
+def test_a_sheet_prefix_names_the_power():
+    p = one("E) A LVP - YOR", EP)
+    assert p.power == "England"
+    assert one("G) A Lvp - Yor", EP, power="England").error == \
+        "you play England: you cannot give orders for Germany"
+
+
+def test_a_route_first_needs_a_destination():
+    p = one("A Yor via Nth", EP)
+    assert p.order is None and "by way of" in p.error
+
+
+RETREATS = board({"England": ["F Nth"], "France": ["F Tys"], "Germany": ["A Ber"], "Russia": ["F Stp/sc"]},
+                 phase="Fall 1910 Retreat",
+                 dislodged={"England": [{"unit": "A Hol", "from": "Bel"}],
+                            "France": [{"unit": "F Nap", "from": "Rom"}],
+                            "Germany": [{"unit": "F Bal", "from": "Bot"}],
+                            "Russia": [{"unit": "F Lvn", "from": "Bot"}]})
+
+
+@pytest.mark.parametrize("text,want", [
+    ("England disbanded A HOL", Disband("England", "A", "hol")),
+    ("France retreated F NAP-TYS", Retreat("France", "F", "nap", "tys")),
+    ("Germany retreats F BAL-LIV", Retreat("Germany", "F", "bal", "lvn")),
+    ("F(Lvn) retreat: Bot", Retreat("Russia", "F", "lvn", "bot")),
+    ("F(Lvn) retreats to Bot", Retreat("Russia", "F", "lvn", "bot")),
+])
+def test_report_phrasing_pasted_back(text, want):
+    assert one(text, RETREATS).order == want
+
+
+def test_liv_is_livonia_from_the_baltic_and_liverpool_from_wales():
+    p = one("Germany retreats F BAL-LIV", RETREATS)
+    assert p.warnings == ["read 'LIV' as Livonia"]
+    assert read("F Bal - LIV", board({"Germany": ["F Bal"]})) == "F Bal - Lvn"
+    assert read("F Wal - LIV", board({"England": ["F Wal"]})) == "F Wal - Lvp"
+    assert one("A Yor - LIV", board({"England": ["A Yor"]})).warnings == []
+    assert read("Russia: F LIV - Bal", board({"Russia": ["F Lvn"]})) == "F Lvn - Bal"
+    # a unit in each: the abbreviation is not guessed
+    p = one("LIV H", board({"England": ["A Lvp"], "Russia": ["A Lvn"]}))
+    assert p.order is None and p.error == "'LIV' could be Liverpool or Livonia: write the name out"
+
+
+WINTER = board({"Turkey": ["A Con"], "France": ["F Gol", "A Bur", "F Bre"], "Germany": ["A Mun"],
+                "Austria": ["A Vie"]},
+               phase="Winter 1910 Adjustment",
+               centers={"Turkey": ["Smy", "Con", "Ank"], "France": ["Par"], "Germany": ["Ber", "Kie", "Mun"],
+                        "Austria": ["Vie", "Bud", "Tri"]})
+
+
+@pytest.mark.parametrize("text,want", [
+    ("Turkey builds F SMY", [Build("Turkey", "F", "smy")]),
+    ("Germany built F BER", [Build("Germany", "F", "ber")]),
+    ("France disbands F GOL and A BUR", [Remove("France", "F", "lyo"), Remove("France", "A", "bur")]),
+    ("+ A Bud", [Build("Austria", "A", "bud")]),
+    ("* F Bre", [Remove("France", "F", "bre")]),
+    ("Austria: + A Bud, + F Tri", [Build("Austria", "A", "bud"), Build("Austria", "F", "tri")]),
+])
+def test_adjustments_as_reports_and_zines_write_them(text, want):
+    assert [p.order for p in parse_orders(text, WINTER)] == want
+
+
+def test_a_star_before_an_empty_home_is_a_bullet():
+    assert read("* A Ber", WINTER) == "Build A Ber"
+
+
+# -- remarks in brackets --------------------------------------------------------------------------------
+@pytest.mark.parametrize("text,want,remark", [
+    ("A(Mun) stands (retreat: Ber)", "A Mun H", "(retreat: Ber)"),
+    ("War (build) to Sil", "A War - Sil", "(build)"),
+    ("A Par - Bur (*bounce*)", "A Par - Bur", "(*bounce*)"),
+])
+def test_a_remark_in_brackets_inside_an_order_is_left_out_and_said(text, want, remark):
+    pos = board({"Germany": ["A Mun", "A War"], "France": ["A Par"]})
+    p = one(text, pos)
+    assert p.canonical == want
+    assert p.warnings == [f"the remark {remark!r} is not an order: it was left out"]
+
+
+def test_orders_in_brackets_are_still_orders():
+    # reports print failed orders in brackets: pasted back, they are orders
+    assert read("(A PAR-BUR)") == "A Par - Bur"
+    assert read("A(Par) - Bur (via convoy)", board({"France": ["A Par"]})) == "A Par - Bur via convoy"
+
+
+# -- misspellings ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text,want,word,name", [
+    ("A Par - burgandy", "A Par - Bur", "burgandy", "Burgundy"),
+    ("A Hol - Beglium", "A Hol - Bel", "Beglium", "Belgium"),
+    ("A Mun - Rhur", "A Mun - Ruh", "Rhur", "Ruhr"),
+    ("A Pie - Marsellies", "A Pie - Mar", "Marsellies", "Marseilles"),
+    ("A Mar - Piedmnt", "A Mar - Pie", "Piedmnt", "Piedmont"),
+    ("F Lon S F Edi - Norht Sea", "F Lon S F Edi - Nth", "Norht Sea", "North Sea"),
+])
+def test_a_clear_misspelling_is_read_and_the_reading_said(text, want, word, name):
+    pos = board({"France": ["A Par", "A Mar", "A Pie"], "Germany": ["A Mun", "A Hol"], "England": ["F Lon", "F Edi"]})
+    p = one(text, pos)
+    assert p.canonical == want and p.warnings == [f"read {word!r} as {name}"]
+
+
+def test_a_misspelling_close_to_two_provinces_is_refused_naming_both():
+    p = one("A Bud - Seria", board({"Austria": ["A Bud"]}))
+    assert p.order is None
+    assert p.error == "unknown province 'Seria': it could be Serbia or Syria"
+    assert p.suggestions == ["Serbia", "Syria"]
+    assert one("F Eng - Lyond", board({"England": ["F Eng"]})).error == \
+        "unknown province 'Lyond': it could be Gulf of Lyon or London"
+
+
+def test_short_words_and_keywords_are_never_read_as_provinces():
+    for text in ("A Par - Bu", "A Par - hold it", "A Par - Lundoon"):
+        assert one(text).order is None, text
+
+
+# -- harmless lines ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text", ["changed my mind, scrap the north sea:", "(I'll explain in press)",
+                                  "[no changes from last turn]", "Here are my orders for this turn:"])
+def test_harmless_lines_are_notes(text):
+    p = one(text, power="England")
+    assert p.order is None and not p.error and p.note
+    assert p.line == text
+
+
+def test_a_broken_order_ending_in_a_colon_stays_an_error():
+    p = one("A Par - Bru:")
+    assert p.error and not p.note
+
+
+@pytest.mark.parametrize("text", ["all units hold", "All units hold.", "hold all", "Hold all units",
+                                  "all my units stand", "England: all units hold"])
+def test_all_units_hold(text):
+    lines = parse_orders(text, START, power="England")
+    assert sorted(p.canonical for p in lines) == ["A Lvp H", "F Edi H", "F Lon H"]
+    assert all(p.power == "England" and p.source == text for p in lines)
+    assert lines[0].warnings == ["read as a hold for each of England's 3 units"]
+
+
+def test_all_units_hold_needs_a_power_and_a_movement_phase():
+    assert one("all units hold").error == "say whose units hold (e.g. 'England: all units hold')"
+    assert sorted(p.order.loc for p in parse_orders("Germany:\nhold all", START)) == ["ber", "kie", "mun"]
+    assert all(isinstance(p.order, Hold) for p in parse_orders("Germany:\nhold all", START))
+    assert one("all units hold", WINTER, power="France").error.startswith("'all units hold' is an order for a "
+                                                                          "movement phase")
+    assert one("Germany: all units hold", power="England").error == \
+        "you play England: you cannot give orders for Germany"
+
+
+def test_notes_in_judge_parse_json():
+    p = one("(just thinking aloud)")
+    assert p.as_json() == {"line": "(just thinking aloud)", "note": p.note}
+
+
+def test_convoy_notations_still_need_an_army():
+    p = one("F NTS CA F Lon-Bel", EP)
+    assert p.order is None and p.error == "the order says army and then fleet"
+    assert one("F Nth C A Yor - Bel", EP).order == Convoy("England", "F", "nth", "A", "yor", "bel")
+    assert one("A Lvp - Yor", EP).order == Move("England", "A", "lvp", "yor")
