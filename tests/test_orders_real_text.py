@@ -115,8 +115,11 @@ def test_ep_support_kind_must_agree_with_the_unit_written():
 def test_a_sheet_prefix_names_the_power():
     p = one("E) A LVP - YOR", EP)
     assert p.power == "England"
-    assert one("G) A Lvp - Yor", EP, power="England").error == \
-        "you play England: you cannot give orders for Germany"
+    # a letter that is not the player's power heads a lettered list: read so, and said
+    p = one("b) A Lvp - Yor", EP, power="England")
+    assert p.canonical == "A Lvp - Yor" and p.warnings == ["'b)' read as a list marker"]
+    assert one("G) A Lvp - Yor", EP, power="England").warnings == ["'G)' read as a list marker"]
+    assert one("G) F Kie - Hol", EP).power == "Germany"
 
 
 def test_a_route_first_needs_a_destination():

@@ -131,6 +131,7 @@ class LineReader:
         sticky = ctx.sticky
         line_power: str | None = None  # "England: F Lon - Nth. A Lvp H": England's, for this line
         lead: tuple[str, PowerName | None] | None = None  # a verb shared over "and"
+        marker = ""  # a letter of a list in front of the line's first order
         while i < n:
             t = toks[i]
             if t.low in SEPARATORS:
@@ -139,10 +140,14 @@ class LineReader:
                 continue
             if t.word and not out and head is None and i + 1 < n and self.sheet_prefix(t):
                 pn = self.names.power(t.low) or self.names.letters.get(t.low)
-                assert pn is not None
-                line_power, head = pn.name, i  # an order sheet's "E) A Lvp - Yor"
-                i += 1
-                continue
+                if pn is not None and (ctx.power is None or pn.name == ctx.power):
+                    line_power, head = pn.name, i  # an order sheet's "E) A Lvp - Yor"
+                    i += 1
+                    continue
+                if len(t.low) == 1:  # "b) F Lon - Nth": a lettered list, said so
+                    marker = f"'{t.text})' read as a list marker"
+                    i += 1
+                    continue
             if t.word and i + 1 < n and toks[i + 1].low == ":":
                 pn = self.names.power(t.low) or self.names.letters.get(t.low)
                 if pn is None:
@@ -167,7 +172,8 @@ class LineReader:
             head = None
             self.start = i
             ctx.sticky = line_power or sticky
-            self.notes, self.lead = [], None
+            self.notes, self.lead = ([marker] if marker else []), None
+            marker = ""
             try:
                 order, power, end, warnings = self.order(i, lead)
                 try:
@@ -194,11 +200,12 @@ class LineReader:
         return out
 
     def sheet_prefix(self, t: Tok) -> bool:
-        """Is ``t`` (the line's first word) a power's letter or name closed by a bracket, as order
-        sheets and zines head a power's orders ("E) A Lvp - Yor", "England) ...")?"""
+        """Is ``t`` (the line's first word) closed by a bracket: a power's letter or name as order
+        sheets and zines head a power's orders ("E) A Lvp - Yor", "England) ..."), or a letter
+        of a list ("b) F Lon - Nth")?"""
         line = self.line
-        return (line[t.end:t.end + 1] == ")" and "(" not in line[:t.start]
-                and (self.names.power(t.low) or self.names.letters.get(t.low)) is not None)
+        return line[t.end:t.end + 1] == ")" and "(" not in line[:t.start] and (
+            len(t.low) == 1 or self.names.power(t.low) is not None)
 
     def whole(self, k: int) -> None:
         """An order is read whole or refused whole: what follows it on the line must be another
