@@ -105,3 +105,18 @@ def test_a_remark_inside_an_order_line_is_left_out_and_said(table: Table):
     assert "[Error Flag]" not in reply.subject
     assert stored(reply) == ["England: Army Liverpool -> Yorkshire."]
     assert "the remark '(to cover Edinburgh)' is not an order: it was left out" in flat(reply)
+
+
+def test_the_reported_case_f_lon_s_nth_eng(table: Table):
+    """With a fleet in the North Sea, 'f lon s nth eng' is the support of its move to the
+    English Channel, never 'F Lon S F Nth' with an error for 'eng'."""
+    from test_service_helpers import hold_all
+
+    england(table, "F Edi - Nth\nF Lon H\nA Lvp H")
+    hold_all(table, skip=("England",))
+    table.advance(hours=25)
+    assert table.phase() == "F1901M"
+    reply = england(table, "f lon s nth eng\nF Nth - Eng")
+    assert "[Error Flag]" not in reply.subject
+    assert "England: Fleet London SUPPORT Fleet North Sea -> English Channel." in stored(reply)
+    assert reply.body.split("\n").count("> f lon s nth eng") == 1
