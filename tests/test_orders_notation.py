@@ -172,7 +172,11 @@ def test_a_bad_order_never_costs_the_good_ones_beside_it():
 def test_what_is_not_orders_gives_nothing():
     text = ("A Par - Bur\n\n# a comment\nF Bre - Mao   # why\n\nOn Mon, 1 Jan 1901, Judge wrote:\n> A Mun - Ruh\n"
             "A Mar H\n-- \nMy signature A Kie H\n")
-    assert [p.canonical for p in parse_orders(text, START)] == ["A Par - Bur", "F Bre - Mao", "A Mar H"]
+    got = parse_orders(text, START)
+    assert [p.canonical for p in got if not p.note] == ["A Par - Bur", "F Bre - Mao", "A Mar H"]
+    # a comment or a quotation on its own line is said to be one (nothing is passed over in silence)
+    assert [(p.line, p.note.split(",")[0]) for p in got if p.note] == [("# a comment", "a comment"),
+                                                                       ("> A Mun - Ruh", "a quotation")]
     assert parse_orders("", START) == []
     assert parse_orders("\n \n-----\n", START) == []
     text = "A Par - Bur\n-----Original Message-----\nA Mun - Ruh\n"

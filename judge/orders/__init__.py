@@ -4,18 +4,20 @@
     lines = parse_orders(text, pos, power=None)
 
 One :class:`ParsedLine` per order found, in order (several orders on one line give several,
-each with the whole line as ``source``); blank lines, comments and whatever follows the orders
-block (signature, quoted reply) give nothing. An order is read whole or refused whole, with a
+each with the whole line as ``source``). Blank lines and whatever follows the orders block (a
+signature, a forwarded message) give nothing. An order is read whole or refused whole, with a
 specific error, and never costs the good orders beside it. A line that is no order and no
-mistake (a remark in brackets, a line ending in a colon that introduces what follows) gives
-one ParsedLine with a ``note``; a remark in brackets inside an order line is left out, and
-said so (``judge.orders.remarks``). ``check=True`` adds the engine's verdict on each order as an error ("the army in
-Belgium can't reach London"); the adjudicator itself passes ``check=False`` and judges them.
+mistake (a comment, a quotation, a remark in brackets, a line ending in a colon that introduces
+what follows) gives one ParsedLine with a ``note``; a remark in brackets inside an order line
+is left out, and said so. ``check=True`` adds the engine's verdict on each order as an error
+("the army in Belgium can't reach London"); the adjudicator itself passes ``check=False`` and
+judges them.
 
 Modules: ``lexer`` (the orders block of a mail, tokens), ``names`` (provinces, coasts, powers),
-``parser`` (the grammar, and what is checked while reading), ``review`` (the engine's verdicts
-and the warnings that need all the orders), ``cli`` (``judge parse``). The variant rule modules'
-order kinds (embark, disembark, fast ferry, protect, transform) are engine types
+``parser`` (the grammar, and what is checked while reading), ``remarks`` (remarks, lead-in lines,
+"all units hold"), ``review`` (the engine's verdicts and the warnings that need all the orders),
+``cli`` (``judge parse``). What is read, and why: ``docs/order-language.md``. The variant rule
+modules' order kinds (embark, disembark, fast ferry, protect, transform) are engine types
 (:mod:`judge.engine.variant_kinds`); the parser reads them.
 """
 
@@ -65,13 +67,18 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
     if ARMY_FLEET in mods:  # a landing may be written before the move of the A/F it lands from
         first = Context(pos, m, names, mods, power)
         for _, line in lines:
-            toks = tokenize(line)
+            toks = tokenize(line)  # (a comment's "" has no tokens)
             if any(t.word for t in toks):
                 LineReader(first, line, toks).read()
         ctx.af_moves = dict(first.af_moves)
     table = table_for(names, m)
     out: list[ParsedLine] = []
     for lineno, (source, line) in enumerate(lines, 1):
+        if not line:  # "# a comment", "> a quotation"
+            what = "a quotation" if source.startswith(">") else "a comment"
+            out.append(ParsedLine(source, None, ctx.power or ctx.sticky, map=m, source=source, lineno=lineno,
+                                  note=f"{what}, not an order: nothing was done with it"))
+            continue
         parsed = read_line(ctx, line, table) if fast else None
         if parsed is not None:
             parsed.source, parsed.lineno = source, lineno

@@ -47,11 +47,14 @@ class Tok:
 def order_lines(text: str) -> Iterator[str]:
     """The lines of the orders block, comments and list markers removed (blank lines kept out)."""
     for _, line in source_lines(text):
-        yield line
+        if line:
+            yield line
 
 
 def source_lines(text: str) -> Iterator[tuple[str, str]]:
-    """``(the line as written, the line to read)`` for each line of the orders block.
+    """``(the line as written, the line to read)`` for each line of the orders block; the line to
+    read is "" for a line that is only a comment or a quotation ("# plan B", "> F Lon - Nth"),
+    which the reader notes rather than passing over in silence.
 
     A "*" list marker is kept (as a blank, with the star) because in an adjustment phase
     "* F Bre" is the zines' removal mark; the tokenizer drops it everywhere else."""
@@ -64,6 +67,8 @@ def source_lines(text: str) -> Iterator[tuple[str, str]]:
         line = raw.split("#", 1)[0]
         stripped = line.strip()
         if not stripped or stripped[0] == ">" or stripped[-1] == ":" and _WROTE.match(stripped):
+            if stripped[:1] == ">" or not stripped and raw.strip():
+                yield raw.strip(), ""
             continue
         if stripped[0] in _LIST_START or stripped[0].isdigit():
             mark = _LIST_MARK.match(line)
