@@ -101,6 +101,10 @@ EP = board({"England": ["A Lvp", "A Yor", "F Lon", "F Nth", "F Edi"], "Germany":
     ("A Yor via Nth - Bel", "A Yor - Bel via convoy"),
     ("E) A LVP - YOR", "A Lvp - Yor"),
     ("England) F Lon - Eng", "F Lon - Eng"),
+    ("A LON - BEL VIA", "A Lon - Bel via convoy"),
+    ("A Lvp supports A Yor into Edi", "A Lvp S A Yor - Edi"),
+    ("my army in Liverpool goes to Wales", "A Lvp - Wal"),
+    ("F Nth convoys the army in Yorkshire into Belgium", "F Nth C A Yor - Bel"),
 ])
 def test_notations(text, want):
     assert read(text, EP) == want

@@ -50,11 +50,12 @@ LEAD_W = frozenset({"build", "builds", "remove", "removes", "disband", "disbands
 ROUTE_W = MOVE_W - {"to"}
 KIND_W = {"a": "A", "army": "A", "f": "F", "fleet": "F"}
 FILLER_W = frozenset({"the", "in", "at", "from"})
+OWN_W = frozenset({"the", "my", "our"})  # before a unit or a place: "my army in Paris"
 SEPARATORS = frozenset({";", ","})
 #: words never read as a province prefix ("the" is not "The Netherlands", "transforms" not "Transylvania")
 RESERVED = frozenset().union(HOLD_W, MOVE_W, TO_W, RETREAT_W, SUPPORT_W, CONVOY_W, EMBARK_W, ON_W, DISEMBARK_W,
                              DISBAND_W, REMOVE_W, BUILD_W, WAIVE_W, PROTECT_W, FERRY_W, TRANSFORM_W, VIA_W,
-                             KIND_W, FILLER_W, {"fast", "an", "of", "coast", "and", "then", "unit"})
+                             KIND_W, FILLER_W, OWN_W, {"fast", "an", "of", "coast", "and", "then", "unit"})
 
 #: which rule module provides each variant order kind, for "this variant has no ... orders"
 MODULE_OF = {"embark": ARMY_FLEET, "disembark": ARMY_FLEET, "fast ferry": ARMY_FLEET,
@@ -334,7 +335,7 @@ class LineReader:
         ``fits``: which provinces make sense here (a unit there, in reach); it settles an
         abbreviation of two provinces ("LIV": Liverpool or Livonia). A misspelt name that is
         clearly one province is read as it, and the reading noted."""
-        if self.low(k) == "the" and not self.is_loc(k):
+        if self.low(k) in OWN_W and not self.is_loc(k):
             k += 1
         found = self.province_at(k)
         if found is None:
@@ -448,7 +449,7 @@ class LineReader:
         owner: PowerName | None = None
         kind: str | None = None
         af_ambiguous = False
-        if self.low(k) == "the" and not self.is_loc(k):
+        if self.low(k) in OWN_W and not self.is_loc(k):
             k += 1
         z = self.zine(k)
         if z is not None and (self.is_loc(k + 1) or self.low(k + 1) in FILLER_W):
@@ -814,6 +815,8 @@ class LineReader:
                 while self.low(k) in MOVE_W and self.is_loc(k + 1):
                     _, _, k = self.loc(k + 1, "a province")
                 via = True
+            elif self.toks[k].word and self.boundary(k + 1):  # "A Lon - Bel VIA" (MILA's and DAIDE's notation)
+                via, k = True, k + 1
         if route:
             via = True  # a route written out (DATC 4.A.6: the route itself is not binding)
         if via and kind != "A":
@@ -841,9 +844,9 @@ class LineReader:
             k += 2
         elif w in HOLD_W:
             k += 1
-        elif w in MOVE_W or w in DISEMBARK_W or (w == "d" and self.is_loc(k + 1)):
+        elif w in MOVE_W or w == "into" or w in DISEMBARK_W or (w == "d" and self.is_loc(k + 1)):
             k += 1
-            if self.low(k) in TO_W and w != "to":
+            if self.low(k) in TO_W and w not in ("to", "into"):
                 k += 1
             prov, coast, k = self.loc(k, "the destination of the supported unit", fits)
             if coast and tkind != "F":
@@ -903,9 +906,9 @@ class LineReader:
 
     def carried_dest(self, k: int, what: str, kind: str, warnings: list[str]) -> tuple[str, int]:
         w = self.low(k)
-        if w not in MOVE_W:
+        if w not in MOVE_W and w != "into":
             raise self.fail(f"say where {what} goes ('... - Bel')", k)
-        k += 1 + (w != "to" and self.low(k + 1) in TO_W)
+        k += 1 + (w not in ("to", "into") and self.low(k + 1) in TO_W)
         prov, coast, k = self.loc(k, f"the destination of {what}")
         if coast and kind != "F":
             warnings.append("coast ignored: an army does not use coasts")
