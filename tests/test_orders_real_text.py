@@ -181,6 +181,21 @@ def test_adjustments_as_reports_and_zines_write_them(text, want):
     assert [p.order for p in parse_orders(text, WINTER)] == want
 
 
+@pytest.mark.parametrize("text,want", [
+    ("Austria: Builds an army in Vienna.", ["Build A Vie"]),
+    ("Austria: Build waived.", ["Waive"]),
+    ("Austria: waive one build", ["Waive"]),
+    ("Austria: waive 2", ["Waive", "Waive"]),
+    ("Austria: Builds: A Vie, F Tri", ["Build A Vie", "Build F Tri"]),
+    ("Removals: A Mun", ["Remove A Mun"]),
+    ("Destroy F Bre", ["Remove F Bre"]),
+    ("Germany: Removes the army in Munich.", ["Remove A Mun"]),
+])
+def test_adjustments_as_results_and_sites_print_them(text, want):
+    got = parse_orders(text, WINTER)
+    assert [p.canonical for p in got] == want, [p.error for p in got]
+
+
 def test_a_star_before_an_empty_home_is_a_bullet():
     assert read("* A Ber", WINTER) == "Build A Ber"
 

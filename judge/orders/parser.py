@@ -34,9 +34,11 @@ EMBARK_W = frozenset({"embark", "embarks", "board", "boards"})
 ON_W = frozenset({"on", "onto", "aboard", "in", "into", "to", "at"})
 DISEMBARK_W = frozenset({"disembark", "disembarks", "land", "lands"})
 DISBAND_W = frozenset({"d", "disband", "disbands", "disbanded"})
-REMOVE_W = frozenset({"remove", "removes", "removed"})
+REMOVE_W = frozenset({"remove", "removes", "removed", "destroy", "destroys"})
 BUILD_W = frozenset({"b", "build", "builds", "built"})
-WAIVE_W = frozenset({"w", "waive", "waives"})
+WAIVE_W = frozenset({"w", "waive", "waives", "waived"})
+#: how many builds a waive gives up ("waive one build", "waive 2")
+COUNT_W = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 PROTECT_W = frozenset({"p", "protect", "protects"})
 FERRY_W = frozenset({"ff", "ferry", "ferries"})
 TRANSFORM_W = frozenset({"tr", "trafo", "transform", "transforms", "becomes"})
@@ -46,7 +48,10 @@ VIA_W = frozenset({"via", "by"})
 SUPPORT_KIND_W = {"sa": "A", "sf": "F"}
 CONVOY_KIND_W = {"ca": "A"}
 #: words that begin a new order after one just read on the same line ("... and A Bur")
-LEAD_W = frozenset({"build", "builds", "remove", "removes", "disband", "disbands", "waive", "waives"})
+LEAD_W = frozenset({"build", "builds", "remove", "removes", "disband", "disbands", "waive", "waives", "destroy"})
+#: a verb heading a list of orders: "Builds: A Vie, A Bud", "Removes: F Nth"
+VERB_HEAD_W = frozenset({"build", "builds", "remove", "removes", "removals", "disband", "disbands", "disbandments",
+                         "retreat", "retreats"})
 ROUTE_W = MOVE_W - {"to"}
 KIND_W = {"a": "A", "army": "A", "f": "F", "fleet": "F"}
 FILLER_W = frozenset({"the", "in", "at", "from"})
@@ -122,6 +127,7 @@ class LineReader:
         self.start = 0  # where the order being read begins
         self.notes: list[str] = []  # how the order being read was read where it needed a choice
         self.lead: tuple[str, PowerName | None] | None = None  # "France disbands F Gol and A Bur"
+        self.repeat = 1  # how many of the order just read ("waive two builds")
 
     # -- driver ------------------------------------------------------------------------------
     def read(self) -> list[ParsedLine]:
@@ -133,6 +139,7 @@ class LineReader:
         line_power: str | None = None  # "England: F Lon - Nth. A Lvp H": England's, for this line
         lead: tuple[str, PowerName | None] | None = None  # a verb shared over "and"
         marker = ""  # a letter of a list in front of the line's first order
+        line_lead: tuple[str, PowerName | None] | None = None  # "Builds: A Vie, A Bud"
         while i < n:
             t = toks[i]
             if t.low in SEPARATORS:
@@ -151,6 +158,11 @@ class LineReader:
                     continue
             if t.word and i + 1 < n and toks[i + 1].low == ":":
                 pn = self.names.power(t.low) or self.names.letters.get(t.low)
+                if pn is None and t.low in VERB_HEAD_W and not out and i == (0 if head is None else head + 2):
+                    verb = {"removals": "remove", "disbandments": "disband"}.get(t.low, t.low)
+                    line_lead = (verb, self.names.powers.get(line_power.lower()) if line_power else None)
+                    i += 2
+                    continue
                 if pn is None:
                     end = self.resync(i + 2)
                     known = sorted({p.name for p in self.names.powers.values()})
@@ -173,10 +185,10 @@ class LineReader:
             head = None
             self.start = i
             ctx.sticky = line_power or sticky
-            self.notes, self.lead = ([marker] if marker else []), None
+            self.notes, self.lead, self.repeat = ([marker] if marker else []), None, 1
             marker = ""
             try:
-                order, power, end, warnings = self.order(i, lead)
+                order, power, end, warnings = self.order(i, lead or line_lead)
                 try:
                     self.whole(end)
                 except OrderError as exc:
@@ -190,6 +202,8 @@ class LineReader:
                 parsed = ParsedLine(self.text(start, end), None, power, str(exc), exc.suggestions, map=self.m)
             out.append(parsed)
             o = parsed.order
+            for _ in range(self.repeat - 1 if o is not None else 0):  # "waive two builds": one waive each
+                out.append(ParsedLine(parsed.line, o, parsed.power, map=self.m))
             if isinstance(o, Move) and o.kind == "A/F":
                 ctx.af_moves[o.dest] = o.power
             lead = None
@@ -600,6 +614,8 @@ class LineReader:
             w, verb = "build", True
         if w in WAIVE_W and verb:
             return self.waive(after, named)
+        if w in BUILD_W and verb and self.low(after) in WAIVE_W:  # "Build waived." (njudge's results)
+            return self.waive(after + 1, named)
         if w in BUILD_W and verb:
             self.lead = (w, named)
             return self.build(self.unit_ref(after, fits=self.free_site), named)
@@ -641,6 +657,14 @@ class LineReader:
         if named is None and self.ctx.sticky is None and self.ctx.power is None:
             raise self.fail("say which power waives (e.g. 'England: Waive')", k)
         power = self.decide_power(named, None, None, k)
+        w = self.low(k)
+        if k < self.n and (w.isdigit() or w in COUNT_W) and self.toks[k].word:  # "waive one build", "waive 2"
+            self.repeat = COUNT_W.get(w) or min(int(w[:3]), 99)
+            k += 1
+            if self.repeat < 1:
+                raise self.fail("a waive gives up one build or more", k - 1)
+        if self.low(k) in ("build", "builds") and self.toks[k].word:
+            k += 1
         return Waive(power, None, ""), power, k, []
 
     def build(self, ref: Ref, named: PowerName | None) -> Result:
