@@ -185,6 +185,8 @@ def test_what_is_not_orders_gives_nothing():
 
 def test_power_prefixes_and_headers():
     lines = parse_orders("ENGLAND:\nF Lon - Nth\nA Lvp - Yor\nFrance: A Par - Bur. A Mar H\nF Bre - Mao", START)
+    assert lines[0].note == "a heading: the orders below are England's"
+    lines = lines[1:]
     assert [(p.power, p.canonical) for p in lines] == [
         ("England", "F Lon - Nth"), ("England", "A Lvp - Yor"), ("France", "A Par - Bur"), ("France", "A Mar H"),
         ("England", "F Bre - Mao")]  # the header stands until the next; a prefix only for its line

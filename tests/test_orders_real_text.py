@@ -273,8 +273,8 @@ def test_all_units_hold(text):
 
 def test_all_units_hold_needs_a_power_and_a_movement_phase():
     assert one("all units hold").error == "say whose units hold (e.g. 'England: all units hold')"
-    assert sorted(p.order.loc for p in parse_orders("Germany:\nhold all", START)) == ["ber", "kie", "mun"]
-    assert all(isinstance(p.order, Hold) for p in parse_orders("Germany:\nhold all", START))
+    held = [p.order for p in parse_orders("Germany:\nhold all", START) if not p.note]
+    assert sorted(o.loc for o in held) == ["ber", "kie", "mun"] and all(isinstance(o, Hold) for o in held)
     assert one("all units hold", WINTER, power="France").error.startswith("'all units hold' is an order for a "
                                                                           "movement phase")
     assert one("Germany: all units hold", power="England").error == \
@@ -291,3 +291,17 @@ def test_convoy_notations_still_need_an_army():
     assert p.order is None and p.error == "the order says army and then fleet"
     assert one("F Nth C A Yor - Bel", EP).order == Convoy("England", "F", "nth", "A", "yor", "bel")
     assert one("A Lvp - Yor", EP).order == Move("England", "A", "lvp", "yor")
+
+
+@pytest.mark.parametrize("heading", ["== England ==", "ENGLAND ORDERS", "Orders for England:", "England (Bob Smith)",
+                                     "England's orders", "*** ENGLAND ***"])
+def test_a_power_heading_is_a_note_and_names_the_power_of_the_orders_below(heading):
+    lines = parse_orders(f"{heading}\nF Lon - Nth\nA Par - Bur", START)
+    assert lines[0].note == "a heading: the orders below are England's" and not lines[0].error
+    assert [(p.power, p.canonical) for p in lines[1:]] == [("England", "F Lon - Nth"), ("England", "A Par - Bur")]
+
+
+def test_a_lettered_list_with_dots():
+    p = one("a. A Par - Bur")
+    assert p.canonical == "A Par - Bur" and p.warnings == ["'a.' read as a list marker"]
+    assert read("A. Par - Bur") == "A Par - Bur"  # "A." is the army here

@@ -33,7 +33,7 @@ from judge.orders.lexer import order_lines, source_lines, tokenize
 from judge.orders.names import names_for
 from judge.orders.parsed import ParsedLine
 from judge.orders.parser import Context, LineReader
-from judge.orders.remarks import holds_all, is_lead_in, is_remark_line, without_remarks
+from judge.orders.remarks import holds_all, is_lead_in, is_remark_line, power_heading, without_remarks
 from judge.orders.review import engine_verdicts, mismatch_warnings
 
 __all__ = ["parse_orders", "ParsedLine"]
@@ -101,13 +101,17 @@ def _read(ctx: Context, line: str, toks: list) -> list[ParsedLine]:
     besides orders (``judge.orders.remarks``)."""
     reader = LineReader(ctx, line, toks)
     got = reader.read()
-    if all(p.order is not None for p in got):
+    if all(p.order is not None or p.note for p in got):
         return got
     if "all" in line.lower():
         held = _hold_all(ctx, line)
         if held is not None:
             return held
     if not any(p.order is not None for p in got):
+        named = power_heading(line, ctx.names)
+        if named is not None:  # "== England ==", "ENGLAND ORDERS", "England (Bob)": the orders below are its
+            ctx.sticky = named
+            return [reader.heading(named)]
         what = "a remark" if is_remark_line(line) else "a line leading into what follows" if (
             is_lead_in(line) and not reader.starts_unit(0) and not reader.is_loc(0)) else ""
         if what:

@@ -156,6 +156,11 @@ class LineReader:
                     marker = f"'{t.text})' read as a list marker"
                     i += 1
                     continue
+            if (t.word and t.dot and len(t.low) == 1 and not out and head is None and i == 0
+                    and self.kind_word(i + 1) is not None):  # "a. A Par - Bur": "a." is no army here
+                marker = f"'{t.text}.' read as a list marker"
+                i += 1
+                continue
             if t.word and i + 1 < n and toks[i + 1].low == ":":
                 pn = self.names.power(t.low) or self.names.letters.get(t.low)
                 if pn is None and t.low in VERB_HEAD_W and not out and i == (0 if head is None else head + 2):
@@ -173,14 +178,14 @@ class LineReader:
                     continue
                 if i + 2 >= n and head is None:  # "England:" alone: the power of the lines below
                     ctx.sticky = pn.name
-                    return out
+                    return out + [self.heading(pn.name)]
                 line_power = pn.name
                 head = i if head is None else head
                 i += 2
                 continue
             if n == 1 and t.low in self.names.full_names:  # a power's name alone: a header
                 ctx.sticky = self.names.powers[t.low].name
-                return out
+                return out + [self.heading(ctx.sticky)]
             start = i if head is None else head
             head = None
             self.start = i
@@ -213,6 +218,10 @@ class LineReader:
             i = max(end, i + 1)
         ctx.sticky = sticky
         return out
+
+    def heading(self, power: str) -> ParsedLine:
+        """A power's name heading the lines below ("England:"): no order, said as a note."""
+        return ParsedLine(self.line.strip(), None, power, map=self.m, note=f"a heading: the orders below are {power}'s")
 
     def sheet_prefix(self, t: Tok) -> bool:
         """Is ``t`` (the line's first word) closed by a bracket: a power's letter or name as order

@@ -11,7 +11,10 @@ lines that are orders.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:
+    from judge.orders.names import Names
 
 _GROUP = re.compile(r"\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}")
 _WORD = re.compile(r"[^\W_]")
@@ -52,3 +55,19 @@ def is_lead_in(line: str) -> bool:
     """A line ending in a colon that introduces what follows ("changed my mind, scrap the north
     sea:", "My orders for this turn:")."""
     return line.rstrip().endswith(":")
+
+
+_DECORATION = " \t=*-_~#:.<>|"
+_HEADING = re.compile(r"(?:(?:my\s+)?orders?\s+(?:for|of)\s+)?([^\W\d_]+?)(?:['’]s)?(?:\s+orders?)?"
+                      r"(?:\s*[(\[][^()\[\]]*[)\]])?", re.I)
+
+
+def power_heading(line: str, names: "Names") -> str | None:
+    """The power a heading line names ("== England ==", "ENGLAND ORDERS", "Orders for England",
+    "England (Bob Smith)"), else None."""
+    s = line.strip(_DECORATION) if len(line) <= 60 else ""
+    m = _HEADING.fullmatch(s.strip()) if s else None
+    if m is None:
+        return None
+    word = m.group(1).lower()
+    return next((pn.name for key, pn in names.powers.items() if key == word and word in names.full_names), None)
