@@ -7,7 +7,9 @@ message header, quoted lines ("> ..."), the "On ... wrote:" line that introduces
 Tokens are words and a few symbols. A dot never becomes a token: it is remembered on the
 word before it (``Tok.dot``), because a dot may end an abbreviation ("St. Pete.", "A.") as
 well as an order ("F Ion-WMed. A Tun P F Ion-WMed."), and only the parser can tell which.
-Brackets are dropped too ("A(Lon)", "(S)", "(nc)", "[England]" read as without them).
+Brackets are dropped too ("A(Lon)", "(S)", "(nc)", "[England]" read as without them), and
+angle brackets around a failed order in a report ("<A <LPL>-holds>"); a ">" no "<" opened is
+an arrow ("A Lon > Bel").
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ _TOKEN = re.compile(r"""
   | (?P<dash>[-‐‑‒–—―]+)
   | (?P<sym>[:/;,>])
   | (?P<dot>[.…]+)
-  | (?P<skip>[()\[\]{}<"'‘’“”!*`]+)
+  | (?P<skip>[()\[\]{}"'‘’“”!*`]+)
+  | (?P<lt><)
   | (?P<junk>[^\s])
 """, re.VERBOSE)
 
@@ -83,9 +86,16 @@ def source_lines(text: str) -> Iterator[tuple[str, str]]:
 
 def tokenize(line: str) -> list[Tok]:
     toks: list[Tok] = []
+    opened = 0  # "<" not closed yet: a ">" closes it ("<A <LPL>-holds>", a report's failed order)
     for mt in _TOKEN.finditer(line):
         group = mt.lastgroup
         s = mt.group()
+        if group == "lt":
+            opened += 1
+            continue
+        if opened and s == ">":
+            opened -= 1
+            continue
         if group == "w":
             toks.append(Tok(s, s.lower().replace("'", "").replace("’", ""), mt.start(), mt.end(), True))
         elif group == "dot":
