@@ -305,3 +305,18 @@ def test_a_lettered_list_with_dots():
     p = one("a. A Par - Bur")
     assert p.canonical == "A Par - Bur" and p.warnings == ["'a.' read as a list marker"]
     assert read("A. Par - Bur") == "A Par - Bur"  # "A." is the army here
+
+
+@pytest.mark.parametrize("text", ["A Mun - Kie, rest hold", "A Mun - Kie\nall other units hold",
+                                  "Germany: A Mun - Kie; the rest hold", "A Mun - Kie. Everything else stands."])
+def test_the_rest_hold(text):
+    lines = parse_orders(text, START, power="Germany" if not text.startswith("Germany") else None)
+    assert sorted(p.canonical for p in lines) == ["A Ber H", "A Mun - Kie", "F Kie H"]
+    held = [p for p in lines if p.canonical.endswith(" H")]
+    assert held[0].warnings == ["read as a hold for each of Germany's units not ordered otherwise: F Kie, A Ber"]
+
+
+def test_the_rest_hold_with_nothing_left_is_a_note():
+    lines = parse_orders("F Lon - Nth\nA Lvp - Yor\nF Edi - Nwg\nrest hold", START, power="England")
+    assert lines[-1].note == "all of England's units have orders: none is left to hold"
+    assert one("rest hold").error == "say whose units hold (e.g. 'England: rest hold')"

@@ -120,3 +120,11 @@ def test_the_reported_case_f_lon_s_nth_eng(table: Table):
     assert "[Error Flag]" not in reply.subject
     assert "England: Fleet London SUPPORT Fleet North Sea -> English Channel." in stored(reply)
     assert reply.body.split("\n").count("> f lon s nth eng") == 1
+
+
+def test_the_rest_hold(table: Table):
+    reply = england(table, "F Lon - Nth, rest hold")
+    assert "[Error Flag]" not in reply.subject
+    assert stored(reply) == ["England: Army Liverpool HOLD.", "England: Fleet Edinburgh HOLD.",
+                             "England: Fleet London -> North Sea."]
+    assert reply.body.split("\n").count("> F Lon - Nth, rest hold") == 1

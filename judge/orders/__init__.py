@@ -29,11 +29,12 @@ from judge.engine.position import Position
 from judge.engine.variant_kinds import ARMY_FLEET  # importing it registers the variant order kinds
 from judge.orders.canonical import read_line, table_for
 from judge.engine.orders import Hold
+from judge.variant import province_of
 from judge.orders.lexer import order_lines, source_lines, tokenize
 from judge.orders.names import names_for
 from judge.orders.parsed import ParsedLine
 from judge.orders.parser import Context, LineReader
-from judge.orders.remarks import holds_all, is_lead_in, is_remark_line, power_heading, without_remarks
+from judge.orders.remarks import holds_all, is_lead_in, is_remark_line, power_heading, rest_hold, without_remarks
 from judge.orders.review import engine_verdicts, mismatch_warnings
 
 __all__ = ["parse_orders", "ParsedLine"]
@@ -73,6 +74,7 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
         ctx.af_moves = dict(first.af_moves)
     table = table_for(names, m)
     out: list[ParsedLine] = []
+    rest: list[tuple[int, ParsedLine]] = []  # where "the rest hold" was written, and for whom
     for lineno, (source, line) in enumerate(lines, 1):
         if not line:  # "# a comment", "> a quotation"
             what = "a quotation" if source.startswith(">") else "a comment"
@@ -88,7 +90,12 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
         if any(t.word for t in toks) or "+" in line:
             for p in _read(ctx, line, toks):
                 p.source, p.lineno = source, lineno
-                out.append(p)
+                if p.note == _REST:
+                    rest.append((len(out), p))
+                else:
+                    out.append(p)
+    for at, p in reversed(rest):
+        out[at:at] = _hold_the_rest(ctx, p, out)
     if check:
         engine_verdicts(out, pos, rules)
     if warn:
@@ -103,10 +110,16 @@ def _read(ctx: Context, line: str, toks: list) -> list[ParsedLine]:
     got = reader.read()
     if all(p.order is not None or p.note for p in got):
         return got
-    if "all" in line.lower():
+    low = line.lower()
+    if "all" in low:
         held = _hold_all(ctx, line)
         if held is not None:
             return held
+    if ("rest" in low or "other" in low or "else" in low) and (head := rest_hold(line)) is not None:
+        before = LineReader(ctx, head, tokenize(head)).read() if head.strip() else []
+        if all(p.order is not None for p in before):
+            power = ctx.power or ctx.sticky or next((p.power for p in before if p.power), None)
+            return before + [ParsedLine(line.strip(), None, power, map=ctx.map, note=_REST)]
     if not any(p.order is not None for p in got):
         named = power_heading(line, ctx.names)
         if named is not None:  # "== England ==", "ENGLAND ORDERS", "England (Bob)": the orders below are its
@@ -125,6 +138,34 @@ def _read(ctx: Context, line: str, toks: list) -> list[ParsedLine]:
             again[0].warnings.extend(f"the remark {r!r} is not an order: it was left out" for r in remarks)
             return again
     return got
+
+
+_REST = "the rest hold"  # a mark, replaced by the holds once every line is read
+
+
+def _hold_the_rest(ctx: Context, mark: ParsedLine, out: list[ParsedLine]) -> list[ParsedLine]:
+    """"..., rest hold": a hold for each of the power's units no order in the mail is for."""
+    m, power, line = ctx.map, mark.power, mark.line
+    if power is None:
+        return [_at(mark, ParsedLine(line, None, None, "say whose units hold (e.g. 'England: rest hold')", map=m))]
+    if ctx.phase != "movement":
+        return [_at(mark, ParsedLine(line, None, power, f"'rest hold' is an order for a movement phase; this is "
+                                     f"{ctx.pos.phase}", map=m))]
+    ordered = {province_of(p.order.loc) for p in out if p.order is not None and p.order.power == power
+               and p.order.is_unit_order}
+    units = [u for u in ctx.pos.units.values() if u.power == power and u.prov not in ordered]
+    if not units:
+        return [_at(mark, ParsedLine(line, None, power, map=m, note=f"all of {power}'s units have orders: "
+                                     "none is left to hold"))]
+    held = [_at(mark, ParsedLine(line, Hold(power, u.kind, u.loc), power, map=m)) for u in units]
+    held[0].warnings.append(f"read as a hold for each of {power}'s units not ordered otherwise: "
+                            + ", ".join(u.text(m) for u in units))
+    return held
+
+
+def _at(mark: ParsedLine, p: ParsedLine) -> ParsedLine:
+    p.source, p.lineno = mark.source, mark.lineno
+    return p
 
 
 def _hold_all(ctx: Context, line: str) -> list[ParsedLine] | None:

@@ -24,6 +24,19 @@ _HOLD_ALL = re.compile(r"(?:(?:all|every)\s+(?:(?:of\s+)?(?:my|our)\s+)?(?:units
                        r"(?:turn|phase|season))?\s*[.!]*", re.I)
 
 
+#: "..., rest hold", "all other units hold", "everything else stands"
+_REST_HOLD = re.compile(r"(?P<head>.*?)[\s,;.]*(?:\band\s+)?(?:(?:the|all|my)\s+)?(?:rest|others|other\s+units?|"
+                        r"all\s+others|everything\s+else|every\s+other\s+unit)\s+(?:hold|holds|stand|stands)\s*[.!]*",
+                        re.I | re.S)
+
+
+def rest_hold(line: str) -> str | None:
+    """For a line that ends by holding every unit not ordered otherwise ("A Mun - Kie, rest
+    hold", "all other units hold"), the orders before that (maybe ""); else None."""
+    found = _REST_HOLD.fullmatch(line.strip())
+    return None if found is None else found.group("head")
+
+
 def holds_all(line: str) -> bool:
     """Does the line (the power's name aside) say every unit holds?"""
     return _HOLD_ALL.fullmatch(line.strip()) is not None
