@@ -32,7 +32,7 @@ WORDS = ["A", "F", "A/F", "army", "fleet", "Lon", "Bel", "StP", "nc", "sc", "/",
          "transforms", "into", "a", "holds", "disband", "retreats", "#", ">", "-- ", "\n", "\x00", "\t", "é", "東京",
          "SA", "SF", "CA", "Std.", "+", "*", "and", "all", "units", "hold", "LIV", "Norw", "Beglium", "burgandy",
          "E)", "b)", "(build)", "(retreat:", "retreated", "disbanded", "builds", "Seria", "NTS", "Lvn", "Bal",
-         "Builds:", "waive", "two", "2", "Destroy", "VIA", "into", "my", "<", "<A", "Lpl>", "rest", "others", "else"]
+         "Builds:", "waive", "two", "2", "Destroy", "VIA", "into", "my", "<", "<A", "Lpl>", "rest", "others", "else", "no", "builds"]
 order_soup = st.lists(st.sampled_from(WORDS), max_size=30).map(" ".join)
 any_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300)
 

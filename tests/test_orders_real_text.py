@@ -320,3 +320,23 @@ def test_the_rest_hold_with_nothing_left_is_a_note():
     lines = parse_orders("F Lon - Nth\nA Lvp - Yor\nF Edi - Nwg\nrest hold", START, power="England")
     assert lines[-1].note == "all of England's units have orders: none is left to hold"
     assert one("rest hold").error == "say whose units hold (e.g. 'England: rest hold')"
+
+
+@pytest.mark.parametrize("text", ["Austria: no builds", "Austria: waive all", "Austria: No builds this year.",
+                                  "Austria: waive all my builds"])
+def test_no_builds_waives_every_build_the_power_may_make(text):
+    lines = parse_orders(text, WINTER)  # Austria: three centres free, one unit, so two builds
+    assert [p.canonical for p in lines] == ["Waive", "Waive"] and all(p.power == "Austria" for p in lines)
+    assert lines[0].warnings == ["read as 2 waives: every build Austria may make"]
+
+
+def test_no_builds_with_none_due_is_a_note():
+    p = one("no builds", WINTER, power="France")
+    assert p.order is None and p.note == "France has no builds to make: nothing to waive"
+    assert one("no builds", WINTER).error == "say whose builds are waived (e.g. 'England: no builds')"
+
+
+def test_a_convoy_written_without_a_dash():
+    p = one("F NTS CA YOR BEL", EP)
+    assert p.canonical == "F Nth C A Yor - Bel"
+    assert p.warnings == ["read Belgium as where the convoyed army goes (no dash was written)"]

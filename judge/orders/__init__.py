@@ -23,18 +23,20 @@ modules' order kinds (embark, disembark, fast ferry, protect, transform) are eng
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from judge.engine.position import Position
 from judge.engine.variant_kinds import ARMY_FLEET  # importing it registers the variant order kinds
 from judge.orders.canonical import read_line, table_for
-from judge.engine.orders import Hold
+from judge.engine.adjustment import adjustments_due, build_sites
+from judge.engine.orders import Hold, Waive
 from judge.variant import province_of
 from judge.orders.lexer import order_lines, source_lines, tokenize
 from judge.orders.names import names_for
 from judge.orders.parsed import ParsedLine
 from judge.orders.parser import Context, LineReader
-from judge.orders.remarks import holds_all, is_lead_in, is_remark_line, power_heading, rest_hold, without_remarks
+from judge.orders.remarks import (holds_all, is_lead_in, is_remark_line, power_heading, rest_hold, waives_all,
+                                  without_remarks)
 from judge.orders.review import engine_verdicts, mismatch_warnings
 
 __all__ = ["parse_orders", "ParsedLine"]
@@ -64,7 +66,7 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
     names = names_for(variant, m)
     mods = frozenset(rules.get("modules", ()))
     lines = list(source_lines(text))
-    ctx = Context(pos, m, names, mods, power)
+    ctx = Context(pos, m, names, mods, power, rules=rules)
     if ARMY_FLEET in mods:  # a landing may be written before the move of the A/F it lands from
         first = Context(pos, m, names, mods, power)
         for _, line in lines:
@@ -115,6 +117,10 @@ def _read(ctx: Context, line: str, toks: list) -> list[ParsedLine]:
         held = _hold_all(ctx, line)
         if held is not None:
             return held
+    if "build" in low or "waive" in low:
+        waived = _waive_all(ctx, line)
+        if waived is not None:
+            return waived
     if ("rest" in low or "other" in low or "else" in low) and (head := rest_hold(line)) is not None:
         before = LineReader(ctx, head, tokenize(head)).read() if head.strip() else []
         if all(p.order is not None for p in before):
@@ -168,20 +174,45 @@ def _at(mark: ParsedLine, p: ParsedLine) -> ParsedLine:
     return p
 
 
+def _whose(ctx: Context, line: str, says: Callable[[str], bool], say: str) -> str | list[ParsedLine] | None:
+    """Whose line it is, when it ``says`` its thing alone or after a power's name (the power
+    named, else the player's or the heading's); None when it says something else; the error,
+    as the line's reading, when it names another power than the player's or none can be told."""
+    head, colon, rest = line.partition(":")
+    named = ctx.names.power(head.strip().lower()) if colon else None
+    if not says(rest if named else line):
+        return None
+    power = named.name if named else ctx.power or ctx.sticky
+    if named and ctx.power and power != ctx.power:
+        return [ParsedLine(line.strip(), None, ctx.power, f"you play {ctx.power}: you cannot give orders for "
+                           f"{power}", map=ctx.map)]
+    if power is None:
+        return [ParsedLine(line.strip(), None, None, f"say {say}", map=ctx.map)]
+    return power
+
+
+def _waive_all(ctx: Context, line: str) -> list[ParsedLine] | None:
+    """"No builds", "waive all": a waive for each build the power may make."""
+    power = _whose(ctx, line, waives_all, "whose builds are waived (e.g. 'England: no builds')")
+    if not isinstance(power, str):
+        return power
+    m = ctx.map
+    due = adjustments_due(ctx.pos).get(power, 0) if ctx.phase == "adjustment" else 0
+    n = min(due, len(build_sites(ctx.pos, power, ctx.rules)))
+    if n <= 0:
+        return [ParsedLine(line.strip(), None, power, map=m, note=f"{power} has no builds to make: nothing to waive")]
+    out = [ParsedLine(line.strip(), Waive(power, None, ""), power, map=m) for _ in range(n)]
+    out[0].warnings.append(f"read as {n} waive{'s' if n > 1 else ''}: every build {power} may make")
+    return out
+
+
 def _hold_all(ctx: Context, line: str) -> list[ParsedLine] | None:
     """"All units hold", "hold all" (after a power's name, or for the player signed on): a hold
     for every unit of the power; None when the line says something else."""
-    head, colon, rest = line.partition(":")
-    named = ctx.names.power(head.strip().lower()) if colon else None
-    if not holds_all(rest if named else line):
-        return None
+    power = _whose(ctx, line, holds_all, "whose units hold (e.g. 'England: all units hold')")
+    if not isinstance(power, str):
+        return power
     m = ctx.map
-    power = ctx.power or (named.name if named else ctx.sticky)
-    if named and ctx.power and named.name != ctx.power:
-        return [ParsedLine(line.strip(), None, ctx.power, f"you play {ctx.power}: you cannot give orders for "
-                           f"{named.name}", map=m)]
-    if power is None:
-        return [ParsedLine(line.strip(), None, None, "say whose units hold (e.g. 'England: all units hold')", map=m)]
     if ctx.phase != "movement":
         return [ParsedLine(line.strip(), None, power, f"'all units hold' is an order for a movement phase; this "
                            f"is {ctx.pos.phase}", map=m)]

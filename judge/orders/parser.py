@@ -94,6 +94,7 @@ class Context:
     sticky: str | None = None  # power named by the last "England:" header
     af_moves: dict[str, str] = field(default_factory=dict)  # sea an A/F is ordered to -> its power
     suggestions_left: int = 50  # "did you mean" look-ups are slow: a bounded number per call
+    rules: dict | None = None  # the game's rules (None: the variant's)
 
     @property
     def phase(self) -> str:
@@ -939,10 +940,15 @@ class LineReader:
 
     def carried_dest(self, k: int, what: str, kind: str, warnings: list[str]) -> tuple[str, int]:
         w = self.low(k)
-        if w not in MOVE_W and w != "into":
+        bare = (k < self.n and self.toks[k].word and not self.toks[k - 1].dot and self.is_loc(k)
+                and self.kind_word(k) is None)  # "F Nth C A Lon Bel": a carrying order needs a destination
+        if w not in MOVE_W and w != "into" and not bare:
             raise self.fail(f"say where {what} goes ('... - Bel')", k)
-        k += 1 + (w not in ("to", "into") and self.low(k + 1) in TO_W)
+        if not bare:
+            k += 1 + (w not in ("to", "into") and self.low(k + 1) in TO_W)
         prov, coast, k = self.loc(k, f"the destination of {what}")
+        if bare:
+            self.notes.append(f"read {self.m.name(prov)} as where {what} goes (no dash was written)")
         if coast and kind != "F":
             warnings.append("coast ignored: an army does not use coasts")
             coast = None

@@ -37,6 +37,16 @@ def rest_hold(line: str) -> str | None:
     return None if found is None else found.group("head")
 
 
+#: "no builds", "no builds this year", "waive all", "waive all my builds"
+_NO_BUILDS = re.compile(r"(?:(?:no|zero|0)\s+builds?|waive\s+all(?:\s+(?:(?:of\s+)?my\s+)?builds?)?)"
+                        r"(?:\s+(?:this|for\s+now|this\s+(?:year|turn|time|winter|phase)))?\s*[.!]*", re.I)
+
+
+def waives_all(line: str) -> bool:
+    """Does the line (the power's name aside) give up every build due ("no builds")?"""
+    return _NO_BUILDS.fullmatch(line.strip()) is not None
+
+
 def holds_all(line: str) -> bool:
     """Does the line (the power's name aside) say every unit holds?"""
     return _HOLD_ALL.fullmatch(line.strip()) is not None
