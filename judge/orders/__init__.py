@@ -124,7 +124,7 @@ def _read(ctx: Context, line: str, toks: list) -> list[ParsedLine]:
     if ("rest" in low or "other" in low or "else" in low) and (head := rest_hold(line)) is not None:
         before = LineReader(ctx, head, tokenize(head)).read() if head.strip() else []
         if all(p.order is not None for p in before):
-            power = ctx.power or ctx.sticky or next((p.power for p in before if p.power), None)
+            power = next((p.power for p in before if p.power), None) or ctx.power or ctx.sticky
             return before + [ParsedLine(line.strip(), None, power, map=ctx.map, note=_REST)]
     if not any(p.order is not None for p in got):
         named = power_heading(line, ctx.names)
