@@ -105,6 +105,11 @@ EP = board({"England": ["A Lvp", "A Yor", "F Lon", "F Nth", "F Edi"], "Germany":
     ("A Lvp supports A Yor into Edi", "A Lvp S A Yor - Edi"),
     ("my army in Liverpool goes to Wales", "A Lvp - Wal"),
     ("F Nth convoys the army in Yorkshire into Belgium", "F Nth C A Yor - Bel"),
+    ("A Lvp stays put", "A Lvp H"),
+    ("A Lvp remains", "A Lvp H"),
+    ("F Edi stand still", "F Edi H"),
+    ("A Lvp >> Wal", "A Lvp - Wal"),
+    ("A Lvp - Wal?", "A Lvp - Wal"),
 ])
 def test_notations(text, want):
     assert read(text, EP) == want
@@ -340,3 +345,10 @@ def test_a_convoy_written_without_a_dash():
     p = one("F NTS CA YOR BEL", EP)
     assert p.canonical == "F Nth C A Yor - Bel"
     assert p.warnings == ["read Belgium as where the convoyed army goes (no dash was written)"]
+
+
+def test_a_line_that_cannot_be_read_is_one_error_not_one_a_letter():
+    got = parse_orders("F St.P. (s.c.) - G.O.B.", board({"Russia": ["F StP/sc"]}))
+    assert len(got) <= 2 and all(p.error for p in got)
+    lines = parse_orders("A Par - Xyzzy. Mar-Bur. A Mun H", board({"France": ["A Par", "A Mar"], "Germany": ["A Mun"]}))
+    assert [(p.canonical, bool(p.error)) for p in lines] == [("", True), ("A Mar - Bur", False), ("A Mun H", False)]

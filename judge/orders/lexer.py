@@ -21,11 +21,11 @@ from typing import Iterator
 #: symbols the parser knows: "->" (any arrow), "-" (any dash), ":", "/", ";", ","
 _TOKEN = re.compile(r"""
     (?P<w>[^\W_]+(?:['’][^\W_]+)*)
-  | (?P<arrow>[-=]+>|→|⇒|⟶)
+  | (?P<arrow>[-=]+>+|>>+|→|⇒|⟶)
   | (?P<dash>[-‐‑‒–—―]+)
   | (?P<sym>[:/;,>])
   | (?P<dot>[.…]+)
-  | (?P<skip>[()\[\]{}"'‘’“”!*`]+)
+  | (?P<skip>[()\[\]{}"'‘’“”!?*`]+)
   | (?P<lt><)
   | (?P<junk>[^\s])
 """, re.VERBOSE)

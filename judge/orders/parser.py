@@ -24,7 +24,8 @@ from judge.engine.variant_kinds import (ARMY_FLEET, COAST_RUNNING, TRANSFORM, Di
                                         Protect, Transform)
 from judge.variant import Map, province_of
 
-HOLD_W = frozenset({"h", "hold", "holds", "stand", "stands", "std"})  # "Std.": British postal "stands"
+HOLD_W = frozenset({"h", "hold", "holds", "stand", "stands", "std", "stay", "stays", "remain", "remains"})  # "Std.": postal
+HOLD_AFTER_W = frozenset({"still", "put", "fast", "firm"})  # "stand still", "stays put", "hold firm"
 MOVE_W = frozenset({"-", "->", "m", "mv", "move", "moves", "to", "attack", "attacks", "go", "goes"})
 TO_W = frozenset({"to", "into", "towards"})
 RETREAT_W = frozenset({"r", "retreat", "retreats", "retreated"})
@@ -261,11 +262,12 @@ class LineReader:
         return line[s:e]
 
     def resync(self, k: int) -> int:
-        """After an error: skip to the next ';' or ',' or past the next word with a dot."""
+        """After an error: skip to the next ';' or ',', or past the next word with a dot where an
+        order can begin after it (a unit, a place: not the next letter of "St.P." or "s.c.")."""
         while k < self.n:
             if self.toks[k].low in SEPARATORS:
                 return k
-            if self.toks[k].dot:
+            if self.toks[k].dot and (k + 1 >= self.n or self.starts_unit(k + 1) or self.is_loc(k + 1)):
                 return k + 1
             k += 1
         return self.n
@@ -759,7 +761,7 @@ class LineReader:
         phase = self.ctx.phase
         here = unit.loc
         if w in HOLD_W and word:
-            return Hold(power, kind, here), power, j + 1, warnings
+            return Hold(power, kind, here), power, j + 1 + (self.low(j + 1) in HOLD_AFTER_W), warnings
         if w in MOVE_W:
             k = j + 1
             if self.low(k) in HOLD_W and self.toks[k].word and self.boundary(k + 1):
