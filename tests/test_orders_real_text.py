@@ -352,3 +352,13 @@ def test_a_line_that_cannot_be_read_is_one_error_not_one_a_letter():
     assert len(got) <= 2 and all(p.error for p in got)
     lines = parse_orders("A Par - Xyzzy. Mar-Bur. A Mun H", board({"France": ["A Par", "A Mar"], "Germany": ["A Mun"]}))
     assert [(p.canonical, bool(p.error)) for p in lines] == [("", True), ("A Mar - Bur", False), ("A Mun H", False)]
+
+
+@pytest.mark.parametrize("text,want,word,as_", [
+    ("A Lvp suport A Yor - Edi", "A Lvp S A Yor - Edi", "suport", "support"),
+    ("F Nth convoi A Yor - Bel", "F Nth C A Yor - Bel", "convoi", "convoy"),
+    ("A Lvp hodls", "A Lvp H", "hodls", "holds"),
+])
+def test_a_misspelt_order_word_is_read_and_said(text, want, word, as_):
+    p = one(text, EP)
+    assert p.canonical == want and p.warnings == [f"read {word!r} as {as_!r}"]

@@ -18,7 +18,7 @@ from typing import Callable
 from judge.engine.orders import Build, Convoy, Disband, Hold, Move, Order, Remove, Retreat, Support, Waive
 from judge.engine.position import KIND_WORD, Position, Unit
 from judge.orders.lexer import Tok
-from judge.orders.names import AmbiguousName, Names, PowerName, or_list
+from judge.orders.names import AmbiguousName, Names, PowerName, or_list, slips
 from judge.orders.parsed import ParsedLine
 from judge.engine.variant_kinds import (ARMY_FLEET, COAST_RUNNING, TRANSFORM, Disembark, Embark, FastFerry,
                                         Protect, Transform)
@@ -62,6 +62,10 @@ SEPARATORS = frozenset({";", ","})
 RESERVED = frozenset().union(HOLD_W, MOVE_W, TO_W, RETREAT_W, SUPPORT_W, CONVOY_W, EMBARK_W, ON_W, DISEMBARK_W,
                              DISBAND_W, REMOVE_W, BUILD_W, WAIVE_W, PROTECT_W, FERRY_W, TRANSFORM_W, VIA_W,
                              KIND_W, FILLER_W, OWN_W, {"fast", "an", "of", "coast", "and", "then", "unit"})
+
+#: order words a misspelling of which is read as them (one slip, five letters or more), said so
+VERB_SPELLINGS = ("support", "supports", "convoy", "convoys", "holds", "stands", "moves", "retreat", "retreats",
+                  "disband", "disbands", "transport", "transports")
 
 #: which rule module provides each variant order kind, for "this variant has no ... orders"
 MODULE_OF = {"embark": ARMY_FLEET, "disembark": ARMY_FLEET, "fast ferry": ARMY_FLEET,
@@ -758,6 +762,11 @@ class LineReader:
         j = ref.end
         w = self.low(j)
         word = j < self.n and self.toks[j].word
+        if word and len(w) >= 5 and w not in RESERVED:  # "suport", "convoi": an order word misspelt
+            fixed = next((v for v in VERB_SPELLINGS if slips(w, v, 1) <= 1), None)
+            if fixed is not None and not self.is_loc(j):
+                self.notes.append(f"read {_clip(self.toks[j].text)!r} as {fixed!r}")
+                self.toks[j].low = w = fixed
         phase = self.ctx.phase
         here = unit.loc
         if w in HOLD_W and word:
