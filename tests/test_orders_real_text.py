@@ -362,3 +362,9 @@ def test_a_line_that_cannot_be_read_is_one_error_not_one_a_letter():
 def test_a_misspelt_order_word_is_read_and_said(text, want, word, as_):
     p = one(text, EP)
     assert p.canonical == want and p.warnings == [f"read {word!r} as {as_!r}"]
+
+
+def test_a_misspelt_place_of_the_ordered_unit_is_read_only_where_a_unit_stands():
+    p = one("A Pairs - Bur")
+    assert p.canonical == "A Par - Bur" and p.warnings == ["read 'Pairs' as Paris"]
+    assert one("A Pairs - Bur", board({"France": ["A Mar"]})).order is None  # nothing in Paris to order

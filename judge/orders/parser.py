@@ -413,6 +413,18 @@ class LineReader:
                 raise self.fail(f"unknown province {_clip(written)!r}: it could be {or_list(names)}", k, names)
         raise self.unknown(k, what)
 
+    def misspelt_unit(self, k: int, fits: Callable[[str], bool]) -> str | None:
+        """The ordered unit's place misspelt ("A Pairs - Bur"): read only where one province is
+        that close and has a unit to order, and noted."""
+        t = self.toks[k] if k < self.n else None
+        if t is None or not t.word or len(t.low) < 5 or t.low in RESERVED or self.names.power(t.low):
+            return None  # (four letters are too few at the head of a line: "rest hold" is no "Brest")
+        good = [p for p in self.names.close(t.low) if fits(p)]
+        if len(good) != 1:
+            return None
+        self.notes.append(f"read {_clip(t.text)!r} as {self.m.provinces[good[0]].name}")
+        return good[0]
+
     def settle_dual(self, k: int, end: int, prov: str, fits: Callable[[str], bool]) -> str:
         """An abbreviation that names two provinces ("LIV": Liverpool, and the start of Livonia)
         is the one that ``fits``; when both or neither do, the one it names outright."""
@@ -498,7 +510,10 @@ class LineReader:
         while self.low(k) in FILLER_W and not self.is_loc(k):
             k += 1
         if not need_loc and not self.is_loc(k):
-            return Ref(owner, kind, None, None, af_ambiguous, start, k)
+            guess = self.misspelt_unit(k, fits) if fits is not None else None
+            if guess is None:
+                return Ref(owner, kind, None, None, af_ambiguous, start, k)
+            return Ref(owner, kind, guess, None, af_ambiguous, start, k + 1)
         prov, coast, k = self.loc(k, "a province" if kind or owner else what, fits)
         return Ref(owner, kind, prov, coast, af_ambiguous, start, k)
 
