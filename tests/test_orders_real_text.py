@@ -368,3 +368,8 @@ def test_a_misspelt_place_of_the_ordered_unit_is_read_only_where_a_unit_stands()
     p = one("A Pairs - Bur")
     assert p.canonical == "A Par - Bur" and p.warnings == ["read 'Pairs' as Paris"]
     assert one("A Pairs - Bur", board({"France": ["A Mar"]})).order is None  # nothing in Paris to order
+
+
+def test_a_unit_the_judge_listed_as_unordered_pasted_back_is_a_note():
+    p = one("England: Fleet London, No Order Processed.")
+    assert p.order is None and not p.error and p.note.startswith("a unit listed without an order")

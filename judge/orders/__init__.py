@@ -35,8 +35,8 @@ from judge.orders.lexer import order_lines, source_lines, tokenize
 from judge.orders.names import names_for
 from judge.orders.parsed import ParsedLine
 from judge.orders.parser import Context, LineReader
-from judge.orders.remarks import (holds_all, is_lead_in, is_remark_line, power_heading, rest_hold, waives_all,
-                                  without_remarks)
+from judge.orders.remarks import (holds_all, is_lead_in, is_no_order_line, is_remark_line, power_heading, rest_hold,
+                                  waives_all, without_remarks)
 from judge.orders.review import engine_verdicts, mismatch_warnings
 
 __all__ = ["parse_orders", "ParsedLine"]
@@ -126,6 +126,10 @@ def _read(ctx: Context, line: str, toks: list) -> list[ParsedLine]:
         if all(p.order is not None for p in before):
             power = next((p.power for p in before if p.power), None) or ctx.power or ctx.sticky
             return before + [ParsedLine(line.strip(), None, power, map=ctx.map, note=_REST)]
+    if is_no_order_line(line):
+        return [ParsedLine(line.strip(), None, ctx.power or ctx.sticky, map=ctx.map,
+                           note="a unit listed without an order (as the judge prints it), not an order: nothing was "
+                                "done with it")]
     if not any(p.order is not None for p in got):
         named = power_heading(line, ctx.names)
         if named is not None:  # "== England ==", "ENGLAND ORDERS", "England (Bob)": the orders below are its

@@ -68,6 +68,12 @@ def without_remarks(line: str) -> Iterator[tuple[str, list[str]]]:
         yield text, [g.group() for g in chosen]
 
 
+def is_no_order_line(line: str) -> bool:
+    """A unit listed as unordered, as the judge's own order lists print it and players paste
+    them back: "England: Fleet London, No Order Processed."."""
+    return line.rstrip(" .").lower().endswith(", no order processed")
+
+
 def is_remark_line(line: str) -> bool:
     """A line that is wholly a remark in brackets: "(I'll explain later)"."""
     s = line.strip()
