@@ -48,6 +48,8 @@ def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, opt
     out_orders: list[dict[str, Any]] = []
     engine_results = iter(result.results)
     for p in parsed:
+        if p.order is None and getattr(p, "note", ""):
+            continue  # a comment or a remark: no order
         if p.order is None:
             out_orders.append({"power": p.power or "", "order": p.line, "result": "invalid", "reason": p.error})
         else:

@@ -20,7 +20,7 @@ F Edi - Nwg
 France: A Par S A Mar - Bur
 France: A Mar - Bur
 Russia: A Mos - StP
-England: A Lvp - Lonodn
+England: A Lvp - Lundoon
 """
 
 
@@ -44,7 +44,7 @@ def test_readme_example(tmp_path: Path):
     assert by_order["A Par S A Mar - Bur"]["power"] == "France"
     assert by_order["F Edi - Nwg"]["power"] == "England"  # no prefix: the unit's owner
     bad = [o for o in out["orders"] if o["result"] == "invalid"]
-    assert len(bad) == 1 and "Lonodn" in bad[0]["order"] and bad[0]["reason"]
+    assert len(bad) == 1 and "Lundoon" in bad[0]["order"] and bad[0]["reason"]
     # the bad last line did not drop the earlier good order for the same unit
     assert by_order["A Lvp - Yor"]["result"] == "succeeds"
     defaults = [o for o in out["orders"] if o.get("default")]

@@ -13,7 +13,7 @@ from judge.variant import load_variant
 
 ORDERS = """England: F Lon-Nth
 A Bel - Lon
-A Lvp - Lonodn
+A Lvp - Lundoon
 F Edi - Nwg, A Lvp S F Edi - Nwg
 -- 
 signature: A Lvp - Yor
@@ -41,7 +41,7 @@ def test_parse_prints_each_order_or_its_error(position: Path):
         {"line": "England: F Lon-Nth", "power": "England", "order": "F Lon - Nth"},
         {"line": "A Bel - Lon", "power": "France", "error": "the army in Belgium can't reach London",
          "suggestions": []},
-        {"line": "A Lvp - Lonodn", "power": "England", "error": "unknown province 'Lonodn'",
+        {"line": "A Lvp - Lundoon", "power": "England", "error": "unknown province 'Lundoon'",
          "suggestions": ["London"]},
         {"line": "F Edi - Nwg", "power": "England", "order": "F Edi - Nwg"},
         {"line": "A Lvp S F Edi - Nwg", "power": "England",

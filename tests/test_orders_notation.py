@@ -117,9 +117,9 @@ def test_province_names(text, loc):
 
 
 def test_unknown_province_says_did_you_mean():
-    p = one("A Lvp - Lonodn")
+    p = one("A Lvp - Lundoon")
     assert p.order is None
-    assert p.error == "unknown province 'Lonodn'"
+    assert p.error == "unknown province 'Lundoon'"
     assert p.suggestions == ["London"]
     p = one("F Nth - Nort", board({"England": ["F Nth"]}))
     assert p.order is None and "could be" in p.error
@@ -172,7 +172,11 @@ def test_a_bad_order_never_costs_the_good_ones_beside_it():
 def test_what_is_not_orders_gives_nothing():
     text = ("A Par - Bur\n\n# a comment\nF Bre - Mao   # why\n\nOn Mon, 1 Jan 1901, Judge wrote:\n> A Mun - Ruh\n"
             "A Mar H\n-- \nMy signature A Kie H\n")
-    assert [p.canonical for p in parse_orders(text, START)] == ["A Par - Bur", "F Bre - Mao", "A Mar H"]
+    got = parse_orders(text, START)
+    assert [p.canonical for p in got if not p.note] == ["A Par - Bur", "F Bre - Mao", "A Mar H"]
+    # a comment or a quotation on its own line is said to be one (nothing is passed over in silence)
+    assert [(p.line, p.note.split(",")[0]) for p in got if p.note] == [("# a comment", "a comment"),
+                                                                       ("> A Mun - Ruh", "a quotation")]
     assert parse_orders("", START) == []
     assert parse_orders("\n \n-----\n", START) == []
     text = "A Par - Bur\n-----Original Message-----\nA Mun - Ruh\n"
@@ -181,6 +185,8 @@ def test_what_is_not_orders_gives_nothing():
 
 def test_power_prefixes_and_headers():
     lines = parse_orders("ENGLAND:\nF Lon - Nth\nA Lvp - Yor\nFrance: A Par - Bur. A Mar H\nF Bre - Mao", START)
+    assert lines[0].note == "a heading: the orders below are England's"
+    lines = lines[1:]
     assert [(p.power, p.canonical) for p in lines] == [
         ("England", "F Lon - Nth"), ("England", "A Lvp - Yor"), ("France", "A Par - Bur"), ("France", "A Mar H"),
         ("England", "F Bre - Mao")]  # the header stands until the next; a prefix only for its line
@@ -246,9 +252,9 @@ def test_canonical_and_json():
     p = one("f stp - bot")
     assert p.canonical == "F StP/sc - Bot"
     assert p.as_json() == {"line": "f stp - bot", "power": "Russia", "order": "F StP/sc - Bot"}
-    p = one("A Lvp - Lonodn")
+    p = one("A Lvp - Lundoon")
     assert p.canonical == ""
-    assert p.as_json() == {"line": "A Lvp - Lonodn", "power": "England", "error": "unknown province 'Lonodn'",
+    assert p.as_json() == {"line": "A Lvp - Lundoon", "power": "England", "error": "unknown province 'Lundoon'",
                            "suggestions": ["London"]}
 
 

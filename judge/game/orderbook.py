@@ -142,6 +142,9 @@ class LineReport:
     error: str = ""
     warnings: list[str] = field(default_factory=list)
     suggestions: list[str] = field(default_factory=list)
+    source: str = ""  # the whole line the order was on (several orders may share one)
+    lineno: int = 0  # which line of the orders (0: unknown)
+    note: str = ""  # a line that is no order and no mistake
 
 
 @dataclass
@@ -187,9 +190,13 @@ def submit(store: Store, phase_id: int, pos: Position, power: str, text: str, ru
     for p in parsed:
         rep = LineReport(str(getattr(p, "line", "")).strip(),
                          warnings=list(getattr(p, "warnings", None) or []),
-                         suggestions=list(getattr(p, "suggestions", None) or []))
+                         suggestions=list(getattr(p, "suggestions", None) or []),
+                         source=str(getattr(p, "source", "") or "").strip(), lineno=int(getattr(p, "lineno", 0) or 0),
+                         note=str(getattr(p, "note", "") or ""))
         reports.append(rep)
         order = getattr(p, "order", None)
+        if order is None and rep.note:
+            continue
         if order is None:
             rep.error = str(getattr(p, "error", "") or "cannot read this order")
             continue

@@ -244,13 +244,7 @@ class Handler:
             return
         sub = orderbook.submit(self.ctx.store, ph.id, ph.position, power, text, g.rules, self.mail.message_id,
                                self.ctx.now)
-        for rep in sub.lines:
-            self.quote(rep.line)
-            if rep.error:
-                self.error(rep.error + (f" (did you mean: {', '.join(rep.suggestions)}?)" if rep.suggestions else ""))
-            else:
-                for w in rep.warnings:
-                    self.say(f"  Warning: {w}")
+        self.answer_lines(sub.lines)
         if sub.accepted:
             self.touched = True
         # lines the order reader passes over ("# a comment", "On to Munich, as I wrote:") are named too
@@ -261,6 +255,32 @@ class Handler:
             self.say(f"  Note: {'this line is' if len(remarks) == 1 else 'these lines are'} not read as "
                      f"{'an order' if len(remarks) == 1 else 'orders'} (a remark): nothing was done with "
                      f"{'it' if len(remarks) == 1 else 'them'}.")
+
+    def answer_lines(self, reports: list[orderbook.LineReport]) -> None:
+        """Each line the player wrote, echoed once as written, with what became of each order on
+        it (an error, warnings) or the note on it; where a line holds several orders, each
+        answer names the order it is about."""
+        def key(rep: orderbook.LineReport) -> tuple[int, str]:
+            return (rep.lineno, rep.source) if rep.lineno else (id(rep), rep.line)
+
+        shared: dict[tuple[int, str], int] = {}
+        for rep in reports:
+            shared[key(rep)] = shared.get(key(rep), 0) + 1
+        last = None
+        for rep in reports:
+            k = key(rep)
+            if k != last:
+                self.quote(rep.source or rep.line)
+                last = k
+            about = f"{cut(rep.line, 60)!r}: " if shared[k] > 1 and rep.line != rep.source else ""
+            if rep.note:
+                self.say(f"  Note: {rep.note}")
+            elif rep.error:
+                self.error(about + rep.error +
+                           (f" (did you mean: {', '.join(rep.suggestions)}?)" if rep.suggestions else ""))
+            else:
+                for w in rep.warnings:
+                    self.say(f"  Warning: {about}{w}")
 
     def aim_at(self, target: Any) -> None:
         """The orders that follow are for phase ``target`` (PHASE, or a heading naming a phase):
@@ -329,7 +349,7 @@ class Handler:
         if limit is not None:
             max_reply, max_echo = min(max_reply, limit), min(max_echo, limit)
         for i, sec in enumerate(body):
-            echo = sec.startswith(("> ", "*** Error:", "  Warning:"))
+            echo = sec.startswith(("> ", "*** Error:", "  Warning:", "  Note:"))
             if total + len(sec) > max_reply or echo and echoed + len(sec) > max_echo:
                 rest = body[i:]
                 cut = sum(len(x) + 1 for x in rest)

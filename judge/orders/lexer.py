@@ -7,7 +7,9 @@ message header, quoted lines ("> ..."), the "On ... wrote:" line that introduces
 Tokens are words and a few symbols. A dot never becomes a token: it is remembered on the
 word before it (``Tok.dot``), because a dot may end an abbreviation ("St. Pete.", "A.") as
 well as an order ("F Ion-WMed. A Tun P F Ion-WMed."), and only the parser can tell which.
-Brackets are dropped too ("A(Lon)", "(S)", "(nc)", "[England]" read as without them).
+Brackets are dropped too ("A(Lon)", "(S)", "(nc)", "[England]" read as without them), and
+angle brackets around a failed order in a report ("<A <LPL>-holds>"); a ">" no "<" opened is
+an arrow ("A Lon > Bel").
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ from typing import Iterator
 #: symbols the parser knows: "->" (any arrow), "-" (any dash), ":", "/", ";", ","
 _TOKEN = re.compile(r"""
     (?P<w>[^\W_]+(?:['’][^\W_]+)*)
-  | (?P<arrow>[-=]+>|→|⇒|⟶)
+  | (?P<arrow>[-=]+>+|>>+|→|⇒|⟶)
   | (?P<dash>[-‐‑‒–—―]+)
   | (?P<sym>[:/;,>])
   | (?P<dot>[.…]+)
-  | (?P<skip>[()\[\]{}<"'‘’“”!*`]+)
+  | (?P<skip>[()\[\]{}"'‘’“”!?*`]+)
+  | (?P<lt><)
   | (?P<junk>[^\s])
 """, re.VERBOSE)
 
@@ -46,6 +49,18 @@ class Tok:
 
 def order_lines(text: str) -> Iterator[str]:
     """The lines of the orders block, comments and list markers removed (blank lines kept out)."""
+    for _, line in source_lines(text):
+        if line:
+            yield line
+
+
+def source_lines(text: str) -> Iterator[tuple[str, str]]:
+    """``(the line as written, the line to read)`` for each line of the orders block; the line to
+    read is "" for a line that is only a comment or a quotation ("# plan B", "> F Lon - Nth"),
+    which the reader notes rather than passing over in silence.
+
+    A "*" list marker is kept (as a blank, with the star) because in an adjustment phase
+    "* F Bre" is the zines' removal mark; the tokenizer drops it everywhere else."""
     # each pattern is tried only where its first (or last) character could match: most lines
     # are orders, and this runs on every line of every mail and batch case
     for raw in text.splitlines():
@@ -55,19 +70,32 @@ def order_lines(text: str) -> Iterator[str]:
         line = raw.split("#", 1)[0]
         stripped = line.strip()
         if not stripped or stripped[0] == ">" or stripped[-1] == ":" and _WROTE.match(stripped):
+            if stripped[:1] == ">" or not stripped and raw.strip():
+                yield raw.strip(), ""
             continue
         if stripped[0] in _LIST_START or stripped[0].isdigit():
             mark = _LIST_MARK.match(line)
             if mark:
-                line = " " * mark.end() + line[mark.end():]
-        yield line.rstrip()
+                blank = " " * mark.end()
+                if stripped[0] == "*":
+                    at = line.index("*")
+                    blank = blank[:at] + "*" + blank[at + 1:]
+                line = blank + line[mark.end():]
+        yield raw.strip(), line.rstrip()
 
 
 def tokenize(line: str) -> list[Tok]:
     toks: list[Tok] = []
+    opened = 0  # "<" not closed yet: a ">" closes it ("<A <LPL>-holds>", a report's failed order)
     for mt in _TOKEN.finditer(line):
         group = mt.lastgroup
         s = mt.group()
+        if group == "lt":
+            opened += 1
+            continue
+        if opened and s == ">":
+            opened -= 1
+            continue
         if group == "w":
             toks.append(Tok(s, s.lower().replace("'", "").replace("’", ""), mt.start(), mt.end(), True))
         elif group == "dot":

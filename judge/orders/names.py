@@ -52,6 +52,16 @@ class Names:
                 if len(words) >= 2:
                     initials.setdefault("".join(w[0] for w in words), set()).add(p)
         self.initials = {k: next(iter(v)) for k, v in initials.items() if len(v) == 1 and k not in self.exact}
+        # an alias that also begins exactly one other province's name ("LIV": Liverpool's alias,
+        # Livonia's first letters): read as whichever of the two the order makes sense with
+        keys = {norm(prov.key) for prov in m.provinces.values()} | {norm(prov.name) for prov in m.provinces.values()}
+        self.misspelt: dict[str, list[str]] = {}  # word -> what close() found (mails repeat slips)
+        self.dual: dict[str, str] = {}
+        for a, p in self.exact.items():
+            if len(a) >= MIN_PREFIX and a not in keys:
+                others = self.by_prefix(a) - {p}
+                if len(others) == 1:
+                    self.dual[a] = others.pop()
         # coasts: "nc", "north coast", "n c" (as "nc"); after a slash also "north", "n"
         self.coasts: dict[str, str] = {}
         self.coasts_after_slash: dict[str, str] = {}
@@ -142,6 +152,31 @@ class Names:
                 out.append(name)
         return out[:3]
 
+    def close(self, word: str) -> list[str]:
+        """Provinces whose name ``word`` is a misspelling of: every province with a name within
+        one typing slip (a letter wrong, missing, extra, or two swapped) of a word of up to seven
+        letters, two slips of a longer one. Words under four letters are never read so."""
+        w = norm(word)
+        n = len(w)
+        if n < 4 or n > 40:
+            return []
+        known = self.misspelt.get(w)
+        if known is not None:
+            return known
+        limit = 1 if n <= 7 else 2
+        best: dict[str, int] = {}
+        for a in self.sorted:
+            if abs(len(a) - n) > limit or len(a) < 4:
+                continue
+            d = slips(w, a, limit)
+            if d <= limit:
+                p = self.exact[a]
+                best[p] = min(best.get(p, d), d)
+        found = self.misspelt[w] = sorted(best)
+        if len(self.misspelt) > 5000:
+            self.misspelt.clear()
+        return found
+
     # -- coasts and powers -------------------------------------------------------------------
     def coast(self, toks: list[Tok], i: int) -> tuple[str, int] | None:
         """A coast named at ``toks[i]`` ("/nc", "nc", "north coast", "n.c.", "/north")."""
@@ -160,6 +195,25 @@ class Names:
 
     def power(self, word: str) -> PowerName | None:
         return self.powers.get(word)
+
+
+def slips(a: str, b: str, limit: int) -> int:
+    """Typing slips from ``a`` to ``b`` (optimal string alignment distance: a letter replaced,
+    dropped, added, or two neighbours swapped); ``limit + 1`` once it is sure to pass ``limit``."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            v = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                v = min(v, prev2[j - 2] + 1)
+            cur[j] = v
+        if min(cur) > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[-1]
 
 
 def or_list(items: list[str]) -> str:

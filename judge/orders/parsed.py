@@ -13,13 +13,19 @@ class ParsedLine:
     line: str  # the source text of this order
     order: Order | None  # None when the text could not be read (see ``error``)
     power: str | None  # the power giving the order, when known
-    error: str = ""  # specific message when order is None
+    error: str = ""  # specific message when order is None (and the line is no note)
     suggestions: list[str] = field(default_factory=list)  # "did you mean" candidates
     warnings: list[str] = field(default_factory=list)  # legal but pointless, or read with a guess
     map: Map | None = field(default=None, repr=False, compare=False)  # for ``canonical``
     #: the order's canonical text when the reader already has it (the canonical fast path), so
     #: the adjudicator's results need not format it again; None: work it out from the order
     written: str | None = field(default=None, repr=False, compare=False)
+    #: the whole line the player wrote this order on (several orders may share it); "" if unknown
+    source: str = field(default="", compare=False)
+    lineno: int = field(default=0, compare=False)  # which line of the orders block (from 1; 0: unknown)
+    #: a line that is no order and no mistake (a remark in brackets, "changed my mind:"): order
+    #: and error are then both empty, and the reply shows the note
+    note: str = ""
 
     @property
     def canonical(self) -> str:
@@ -35,6 +41,8 @@ class ParsedLine:
             out["power"] = self.power
         if self.order is not None:
             out["order"] = self.canonical
+        elif self.note:
+            out["note"] = self.note
         else:
             out["error"] = self.error
             out["suggestions"] = list(self.suggestions)
