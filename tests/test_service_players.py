@@ -404,3 +404,22 @@ def test_a_diary_note_is_kept_whole_like_a_press_letter(table: Table) -> None:
     out = table.order("England", "DIARY READ 1")
     body = reply_of(table, "England", out).body
     assert "France will stab in the fall." in body and "Thanks," in body and "Bob" in body, body
+
+
+def test_an_open_press_that_swallowed_orders_is_not_sent(table: Table) -> None:
+    """A letter without ENDPRESS runs to the end of the mail: when lines under it read as orders for
+    the writer's own units, the letter is refused (not mailed to anyone, so the orders never reach
+    another power) and the reply says why; a closed letter holding the same lines goes as written."""
+    table.start_game()
+    fra, ger = table.powers["France"], table.powers["Germany"]
+    out = table.order("France", "", extra="PRESS TO G\nCarol, I'm moving into Belgium, please support.\n"
+                                          "A Par - Bur\nF Bre - Mid-Atlantic Ocean")
+    assert [m for m in out if ger in m.to] == []
+    body = flat(reply_of(table, "France", out).body)
+    assert "no ENDPRESS" in body and "A Par - Bur" in body and "Nothing was sent" in body, body
+    # a letter without ENDPRESS and without orders still goes; one with ENDPRESS goes as written
+    out = table.order("France", "", extra="PRESS TO G\nCarol, shall we talk about Belgium?")
+    assert [m for m in out if ger in m.to]
+    out = table.order("France", "", extra="PRESS TO G\nMy plan:\nA Par - Bur\nENDPRESS\nA Mar - Spa")
+    assert any("A Par - Bur" in m.body for m in out if ger in m.to)
+    assert "France: Army Marseilles -> Spain." in reply_of(table, "France", out).body

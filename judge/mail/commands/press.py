@@ -22,6 +22,7 @@ from judge.game.seats import ANONYMOUS_LABEL, public_label, shown_person
 from judge.game.store import dumps, iso
 from judge.mail.commands import CommandError, command, token_powers
 from judge.mail.language import Command
+from judge.orders import parse_orders
 from judge.render.templates import MailText, render
 
 if TYPE_CHECKING:
@@ -256,6 +257,14 @@ def send_press(h: Handler, cmd: Command, broadcast: bool) -> None:
         raise CommandError("powers are not assigned yet: only BROADCAST is possible")
     if sender == MASTER or master_only:
         grey = False
+    if not cmd.closed and ph is not None and sender in v.powers:
+        own = orders_in(cmd.body, ph, sender)
+        if own:
+            raise CommandError(
+                f"this message has no ENDPRESS, so it ran to the end of your mail, and {len(own)} of its lines "
+                f"read as orders for your own units ({'; '.join(own[:3])}{'; ...' if len(own) > 3 else ''}): it was "
+                f"not sent, so your orders go to nobody, and those lines were not read as orders either. Put "
+                f"ENDPRESS after the message and send again")
     deliver(h, g, sender, targets, broadcast_all, grey, cmd.body, shown_from, shown_to, shown_broadcast,
             label=public_label(st, g, h.session.seat) if observer else None)
     note = "" if cmd.closed else " (no ENDPRESS: the message ran to the end of your mail)"
@@ -268,6 +277,16 @@ def send_press(h: Handler, cmd: Command, broadcast: bool) -> None:
     h.say(f"Message sent to {to_words}{' (grey: without your name)' if grey else ''}"
           f"{' (' + '; '.join(shown) + ')' if shown else ''}{note}:\n\n"
           + "\n".join("  " + line for line in cmd.body.split("\n")))
+
+
+def orders_in(body: str, ph: games.PhaseRow, power: str) -> list[str]:
+    """The lines of a press body that read as orders for ``power``'s own units: a letter left open
+    (no ENDPRESS) that swallowed the orders under it would otherwise mail them to other powers."""
+    try:
+        parsed = parse_orders(body, ph.position, power, warn=False)
+    except ValueError:
+        return []
+    return list(dict.fromkeys(p.source.strip() for p in parsed if p.order is not None and p.power == power))
 
 
 def deliver(h: Handler, g: Game, sender: str, targets: set[str], broadcast_all: bool, grey: bool, body: str,
