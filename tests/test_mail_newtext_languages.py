@@ -392,3 +392,14 @@ def test_every_line_of_a_generated_mail_is_kept_or_counted_in_a_note(lines: list
     assert extra == 0 or (extra == 1 and any(normalise(l).strip() in ("--", "- --") for l in written)), (
         extra, ignored)
     assert all(b.lines > 0 and b.describe().startswith("Ignored") for b in ignored)
+
+
+@pytest.mark.parametrize("greeting", ["Hi, I saw the open spot on the list.", "Hello judge,", "Dear GM,"])
+def test_a_greeting_under_the_signon_line_is_a_note(greeting: str) -> None:
+    """A take-over mail: SIGNON first, then "Hi, ..." before (or instead of) orders."""
+    body = ["SIGNON ?tg newpw", greeting, "A Par - Bur"]
+    text, ignored = new_text("\n".join(body))
+    assert text.split("\n") == [body[0], body[2]]
+    assert [b.describe() for b in ignored] == [f"Ignored your greeting '{normalise(greeting)}'."]
+    # an order under the SIGNON is never taken for a greeting
+    assert new_text("SIGNON Etg pw\nA Lon H\nHi there")[0].startswith("SIGNON Etg pw\nA Lon H")

@@ -768,10 +768,15 @@ def _unclosed_press(lines: list[str], kind: list[Ignored | None], upto: int) -> 
 
 
 def _mark_greeting(lines: list[str], kind: list[Ignored | None]) -> None:
-    """A greeting as the first line of the player's text, with more under it."""
+    """A greeting as the first line of the player's text, with more under it, or as the line right
+    under a first line that is a command ("SIGNON ?game pw" / "Hi, I saw the open spot.")."""
     text = [i for i, k in enumerate(kind) if k is None and lines[i].strip()]
-    if len(text) >= 2 and _GREETING.match(lines[text[0]]) and not match_keyword(lines[text[0]].strip()):
-        _mark(lines, kind, [text[0]], Ignored("greeting", 0, lines[text[0]].strip()))
+    if len(text) < 2:
+        return
+    first = 1 if match_keyword(lines[text[0]].strip()) else 0
+    at = text[first]
+    if _GREETING.match(lines[at]) and not match_keyword(lines[at].strip()):
+        _mark(lines, kind, [at], Ignored("greeting", 0, lines[at].strip()))
 
 
 def _mark_signoffs(lines: list[str], kind: list[Ignored | None], letters: set[int]) -> None:
