@@ -9,6 +9,7 @@ from judge.game import lifecycle as games
 from judge.game.lifecycle import Game
 from judge.game.passwords import check_new_password, hash_password, verify_password
 from judge.game.store import iso
+from judge.game.seats import person_label
 from judge.mail import abuse, confirm
 from judge.mail.commands import BAD_SIGNON, CommandError, Session, Stop, command
 from judge.mail.language import Command
@@ -137,16 +138,21 @@ def signon_join(h: Handler, g: Game, password: str) -> None:
         filled = len(games.seats(st, g.id))
         need = len(g.variant.powers)
         h.session = Session(game=g, seat=seat, signons=1)
-        h.say(f"You have joined '{g.name}' ({filled} of {need} players). Your power is assigned when "
-                 f"the game starts; keep your password.")
         master = games.master_address(st, g)
         if master:
             games.notice(h.ctx, g, "New Player Signon", f"A player has joined '{g.name}' "
                          f"({filled} of {need}).", to=[master])
+        shown = person_label(st, seat["player_id"])
+        named = (f" Others see you as '{shown}': SET NAME <your name> changes that." if shown else "")
         if filled >= need:
             games.start(h.ctx, g)
             h.session.seat = st.one("SELECT * FROM seats WHERE id = ?", (seat["id"],))
             h.session.power = h.session.seat["power"]
+            h.say(f"You have joined '{g.name}', the last of its {need} players: the game has started and "
+                  f"you are {h.session.power}. Keep your password.{named}")
+        else:
+            h.say(f"You have joined '{g.name}' ({filled} of {need} players). Your power is assigned when "
+                  f"the game starts; keep your password.{named}")
         return
     if g.state not in ("active", "paused"):
         h.error(f"Game '{g.name}' is over.")
