@@ -137,9 +137,9 @@ def test_set_address_sends_replies_and_results_to_the_new_address(table: Table) 
     out = table.send(old, table.signon("France") + f"\nSET ADDRESS {new}")
     assert f"now goes to {new}" in table.reply_to(old, out).body
     assert table.rows("SELECT addresses FROM seats WHERE power = 'France'")[0]["addresses"] == dumps([new])
-    # an order mail from the old address: the reply also goes to the new one
+    # an order mail from the old address: the reply also goes to the new one, as a mail of its own
     out = table.order("France", "A Par H\nA Mar H\nF Bre H")
-    assert new in table.reply_to(old, out).to
+    assert table.reply_to(old, out).to == [old] and table.reply_to(new, out).to == [new]
     # the results go to the new address only
     hold_all(table, skip=("France",))
     res = [m for m in table.mails if "S1901M Results" in m.subject]
