@@ -59,9 +59,7 @@ def pause(h: Handler, cmd: Command) -> None:
     g = h.need_master()
     if g.state != "active":
         raise CommandError(f"game '{g.name}' is {g.state}, not running")
-    g.state = "paused"
-    h.ctx.store.update("games", g.id, state="paused")
-    deadlines.cancel_events(h.ctx.store, g.id, h.ctx.now)
+    games.pause(h.ctx, g)
     h.say(f"Game '{g.name}' paused.")
     games.notice(h.ctx, g, "Paused", f"The master has paused '{g.name}'. No deadline runs until it resumes.")
 
