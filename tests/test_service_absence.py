@@ -150,6 +150,8 @@ def test_pause_request_goes_to_the_master_who_decides(table: Table) -> None:
     assert table.game_state() == "active"
     table.send(MASTER, "SIGNON Mtg masterpw\nPAUSE")
     assert table.game_state() == "paused"
+    out = table.order("Russia", "PAUSE REQUEST")
+    assert "*** Error: game 'tg' is paused, not running" in body(table, "Russia", out)
 
 
 def test_a_unanimous_pause_vote_pauses_the_game(table: Table) -> None:
@@ -182,3 +184,15 @@ def test_span_reading() -> None:
     assert start == datetime(2031, 1, 4, 23, tzinfo=timezone.utc)
     with pytest.raises(absence.AbsenceError):
         absence.parse_span("Juni 5", now, "UTC")
+
+
+def test_the_bare_word_works_and_help_lists_the_commands(table: Table) -> None:
+    table.start_game()
+    out = table.order("England", "HOLIDAY Jan 20 until Jan 21\nHELP")
+    reply = body(table, "England", out)
+    assert "Absence set: from Sun Jan 20 2030" in reply
+    assert "ABSENCE <from> TO <to>" in reply and "PAUSE REQUEST [why]" in reply
+    out = table.send(MASTER, "SIGNON Mtg masterpw\nHELP\nSET MAX SPEED 3")
+    reply = flat(table.reply_to(MASTER, out).body)
+    assert "SET MAX ABSENCE <days>" in reply and "SET PAUSE VOTE yes|no" in reply
+    assert "*** Error: unknown SET option MAX" in reply
