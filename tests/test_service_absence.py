@@ -196,3 +196,26 @@ def test_the_bare_word_works_and_help_lists_the_commands(table: Table) -> None:
     reply = flat(table.reply_to(MASTER, out).body)
     assert "SET MAX ABSENCE <days>" in reply and "SET PAUSE VOTE yes|no" in reply
     assert "*** Error: unknown SET option MAX" in reply
+
+
+def test_an_absence_set_while_paused_moves_the_deadline_on_resume(table: Table) -> None:
+    table.start_game()
+    table.send(MASTER, "SIGNON Mtg masterpw\nPAUSE")
+    out = table.order("France", "SET ABSENCE Jan 8 to Jan 10")
+    assert "Absence set" in body(table, "France", out)
+    out = table.send(MASTER, "SIGNON Mtg masterpw\nRESUME")
+    assert "resumed; deadline Sat Jan 12 2030 00:00:00 +0000" in flat(table.reply_to(MASTER, out).body)
+    assert deadline(table).startswith("2030-01-12T00:00")
+    assert [m for m in out if "Deadline moved" in m.subject]
+
+
+def test_a_rollback_deadline_in_an_absence_moves(table: Table) -> None:
+    table.start_game()
+    hold_all(table)
+    assert table.phase() == "F1901M"
+    table.order("Austria", "SET ABSENCE Jan 8 to Jan 9")  # F1901M's Tue 12:00 deadline moves
+    assert deadline(table).startswith("2030-01-11T00:00")
+    out = table.send(MASTER, "SIGNON Mtg masterpw\nROLLBACK")
+    assert table.phase() == "S1901M"
+    assert deadline(table).startswith("2030-01-11T00:00")  # now + 24h fell in Austria's absence too
+    assert "new deadline Fri Jan 11 2030" in flat(table.reply_to(MASTER, out).body)
