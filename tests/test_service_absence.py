@@ -219,3 +219,15 @@ def test_a_rollback_deadline_in_an_absence_moves(table: Table) -> None:
     assert table.phase() == "S1901M"
     assert deadline(table).startswith("2030-01-11T00:00")  # now + 24h fell in Austria's absence too
     assert "new deadline Fri Jan 11 2030" in flat(table.reply_to(MASTER, out).body)
+
+
+def test_an_absence_set_in_grace_leaves_the_grace_period_alone(table: Table) -> None:
+    table.start_game()
+    out = table.advance(hours=25)  # past the deadline: late notices, grace until Wed 00:00
+    assert [m for m in out if "Late" in m.subject]
+    out = table.order("France", "SET ABSENCE Jan 8 to Jan 9")
+    assert "Absence set" in body(table, "France", out)
+    assert not [m for m in out if "Late" in m.subject or "Deadline moved" in m.subject]
+    assert len(table.rows("SELECT * FROM events WHERE kind = 'grace' AND state = 'pending'")) == 1
+    table.advance(hours=12)
+    assert table.phase() != "S1901M"

@@ -409,22 +409,24 @@ def open_phase(ctx: Ctx, game: Game, pos: Position) -> PhaseRow:
     return ph
 
 
-def past_absences(ctx: Ctx, game: Game, ph: PhaseRow) -> None:
-    """Move the phase's deadline past the absences (SET ABSENCE) it falls in, and tell everyone.
-    Called where a phase's deadline is computed (a new phase, a rollback, an absence set), not
-    on the master's own SET DEADLINE, which stands as the master wrote it."""
+def past_absences(ctx: Ctx, game: Game, ph: PhaseRow) -> bool:
+    """Move the phase's deadline past the absences (SET ABSENCE) it falls in, and tell everyone;
+    whether it moved (the caller reschedules). Called where a phase's deadline is computed (a new
+    phase, a rollback, RESUME, an absence set), not on the master's own SET DEADLINE, which
+    stands as the master wrote it."""
     if ph.deadline is None:
-        return
+        return False
     holders = {s["power"]: s["player_id"] for s in seats(ctx.store, game.id)
                if s["power"] and s["player_id"] is not None and s["status"] == "active"}
     new, moved = absence.move_past(game, ph.deadline, holders)
     if not moved:
-        return
+        return False
     ph.deadline, ph.grace_end = new, new + timedelta(hours=game.grace_hours)
     ctx.store.update("phases", ph.id, deadline=iso(ph.deadline), grace_end=iso(ph.grace_end))
     away = "; ".join(f"{m.power} is away until {ctx.when(m.until)}" for m in moved)
     notice(ctx, game, "Deadline moved", f"The deadline for {ph.name} falls in an absence ({away}): "
            f"it is moved to {ctx.when(new)}.", short=ph.short)
+    return True
 
 
 def set_deadline(ctx: Ctx, game: Game, ph: PhaseRow, deadline: datetime) -> None:

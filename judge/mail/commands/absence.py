@@ -120,8 +120,8 @@ def absence_(h: Handler, cmd: Command) -> None:
           f"it ends. Used {absence.used_days(g, power, pid):g} of {absence.max_days(g):g} days.")
     games.notice(h.ctx, g, f"Absence: {power}", f"{power} will be away from {h.ctx.when(start)} to {h.ctx.when(end)}. "
                  f"A deadline that falls in it moves to a day after it ends.")
-    if g.state == "active":
-        games.past_absences(h.ctx, g, ph)
+    # in grace (the deadline passed) nothing moves: the pending grace event must stand
+    if g.state == "active" and games.past_absences(h.ctx, g, ph):
         games.schedule_phase(h.ctx, g, ph)
 
 

@@ -77,8 +77,8 @@ def resume(h: Handler, cmd: Command) -> None:
     from datetime import timedelta
     new = max(ph.deadline or h.ctx.now, h.ctx.now + timedelta(hours=g.hours(ph.phase.kind)))
     games.set_deadline(h.ctx, g, ph, new)
-    games.past_absences(h.ctx, g, ph)  # the judge's own deadline: moved past a player's absence
-    games.schedule_phase(h.ctx, g, ph)
+    if games.past_absences(h.ctx, g, ph):  # the judge's own deadline: moved past a player's absence
+        games.schedule_phase(h.ctx, g, ph)
     new = ph.deadline or new
     h.say(f"Game '{g.name}' resumed; deadline {h.ctx.when(new)}.")
     games.notice(h.ctx, g, "Resumed", f"The master has resumed '{g.name}'. The deadline for {ph.name} is "
