@@ -231,3 +231,12 @@ def test_an_absence_set_in_grace_leaves_the_grace_period_alone(table: Table) -> 
     assert len(table.rows("SELECT * FROM events WHERE kind = 'grace' AND state = 'pending'")) == 1
     table.advance(hours=12)
     assert table.phase() != "S1901M"
+
+
+def test_a_vacant_power_has_no_vote(table: Table) -> None:
+    table.start_game()
+    table.send(MASTER, "SIGNON Mtg masterpw\nSET PAUSE VOTE yes\nEJECT Turkey")
+    for p in sorted(p for p in table.powers if p != "Turkey"):
+        assert table.game_state() == "active"
+        table.order(p, "PAUSE REQUEST")
+    assert table.game_state() == "paused"

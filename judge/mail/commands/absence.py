@@ -149,7 +149,7 @@ def master_absence(h: Handler, g: Game, args: list[str]) -> None:
          aliases=("REQUEST PAUSE",))
 def pause_request(h: Handler, cmd: Command) -> None:
     g, power = h.need_power()
-    h.need_phase(g)
+    ph = h.need_phase(g)
     if g.state != "active":
         raise CommandError(f"game '{g.name}' is {g.state}, not running")
     asked = absence.pause_requests(g)
@@ -171,8 +171,9 @@ def pause_request(h: Handler, cmd: Command) -> None:
                          + (f": {why}" if why else ".") + "\n\nPAUSE pauses it, RESUME starts it again.", to=[m])
         h.say("Your request for a pause has gone to the master, who decides.")
         return
+    alive = set(games.survivors(ph.position))  # a power out of the game has no say
     playing = [s["power"] for s in games.seats(h.ctx.store, g.id)
-               if s["power"] and s["player_id"] is not None and s["status"] == "active"]
+               if s["power"] in alive and s["player_id"] is not None and s["status"] == "active"]
     missing = [p for p in playing if p not in asked]
     if missing:
         h.say(f"Your vote for a pause is counted; {len(missing)} more {'player' if len(missing) == 1 else 'players'} "
