@@ -21,7 +21,7 @@ from judge.engine import adjudicate
 from judge.engine.position import Position, Unit
 from judge.rules import RuleError, check_rule, merge_rules
 from judge.render import describe
-from judge.game import deadlines, orderbook, outbox, results as zine
+from judge.game import absence, deadlines, orderbook, outbox, results as zine
 from judge.game.config import JudgeConfig
 from judge.game.passwords import hash_password
 from judge.render.templates import render
@@ -404,8 +404,29 @@ def open_phase(ctx: Ctx, game: Game, pos: Position) -> PhaseRow:
                            deadline=iso(deadline), grace_end=iso(grace_end))
     ph = current_phase(ctx.store, game)
     assert ph is not None and ph.id == pid
+    past_absences(ctx, game, ph)
     schedule_phase(ctx, game, ph)
     return ph
+
+
+def past_absences(ctx: Ctx, game: Game, ph: PhaseRow) -> bool:
+    """Move the phase's deadline past the absences (SET ABSENCE) it falls in, and tell everyone;
+    whether it moved (the caller reschedules). Called where a phase's deadline is computed (a new
+    phase, a rollback, RESUME, an absence set), not on the master's own SET DEADLINE, which
+    stands as the master wrote it."""
+    if ph.deadline is None:
+        return False
+    holders = {s["power"]: s["player_id"] for s in seats(ctx.store, game.id)
+               if s["power"] and s["player_id"] is not None and s["status"] == "active"}
+    new, moved = absence.move_past(game, ph.deadline, holders)
+    if not moved:
+        return False
+    ph.deadline, ph.grace_end = new, new + timedelta(hours=game.grace_hours)
+    ctx.store.update("phases", ph.id, deadline=iso(ph.deadline), grace_end=iso(ph.grace_end))
+    away = "; ".join(f"{m.power} is away until {ctx.when(m.until)}" for m in moved)
+    notice(ctx, game, "Deadline moved", f"The deadline for {ph.name} falls in an absence ({away}): "
+           f"it is moved to {ctx.when(new)}.", short=ph.short)
+    return True
 
 
 def set_deadline(ctx: Ctx, game: Game, ph: PhaseRow, deadline: datetime) -> None:
@@ -415,6 +436,14 @@ def set_deadline(ctx: Ctx, game: Game, ph: PhaseRow, deadline: datetime) -> None
     ph.grace_end = deadline + timedelta(hours=game.grace_hours)
     ctx.store.update("phases", ph.id, deadline=iso(ph.deadline), grace_end=iso(ph.grace_end))
     schedule_phase(ctx, game, ph)
+
+
+def pause(ctx: Ctx, game: Game) -> None:
+    """Stop the game's clock (the master's PAUSE, or every player's PAUSE REQUEST under PAUSE VOTE)."""
+    game.state = "paused"
+    game.options.pop("pause_requests", None)
+    ctx.store.update("games", game.id, state="paused", options=dumps(game.options))
+    deadlines.cancel_events(ctx.store, game.id, ctx.now)
 
 
 def set_grace(ctx: Ctx, game: Game, hours: float) -> None:
@@ -696,6 +725,7 @@ def rollback(ctx: Ctx, game: Game, target: str | None) -> PhaseRow:
     ph = current_phase(ctx.store, game)
     assert ph is not None
     if game.state == "active":
+        past_absences(ctx, game, ph)
         schedule_phase(ctx, game, ph)
     else:
         deadlines.cancel_events(ctx.store, game.id, ctx.now)

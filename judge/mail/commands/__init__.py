@@ -1,7 +1,7 @@
 """The mail commands, one module a family, each command registered with what HELP says of it.
 
 A family module (:mod:`.info`, :mod:`.signon`, :mod:`.session`, :mod:`.orders`, :mod:`.press`,
-:mod:`.settings`, :mod:`.votes`, :mod:`.master`) defines each command as a function of the
+:mod:`.settings`, :mod:`.absence`, :mod:`.votes`, :mod:`.master`) defines each command as a function of the
 :class:`~judge.mail.handler.Handler` running the message and the :class:`Command`, registered
 with :func:`command`: its name (as :mod:`judge.mail.language` reads it), its aliases, who may
 use it (``anyone``, ``player``, ``master``, ``observer``), its syntax and a one-line summary.
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from judge.mail.handler import Handler
     from judge.mail.language import Command
 
-FAMILIES = ("info", "signon", "session", "orders", "press", "settings", "votes", "master")
+FAMILIES = ("info", "signon", "session", "orders", "press", "settings", "absence", "votes", "master")
 WHO = ("anyone", "observer", "player", "master")
 BAD_SIGNON = "Invalid password or power ID specified."
 

@@ -59,9 +59,7 @@ def pause(h: Handler, cmd: Command) -> None:
     g = h.need_master()
     if g.state != "active":
         raise CommandError(f"game '{g.name}' is {g.state}, not running")
-    g.state = "paused"
-    h.ctx.store.update("games", g.id, state="paused")
-    deadlines.cancel_events(h.ctx.store, g.id, h.ctx.now)
+    games.pause(h.ctx, g)
     h.say(f"Game '{g.name}' paused.")
     games.notice(h.ctx, g, "Paused", f"The master has paused '{g.name}'. No deadline runs until it resumes.")
 
@@ -79,6 +77,9 @@ def resume(h: Handler, cmd: Command) -> None:
     from datetime import timedelta
     new = max(ph.deadline or h.ctx.now, h.ctx.now + timedelta(hours=g.hours(ph.phase.kind)))
     games.set_deadline(h.ctx, g, ph, new)
+    if games.past_absences(h.ctx, g, ph):  # the judge's own deadline: moved past a player's absence
+        games.schedule_phase(h.ctx, g, ph)
+    new = ph.deadline or new
     h.say(f"Game '{g.name}' resumed; deadline {h.ctx.when(new)}.")
     games.notice(h.ctx, g, "Resumed", f"The master has resumed '{g.name}'. The deadline for {ph.name} is "
                  f"{h.ctx.when(new)}.")

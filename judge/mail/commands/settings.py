@@ -10,6 +10,7 @@ from judge.game.passwords import check_new_password, hash_password
 from judge.game.store import dumps
 from judge.mail import confirm
 from judge.mail.commands import CommandError, REGISTRY, command
+from judge.mail.commands import absence as absence_cmds
 from judge.mail.commands.votes import vote
 from judge.game.addresses import canonical_address
 from judge.mail.language import Command
@@ -59,8 +60,9 @@ MAX_SEAT_ADDRESSES = 3
 
 #: SET words, as "unknown SET option" lists them
 PLAYER_SET_KEYS = ("WAIT", "NOWAIT", "DRAW", "NODRAW", "PASSWORD", "ADDRESS", "NAME", "ALLY", "NOALLY",
-                   "CONCEDE", "NOCONCEDE", "RESULTS")
-MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "CENTRES", "LIST", "NOLIST", "MAP")
+                   "CONCEDE", "NOCONCEDE", "RESULTS", "ABSENCE")
+MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "CENTRES", "LIST", "NOLIST", "MAP",
+                   "MAX ABSENCE", "PAUSE VOTE")
 #: every word the master's SET takes: its own (DEADLINE, LIST) and each game option the game takes
 MASTER_SET_WORDS = frozenset({*MASTER_SET_KEYS, *(w.upper() for w in games.OPTION_WORDS)})
 
@@ -86,6 +88,10 @@ SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "
              ("master", "SET DEADLINE <when>", "e.g. SET DEADLINE +2d, or 2025-06-15 23:30"),
              ("master", "SET GRACE <duration>", "e.g. SET GRACE 24h"),
              ("master", "SET MOVE|RETREAT|ADJUST <duration>", "phase lengths, e.g. SET MOVE 48h"),
+             ("master", "SET MAX ABSENCE <days>", "days of absence each player may take in the game, all "
+              "absences together (default 14)"),
+             ("master", "SET PAUSE VOTE yes|no", "whether a PAUSE REQUEST of every player pauses the game "
+              "(default no: you decide)"),
              ("master", "SET LIST address", "also send results and public notices to this mailing list (SET NO LIST: stop)"),
              ("player", "SET RESULTS NJUDGE|ZINE|DEFAULT", "your results (an observer's too) in njudge's text layout, for programs that read it, as the zine report, or in the game's layout"),
              ("master", "SET RESULTS NJUDGE|ZINE", "the game's results layout: njudge's text layout or the zine report (default)"),
@@ -128,6 +134,8 @@ def set_(h: Handler, cmd: Command) -> None:
     if key in SET_ALIASES:
         name = SET_ALIASES[key]
         REGISTRY[name].run(h, Command(name, rest, cmd.line, cmd.lineno))
+        return
+    if key in absence_cmds.SET_WORDS and absence_cmds.set_word(h, key, rest):
         return
     if key == "PASSWORD":
         if len(rest) != 1:
