@@ -30,6 +30,8 @@ KEYWORDS: dict[str, str] = {
     "DRAW": "DRAW", "NODRAW": "NODRAW", "NO DRAW": "NODRAW",
     "PROCESS": "PROCESS", "ROLLBACK": "ROLLBACK", "PAUSE": "PAUSE", "SUSPEND": "PAUSE", "RESUME": "RESUME",
     "EJECT": "EJECT", "BECOME": "BECOME", "TERMINATE": "TERMINATE",
+    "PREDICT": "PREDICT", "PREVIEW": "PREDICT", "UNSTART": "UNSTART", "PROMOTE": "PROMOTE",
+    "ROLLFORWARD": "ROLLFORWARD",
     "START": "START", "FORCE BEGIN": "START",
     # alliance victories and concessions (variants that have them: 1885 II rule 5)
     "ALLY": "ALLY", "ALLIANCE": "ALLY", "DECLARE ALLIANCE": "ALLY",

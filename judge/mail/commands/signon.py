@@ -248,7 +248,11 @@ def signon(h: Handler, cmd: Command) -> None:
         signon_power(h, g, powers[letter], password)
     elif letter == "M":
         master = games.master_address(h.ctx.store, g)
-        check_password(h, g, "Master", password, g.master_hash, [master] if master else [])
+        co = observer_seat(h, g) if h.mail.sender in (g.options.get("co_masters") or []) else None
+        if co is not None:  # a co-master (PROMOTE) signs on with the password of its observer seat
+            check_password(h, g, "Master", password, co["password_hash"], [h.mail.sender])
+        else:
+            check_password(h, g, "Master", password, g.master_hash, [master] if master else [])
         h.session = Session(game=g, master=True, signons=1)
         h.say(f"Signed on as master of '{g.name}'.")
     elif letter == "O":
