@@ -97,6 +97,10 @@ def test_unstart_returns_a_game_to_forming_with_its_players(tmp_path):
     seats = t.rows("SELECT power, player_id FROM seats WHERE role = 'player'")
     assert len(seats) == 7 and all(s["power"] is None and s["player_id"] for s in seats)
     assert any("Unstarted" in m.subject for m in t.to(t.powers["Italy"]))
+    # the game is full: a newcomer is told so, not given an eighth seat
+    body = t.reply_to("late@example.test", t.send("late@example.test", "SIGNON ?tg latepw")).body
+    assert "has a player for every power" in body and t.game_state() == "forming"
+    assert len(t.rows("SELECT id FROM seats WHERE role = 'player'")) == 7
     out = t.send(MASTER, f"{MSIGN}\nSTART")
     assert t.game_state() == "active" and t.phase() == "S1901M"
     assert sum("Game Starting" in m.subject for m in out) >= 7

@@ -131,6 +131,8 @@ def signon_join(h: Handler, g: Game, password: str) -> None:
         enter_seat(h, g, s)
         return
     h.from_only = True
+    if g.state == "forming" and len(games.seats(st, g.id)) >= len(g.variant.powers):  # full, after UNSTART
+        raise CommandError(f"game '{g.name}' has a player for every power and waits for its master's START")
     if g.state == "forming":
         check_new_password(password)
         seat = games.join(h.ctx, g, h.mail.sender, password)
