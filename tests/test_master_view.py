@@ -178,3 +178,28 @@ def test_rollforward_stops_where_changed_orders_lead_elsewhere(tmp_path):
     g = games.get_game(t.judge.store, "tg")
     ph = games.current_phase(t.judge.store, g)
     assert t.rows("SELECT COUNT(*) AS n FROM orders WHERE phase_id = ?", (ph.id,))[0]["n"] == 0
+
+
+def test_orders_after_the_deadline_count_as_late(tmp_path):
+    t = Table(tmp_path)
+    t.start_game()
+    hold_all(t, skip=("Turkey",))
+    t.advance(hours=25)  # past the deadline, inside the grace period
+    assert t.phase() == "S1901M"
+    t.order("Turkey", "F Ank H\nA Con H\nA Smy H")
+    assert t.phase() == "F1901M"
+    hold_all(t)  # Fall on time
+    body = master_says(t, "LIST tg")
+    assert re.search(r"^  Turkey +\S+ +no +1 ", body, re.M), body
+    assert re.search(r"^  France +\S+ +no +0 ", body, re.M), body
+
+
+def test_help_lists_the_masters_commands_and_the_players_predict(tmp_path):
+    t = Table(tmp_path)
+    body = t.reply_to("x@example.test", t.send("x@example.test", "HELP")).body
+    player = body[body.index("A signed-on player may also use:"):body.index("The game master may also use:")]
+    master = body[body.index("The game master may also use:"):]
+    assert re.search(r"^  PREDICT +.*SET PREDICT", player.replace("\n" + " " * 28, " "), re.M), player
+    for word in ("PREDICT", "UNSTART", "PROMOTE <address>", "ROLLFORWARD"):
+        assert re.search(rf"^  {word}", master, re.M), word
+    assert "UNSTART" not in player and "ROLLFORWARD" not in player

@@ -83,19 +83,21 @@ def describe_game(h: Handler, g: Game) -> str:
                        list_address=games.list_address(st, g), master_view=master_view)
 
 
-def late_count(st: Any, g: Game, power: str) -> int:
-    """How many processed phases ``power`` was late in: it had orders to give and they were
-    incomplete when the phase was processed, or its last orders came after the deadline."""
-    n = 0
+def late_counts(st: Any, g: Game) -> dict[str, int]:
+    """How many processed phases each power was late in: it had orders to give and they were
+    incomplete when the phase was processed, or its last orders came after the deadline. Counted
+    for the power, whoever played it."""
+    out = dict.fromkeys(g.variant.powers, 0)
     for row in games.processed_phases(st, g):
         pos = games._phase(row, g.variant).position
-        if orderbook.needed(pos, power, g.rules) <= 0:
-            continue
-        last = st.scalar("SELECT MAX(created) FROM orders WHERE phase_id = ? AND power = ?", (row["id"], power))
-        if (orderbook.missing(pos, power, orderbook.current_orders(st, row["id"], power), g.rules) > 0
-                or (last and row["deadline"] and last > row["deadline"])):
-            n += 1
-    return n
+        for power in out:
+            if orderbook.needed(pos, power, g.rules) <= 0:
+                continue
+            last = st.scalar("SELECT MAX(created) FROM orders WHERE phase_id = ? AND power = ?", (row["id"], power))
+            if (orderbook.missing(pos, power, orderbook.current_orders(st, row["id"], power), g.rules) > 0
+                    or (last and row["deadline"] and last > row["deadline"])):
+                out[power] += 1
+    return out
 
 
 def master_seats(h: Handler, g: Game, ph: Any) -> list[dict[str, Any]]:
@@ -104,6 +106,7 @@ def master_seats(h: Handler, g: Game, ph: Any) -> list[dict[str, Any]]:
     st = h.ctx.store
     pos = ph.position if ph is not None else None
     centres = describe.centre_counts(pos) if pos is not None else {}
+    late = late_counts(st, g)
     out = []
     for s in games.seats(st, g.id):
         p = s["power"]
@@ -115,7 +118,7 @@ def master_seats(h: Handler, g: Game, ph: Any) -> list[dict[str, Any]]:
         status = {"active": "", "cd": "civil disorder", "vacant": "vacant"}.get(s["status"], s["status"])
         out.append({"power": p, "status": status,
                     "player": shown_person(st, g, s, master=True) or "(vacant)", "orders": state,
-                    "wait": bool(s["wait"]), "late": late_count(st, g, p), "centres": centres.get(p, 0)})
+                    "wait": bool(s["wait"]), "late": late.get(p, 0), "centres": centres.get(p, 0)})
     return out
 
 
