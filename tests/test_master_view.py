@@ -135,6 +135,15 @@ def test_promote_makes_an_observer_a_co_master_with_its_own_password(tmp_path):
     assert "Invalid password" in t.reply_to("else@example.test",
                                             t.send("else@example.test", "SIGNON Mtg helperpw")).body
     assert "Signed on as master" in master_says(t, "LIST tg")
+    # the right goes with the observer seat: ejected and observing again, the address has it no more
+    assert "Ejected" in master_says(t, f"EJECT {obs}")
+    observe(t, obs, password="helperpw")
+    assert "Invalid password" in t.reply_to(obs, t.send(obs, "SIGNON Mtg helperpw")).body
+    # likewise a co-master who stops observing
+    assert "now a co-master" in master_says(t, f"PROMOTE {obs}")
+    t.send(obs, "UNOBSERVE tg")
+    observe(t, obs, password="helperpw")
+    assert "Invalid password" in t.reply_to(obs, t.send(obs, "SIGNON Mtg helperpw")).body
 
 
 def test_rollforward_replays_the_phases_a_rollback_undid(tmp_path):

@@ -162,6 +162,7 @@ def eject(h: Handler, cmd: Command) -> None:
         games.record_departure(h.ctx, g, seat, "ejected")
         st.update("seats", seat["id"], status="vacant", password_hash=None, player_id=None, addresses=None,
                   wait=0, draw=0, allies=None, concede=None)
+    drop_co_masters(h, g, gone)
     label = seat["power"] or seat["role"]
     h.say(f"Ejected {label} ({', '.join(gone)}).")
     games.notice(h.ctx, g, "Ejected", f"The master has removed you ({label}) from '{g.name}'.", to=gone)
@@ -221,7 +222,7 @@ def predict(h: Handler, cmd: Command) -> None:
     orders are revealed."""
     g = h.need_game()
     ph = h.need_phase(g)
-    if h.session.master and not h.session.became:
+    if h.session.master:  # (also after BECOME: the master sees every order anyway)
         powers = list(g.variant.powers)
         whose = "every order now in"
     elif h.session.power is not None:
@@ -267,10 +268,18 @@ def unstart(h: Handler, cmd: Command) -> None:
     h.touched = True
 
 
-def co_masters(g: games.Game) -> list[str]:
-    """The addresses PROMOTE made co-masters of ``g``: each signs on as master (SIGNON M<game>)
-    with the password of its own observer seat."""
-    return list(g.options.get("co_masters") or [])
+def co_master_seat(g: games.Game, address: str) -> int | None:
+    """The observer seat through which ``address`` is a co-master of ``g`` (PROMOTE), or None."""
+    return next((int(c["seat"]) for c in g.options.get("co_masters") or [] if c.get("address") == address), None)
+
+
+def drop_co_masters(h: Handler, g: games.Game, addresses: list[str]) -> None:
+    """An observer who leaves or is ejected is a co-master no more (observing again does not
+    bring it back)."""
+    kept = [c for c in g.options.get("co_masters") or [] if c.get("address") not in addresses]
+    if kept != (g.options.get("co_masters") or []):
+        g.options["co_masters"] = kept
+        games.save_options(h.ctx, g)
 
 
 @command("PROMOTE", who="master", syntax="PROMOTE <address>",
@@ -284,9 +293,10 @@ def promote(h: Handler, cmd: Command) -> None:
     seat = next((s for s in games.seats(st, g.id, "observer") if addr in games.seat_addresses(st, s)), None)
     if seat is None:
         raise CommandError(f"{addr} does not observe '{g.name}': a co-master is first an observer (OBSERVE)")
-    if addr in co_masters(g):
+    if co_master_seat(g, addr) == seat["id"]:
         raise CommandError(f"{addr} is already a co-master of '{g.name}'")
-    g.options["co_masters"] = [*co_masters(g), addr]
+    g.options["co_masters"] = [*(c for c in g.options.get("co_masters") or [] if c.get("address") != addr),
+                               {"address": addr, "seat": seat["id"]}]
     games.save_options(h.ctx, g)
     h.say(f"{addr} is now a co-master of '{g.name}'.")
     games.notice(h.ctx, g, "Co-master", f"The master of '{g.name}' has made you a co-master. Sign on with "

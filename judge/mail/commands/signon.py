@@ -11,6 +11,7 @@ from judge.game.passwords import check_new_password, hash_password, verify_passw
 from judge.game.store import iso
 from judge.mail import abuse, confirm
 from judge.mail.commands import BAD_SIGNON, CommandError, Session, Stop, command
+from judge.mail.commands.master import co_master_seat, drop_co_masters
 from judge.mail.language import Command
 from judge.variant import available_variants
 
@@ -250,8 +251,9 @@ def signon(h: Handler, cmd: Command) -> None:
         signon_power(h, g, powers[letter], password)
     elif letter == "M":
         master = games.master_address(h.ctx.store, g)
-        co = observer_seat(h, g) if h.mail.sender in (g.options.get("co_masters") or []) else None
-        if co is not None:  # a co-master (PROMOTE) signs on with the password of its observer seat
+        co = observer_seat(h, g)
+        if co is not None and co_master_seat(g, h.mail.sender) == co["id"]:
+            # a co-master (PROMOTE) signs on with the password of its observer seat
             check_password(h, g, "Master", password, co["password_hash"], [h.mail.sender])
         else:
             check_password(h, g, "Master", password, g.master_hash, [master] if master else [])
@@ -350,5 +352,6 @@ def unobserve(h: Handler, cmd: Command) -> None:
     else:
         raise CommandError("write UNOBSERVE game")
     st.conn.execute("DELETE FROM seats WHERE id = ?", (seat["id"],))
+    drop_co_masters(h, g, games.seat_addresses(st, seat))
     h.session = Session(signons=h.session.signons)
     h.say(f"You no longer observe '{g.name}': the judge sends you nothing more about it.")
