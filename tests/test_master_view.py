@@ -212,3 +212,12 @@ def test_help_lists_the_masters_commands_and_the_players_predict(tmp_path):
     for word in ("PREDICT", "UNSTART", "PROMOTE <address>", "ROLLFORWARD"):
         assert re.search(rf"^  {word}", master, re.M), word
     assert "UNSTART" not in player and "ROLLFORWARD" not in player
+
+
+def test_master_list_of_a_game_over_shows_no_open_orders(tmp_path):
+    t = Table(tmp_path)
+    t.start_game()
+    hold_all(t)
+    master_says(t, "TERMINATE")
+    body = master_says(t, "LIST tg")
+    assert re.search(r"^  Turkey +- +no +0 +3 +p\d <", body, re.M), body  # the last board's centres

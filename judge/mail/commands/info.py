@@ -105,20 +105,21 @@ def master_seats(h: Handler, g: Game, ph: Any) -> list[dict[str, Any]]:
     partial, complete or not needed), WAIT, how many phases it was late, its centres."""
     st = h.ctx.store
     pos = ph.position if ph is not None else None
-    centres = describe.centre_counts(pos) if pos is not None else {}
+    # a game over has no open phase: its last centres are in its outcome (none after TERMINATE)
+    centres = describe.centre_counts(pos) if pos is not None else dict((g.outcome or {}).get("centres") or {})
     late = late_counts(st, g)
     out = []
     for s in games.seats(st, g.id):
         p = s["power"]
         state = "-"
-        if pos is not None and p:
+        if pos is not None and p and g.state in ("active", "paused"):  # a game over takes no orders
             need = orderbook.needed(pos, p, g.rules)
             miss = orderbook.missing(pos, p, orderbook.current_orders(st, ph.id, p), g.rules) if need > 0 else 0
             state = "not needed" if need <= 0 else "none" if miss >= need else "partial" if miss else "complete"
         status = {"active": "", "cd": "civil disorder", "vacant": "vacant"}.get(s["status"], s["status"])
         out.append({"power": p, "status": status,
                     "player": shown_person(st, g, s, master=True) or "(vacant)", "orders": state,
-                    "wait": bool(s["wait"]), "late": late.get(p, 0), "centres": centres.get(p, 0)})
+                    "wait": bool(s["wait"]), "late": late.get(p, 0), "centres": centres.get(p, 0 if centres else "-")})
     return out
 
 
