@@ -137,6 +137,7 @@ SWITCHES: dict[str, tuple[str, ...]] = {
     "concessions": ("largest", "any", "none"),  # njudge's rule, the variant's (any power or alliance), none
     "anonymous": ("no", "yes"),  # gunboat: no names or addresses to players and observers until the end
     "addresses": ("private", "public"),  # whether everyone may see the players' addresses
+    "predict": ("no", "yes"),  # whether a player may PREDICT the results of their own orders
 }
 SWITCH_ALIASES = {"fake_press": "fake", "fakes": "fake", "observer": "observer_press", "observers": "observer_press",
                   "minorpress": "minor_press", "votes": "draw_votes", "gunboat": "anonymous"}
@@ -209,6 +210,8 @@ def apply_option(game: Game, name: str, value: str, started: bool, archive_url: 
             raise GameError("a phase must last longer than that")
         game.options[f"{kind}_hours"] = hours
         return f"{kind.capitalize()} phases now last {deadlines.format_hours(hours)}."
+    if key == "predict":  # the master may allow or stop players' PREDICT at any time
+        return set_switch(game, key, value)
     if started:
         raise GameError(f"'{name}' can only be set before the game starts")
     if key == "press":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, TYPE_CHECKING
 
-from judge.game import deadlines, lifecycle as games
+from judge.game import deadlines, lifecycle as games, orderbook
 from judge.game.archive_paths import map_url
 from judge.game.lifecycle import Game
 from judge.game.seats import anonymous, player_label, shown_master, shown_person
@@ -64,6 +64,9 @@ def describe_game(h: Handler, g: Game) -> str:
     rules = {k: v for k, v in (g.options.get("rules") or {}).items()}
     # the draw and concession votes: the master's LIST shows them, everyone's where votes are public
     master = h.session.master and h.session.game is not None and h.session.game.id == g.id
+    master_view = master and g.state != "forming"
+    if master_view:  # the master's view: who, orders, WAIT, late count, centres
+        seats = master_seats(h, g, ph)
     votes = games.vote_lines(st, g) if g.state == "active" and (
         master or games.switch(g, "draw_votes") == "public") else []
     switches = {k: games.switch(g, k) for k in games.SWITCHES}
@@ -77,7 +80,47 @@ def describe_game(h: Handler, g: Game) -> str:
                        adjustment=deadlines.format_hours(g.hours("adjustment")),
                        grace=deadlines.format_hours(g.grace_hours), rules=rules, outcome=g.outcome,
                        npowers=len(g.variant.powers), votes=votes, switches=switches,
-                       list_address=games.list_address(st, g))
+                       list_address=games.list_address(st, g), master_view=master_view)
+
+
+def late_counts(st: Any, g: Game) -> dict[str, int]:
+    """How many processed phases each power was late in: it had orders to give and they were
+    incomplete when the phase was processed, or its last orders came after the deadline. Counted
+    for the power, whoever played it."""
+    out = dict.fromkeys(g.variant.powers, 0)
+    for row in games.processed_phases(st, g):
+        pos = games._phase(row, g.variant).position
+        for power in out:
+            if orderbook.needed(pos, power, g.rules) <= 0:
+                continue
+            last = st.scalar("SELECT MAX(created) FROM orders WHERE phase_id = ? AND power = ?", (row["id"], power))
+            if (orderbook.missing(pos, power, orderbook.current_orders(st, row["id"], power), g.rules) > 0
+                    or (last and row["deadline"] and last > row["deadline"])):
+                out[power] += 1
+    return out
+
+
+def master_seats(h: Handler, g: Game, ph: Any) -> list[dict[str, Any]]:
+    """LIST's table for the master: each power's player (name and address), its orders (none,
+    partial, complete or not needed), WAIT, how many phases it was late, its centres."""
+    st = h.ctx.store
+    pos = ph.position if ph is not None else None
+    # a game over has no open phase: its last centres are in its outcome (none after TERMINATE)
+    centres = describe.centre_counts(pos) if pos is not None else dict((g.outcome or {}).get("centres") or {})
+    late = late_counts(st, g)
+    out = []
+    for s in games.seats(st, g.id):
+        p = s["power"]
+        state = "-"
+        if pos is not None and p and g.state in ("active", "paused"):  # a game over takes no orders
+            need = orderbook.needed(pos, p, g.rules)
+            miss = orderbook.missing(pos, p, orderbook.current_orders(st, ph.id, p), g.rules) if need > 0 else 0
+            state = "not needed" if need <= 0 else "none" if miss >= need else "partial" if miss else "complete"
+        status = {"active": "", "cd": "civil disorder", "vacant": "vacant"}.get(s["status"], s["status"])
+        out.append({"power": p, "status": status,
+                    "player": shown_person(st, g, s, master=True) or "(vacant)", "orders": state,
+                    "wait": bool(s["wait"]), "late": late.get(p, 0), "centres": centres.get(p, 0 if centres else "-")})
+    return out
 
 
 @command("HELP", who="anyone", syntax="HELP",

@@ -12,6 +12,7 @@ from judge.game.store import iso
 from judge.game.seats import person_label
 from judge.mail import abuse, confirm
 from judge.mail.commands import BAD_SIGNON, CommandError, Session, Stop, command
+from judge.mail.commands.master import co_master_seat, drop_co_masters
 from judge.mail.language import Command
 from judge.variant import available_variants
 
@@ -132,6 +133,8 @@ def signon_join(h: Handler, g: Game, password: str) -> None:
         enter_seat(h, g, s)
         return
     h.from_only = True
+    if g.state == "forming" and len(games.seats(st, g.id)) >= len(g.variant.powers):  # full, after UNSTART
+        raise CommandError(f"game '{g.name}' has a player for every power and waits for its master's START")
     if g.state == "forming":
         check_new_password(password)
         seat = games.join(h.ctx, g, h.mail.sender, password)
@@ -254,7 +257,12 @@ def signon(h: Handler, cmd: Command) -> None:
         signon_power(h, g, powers[letter], password)
     elif letter == "M":
         master = games.master_address(h.ctx.store, g)
-        check_password(h, g, "Master", password, g.master_hash, [master] if master else [])
+        co = observer_seat(h, g)
+        if co is not None and co_master_seat(g, h.mail.sender) == co["id"]:
+            # a co-master (PROMOTE) signs on with the password of its observer seat
+            check_password(h, g, "Master", password, co["password_hash"], [h.mail.sender])
+        else:
+            check_password(h, g, "Master", password, g.master_hash, [master] if master else [])
         h.session = Session(game=g, master=True, signons=1)
         h.say(f"Signed on as master of '{g.name}'.")
     elif letter == "O":
@@ -350,5 +358,6 @@ def unobserve(h: Handler, cmd: Command) -> None:
     else:
         raise CommandError("write UNOBSERVE game")
     st.conn.execute("DELETE FROM seats WHERE id = ?", (seat["id"],))
+    drop_co_masters(h, g, games.seat_addresses(st, seat))
     h.session = Session(signons=h.session.signons)
     h.say(f"You no longer observe '{g.name}': the judge sends you nothing more about it.")
