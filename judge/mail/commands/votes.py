@@ -249,6 +249,7 @@ def resign(h: Handler, cmd: Command) -> None:
     h.ctx.store.update("seats", h.session.seat["id"], status="vacant", password_hash=None, wait=0, draw=0,
                           allies=None, concede=None)
     h.say(f"You have resigned {power} in '{g.name}'.")
+    h.session.power = None  # no order status for a power no longer played
     games.notice(h.ctx, g, f"Resignation: {g.variant.powers[power].letter}",
                  f"{power} has resigned from '{g.name}' and is open for takeover "
                  f"(SIGNON ?{g.name} <password>). Its units hold until then.")
