@@ -39,12 +39,15 @@ def test_resign_answers_without_an_order_status_and_summary_shows_the_seat_once_
     t = table
     t.start_game()
     turkey = t.powers["Turkey"]
+    t.send(STANDBY, "SIGNON %tg")  # njudge's standby form
     reply = t.reply_to(turkey, t.send(turkey, t.signon("Turkey") + "\nRESIGN")).body
     assert "You have resigned Turkey" in reply
     assert "Orders not received" not in reply and "considered late" not in reply
     head, *before = summary_line(t, "Turkey")
     assert head.count("(vacant)") == 1 and "(from" not in head, head
     assert len(before) == 1 and "S1901M to S1901M (resigned)" in before[0]
+    told = [m for m in t.to(STANDBY) if m.subject.endswith("Open for takeover: T")]
+    assert told and "SIGNON Ttg <password>" in flat(told[0].body) and "STANDBY tg OFF" in told[0].body
 
 
 def test_a_power_silent_for_two_phases_is_opened_announced_and_taken_over(table: Table) -> None:
@@ -138,3 +141,13 @@ def test_nmr_wait_waits_for_the_replacement_and_tells_the_master(table: Table) -
     assert ph["deadline"] > t.now.isoformat()[:19]  # a fresh deadline for the new player
     t.send(NEW, "SIGNON Ttg newpw2\nF Ank H\nA Con H\nA Smy H\nSET NOWAIT")
     assert t.phase() == "F1901M"
+
+
+def test_phases_the_master_processes_before_the_deadline_are_missed_by_nobody(table: Table) -> None:
+    t = table
+    t.start_game()
+    for _ in range(2):  # nobody orders: two phases with no orders from anyone
+        t.send(MASTER, "SIGNON Mtg masterpw\nPROCESS")
+    assert t.phase() == "S1902M"
+    assert not [m for m in t.mails if "Open for takeover" in m.subject]
+    assert {r["status"] for r in t.rows("SELECT status FROM seats WHERE role = 'player'")} == {"active"}

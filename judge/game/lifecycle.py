@@ -493,10 +493,7 @@ def open_powers(ctx: Ctx, game: Game, powers: list[str], why: str, last: str | N
     for p, old in opened:
         if old and not set(old) & told:
             notice(ctx, game, title, text, to=old)
-    for addr in replacements.standby_addresses(ctx.store, game):
-        if addr not in told:
-            notice(ctx, game, title, text + f"\n\n(You are on the standby list of '{game.name}': "
-                   f"STANDBY {game.name} OFF takes you off it.)", to=[addr])
+    tell_standby(ctx, game, title, text)
     missed = game.options.setdefault("missed", {})
     for p, _ in opened:
         seat = seat_of_power(ctx.store, game.id, p)
@@ -507,6 +504,16 @@ def open_powers(ctx: Ctx, game: Game, powers: list[str], why: str, last: str | N
         game.options["awaiting"] = sorted(set(game.options.get("awaiting") or []) | set(names))
     save_options(ctx, game)
     return names
+
+
+def tell_standby(ctx: Ctx, game: Game, title: str, text: str) -> None:
+    """A power is open: the game's standby list hears of it too (those who play or watch the game
+    have had the public notice)."""
+    told = {a for to in audience(ctx.store, game) for a in to}
+    for addr in replacements.standby_addresses(ctx.store, game):
+        if addr not in told:
+            notice(ctx, game, title, text + f"\n\n(You are on the standby list of '{game.name}': "
+                   f"STANDBY {game.name} OFF takes you off it.)", to=[addr])
 
 
 def wait_for_replacements(ctx: Ctx, game: Game, ph: PhaseRow, late: list[str]) -> None:
@@ -677,7 +684,7 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
         late = []
     if reason != "master" and awaited(ctx.store, game, ph):
         return  # nmr=wait: only a new player (or the master's PROCESS) moves the phase on
-    abandoned = replacements.count_missed(ctx.store, game, ph, pos)
+    abandoned = replacements.count_missed(ctx.store, game, ph, pos, ctx.now)
     save_options(ctx, game)
     if reason in ("grace",) and late:
         for p in late:

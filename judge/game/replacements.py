@@ -9,6 +9,7 @@ Kept in the game's options JSON: ``abandon`` (phases missed in a row that open a
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from judge.engine.position import Position
@@ -55,10 +56,11 @@ def set_option(game: Game, key: str, value: str) -> str:
 
 
 # -- counting missed phases -------------------------------------------------------------------------
-def count_missed(store: Store, game: Game, ph: Any, pos: Position) -> list[str]:
+def count_missed(store: Store, game: Game, ph: Any, pos: Position, now: datetime) -> list[str]:
     """As a phase is processed: a played power that owed orders and sent none has missed one more
-    phase in a row; one that sent any starts again from none. Returns the powers that reach the
-    game's limit (to be opened once the phase is done)."""
+    phase in a row (if its deadline had come, or the power was already in civil disorder: a phase
+    the master processes early is missed by nobody still playing); one that sent any starts again
+    from none. Returns the powers that reach the game's limit (to be opened once the phase is done)."""
     missed: dict[str, int] = game.options.setdefault("missed", {})
     due = []
     for s in seats(store, game.id):
@@ -69,6 +71,8 @@ def count_missed(store: Store, game: Game, ph: Any, pos: Position) -> list[str]:
             continue  # nothing to order (no retreat, no build): neither missed nor kept
         if orderbook.current_orders(store, ph.id, p):
             missed.pop(p, None)
+            continue
+        if s["status"] == "active" and ph.deadline is not None and now < ph.deadline:
             continue
         missed[p] = int(missed.get(p, 0)) + 1
         if missed[p] >= abandon_after(game):

@@ -105,7 +105,7 @@ def take_over(h: Handler, g: Game, seat: Any, password: str) -> None:
 def welcome(h: Handler, g: Game, power: str) -> str:
     """The position and the press the power received while it had no player, for its new player."""
     ph = games.current_phase(h.ctx.store, g)
-    parts = [f"The position ({ph.name}):\n{replacements.position_text(ph.position)}"] if ph is not None else []
+    parts = [f"\nThe position ({ph.name}):\n{replacements.position_text(ph.position)}"] if ph is not None else []
     press = replacements.press_since(h.ctx.store, g, power)
     parts.append(f"Press to {power} since its last player left:\n\n" + "\n\n".join(press) if press else
                  f"No press has been sent to {power} since its last player left.")

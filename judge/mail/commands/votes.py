@@ -250,8 +250,9 @@ def resign(h: Handler, cmd: Command) -> None:
                           allies=None, concede=None)
     h.say(f"You have resigned {power} in '{g.name}'.")
     h.session.power = None  # no order status for a power no longer played
-    games.notice(h.ctx, g, f"Resignation: {g.variant.powers[power].letter}",
-                 f"{power} has resigned from '{g.name}' and is open for takeover "
-                 f"(SIGNON ?{g.name} <password>). Its units hold until then.")
+    opened = (f"{power} has resigned from '{g.name}' and is open for takeover "
+              f"(SIGNON {g.variant.powers[power].letter}{g.name} <password>). Its units hold until then.")
+    games.notice(h.ctx, g, f"Resignation: {g.variant.powers[power].letter}", opened)
+    games.tell_standby(h.ctx, g, f"Open for takeover: {g.variant.powers[power].letter}", opened)
     h.touched = True
     raise Stop
