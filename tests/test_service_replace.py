@@ -151,3 +151,17 @@ def test_phases_the_master_processes_before_the_deadline_are_missed_by_nobody(ta
     assert t.phase() == "S1902M"
     assert not [m for m in t.mails if "Open for takeover" in m.subject]
     assert {r["status"] for r in t.rows("SELECT status FROM seats WHERE role = 'player'")} == {"active"}
+
+
+def test_the_master_may_process_a_waiting_game_with_the_open_power_holding(table: Table) -> None:
+    t = table
+    t.start_game(options="move=24h retreat=12h adjust=12h grace=12h")
+    t.send(MASTER, "SIGNON Mtg masterpw\nSET NONMR")
+    hold_all(t, skip=("Turkey",))
+    t.advance(hours=36)
+    assert t.phase() == "S1901M"
+    t.send(MASTER, "SIGNON Mtg masterpw\nPROCESS")
+    assert t.phase() == "F1901M"
+    res = next(m for m in t.mails if "S1901M Results" in m.subject)
+    assert "Constantinople" in res.body
+    assert t.rows("SELECT status FROM seats WHERE power = 'Turkey'")[0]["status"] == "vacant"
