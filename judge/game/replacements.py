@@ -106,9 +106,9 @@ def press_since(store: Store, game: Game, power: str) -> list[str]:
     since = max(left) if left else ""
     out = []
     for r in store.all("SELECT * FROM press WHERE game_id = ? AND created > ? ORDER BY id", (game.id, since)):
+        if not (r["broadcast"] or power in (loads(r["recipients"], []) or [])):
+            continue  # who really received it; what they were shown of it below
         to = loads(r["shown_to"], None) or loads(r["recipients"], []) or []
-        if not (r["broadcast"] or power in to):
-            continue
         sender = "(grey press)" if r["grey"] else (r["shown_from"] or r["sender"])
         who = "everyone" if r["broadcast"] else ", ".join(to)
         out.append(f"From {sender} to {who}, {r['phase_name'] or 'before the start'}:\n"
