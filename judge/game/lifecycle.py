@@ -485,7 +485,8 @@ def open_powers(ctx: Ctx, game: Game, powers: list[str], why: str, last: str | N
     text = (f"{join_names(names)} {'has' if len(names) == 1 else 'have'} {why} and "
             f"{'is' if len(names) == 1 else 'are'} open for takeover in '{game.name}'"
             + (": the game waits for a new player." if replacements.nmr_mode(game) == "wait" else
-               ": until a new player takes over, its units hold and it builds nothing.")
+               ": until a new player takes over, its units hold, it builds nothing and any "
+               "removals due follow the civil-disorder rule.")
             + f"\nA new player takes over with:\n{how}\n(or SIGNON ?{game.name} <password> for the first open power).")
     title = f"Open for takeover: {''.join(letters[p].letter for p in names)}"
     told = {a for to in audience(ctx.store, game) for a in to}
@@ -552,7 +553,6 @@ def taken_over(ctx: Ctx, game: Game, power: str) -> None:
         if ph is not None and game.state == "active" and (ph.deadline is None or ph.deadline <= ctx.now):
             set_deadline(ctx, game, ph, ctx.now + timedelta(hours=game.hours(ph.phase.kind)))
     save_options(ctx, game)
-
 
 
 # -- starting -----------------------------------------------------------------------------------------

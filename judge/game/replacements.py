@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from judge.engine.position import Position
 from judge.game import orderbook
-from judge.game.seats import address_of, seat_of_power, seats
+from judge.game.seats import address_of, seats
 from judge.game.store import Store, loads
 from judge.render import describe
 
