@@ -21,7 +21,7 @@ from judge.engine import adjudicate
 from judge.engine.position import Position, Unit
 from judge.rules import RuleError, check_rule, merge_rules
 from judge.render import describe
-from judge.game import absence, deadlines, orderbook, outbox, results as zine
+from judge.game import absence, deadlines, orderbook, outbox, replacements, results as zine
 from judge.game.config import JudgeConfig
 from judge.game.passwords import hash_password
 from judge.render.templates import render
@@ -144,7 +144,7 @@ SWITCH_ALIASES = {"fake_press": "fake", "fakes": "fake", "observer": "observer_p
 YES_NO = {"yes": "yes", "on": "yes", "true": "yes", "1": "yes", "no": "no", "off": "no", "false": "no", "0": "no"}
 
 #: the game options :func:`apply_option` takes besides the rule switches (the master's SET words)
-OPTION_WORDS = ("map", "grace", "press", *CENTRE_WORDS, *PHASE_KIND_WORDS, *SWITCHES, *SWITCH_ALIASES)
+OPTION_WORDS = ("map", "grace", "press", "abandon", "nmr", *CENTRE_WORDS, *PHASE_KIND_WORDS, *SWITCHES, *SWITCH_ALIASES)
 
 
 def switch(game: "Game", name: str) -> str:
@@ -200,6 +200,11 @@ def apply_option(game: Game, name: str, value: str, started: bool, archive_url: 
     value = value.strip()
     if key == "map":
         return set_map(game, value, archive_url)
+    if key in ("abandon", "nmr"):  # how a game replaces players: any time
+        try:
+            return replacements.set_option(game, key, value)
+        except ValueError as exc:
+            raise GameError(str(exc)) from None
     if key in PHASE_KIND_WORDS or key == "grace":
         hours = deadlines.parse_duration(value)
         if key == "grace":
@@ -485,7 +490,100 @@ def record_departure(ctx: Ctx, game: Game, seat: Any, why: str) -> None:
     ph = current_phase(ctx.store, game)
     game.options.setdefault("players_before", []).append({
         "power": seat["power"], "player_id": seat["player_id"], "from": phase_at(ctx.store, game, seat["joined"]),
-        "to": ph.short if ph else None, "why": why})
+        "to": ph.short if ph else None, "why": why, "at": iso(ctx.now)})
+    save_options(ctx, game)
+
+
+# -- replacing players (the policy and its counts: :mod:`judge.game.replacements`) ----------------------
+def open_powers(ctx: Ctx, game: Game, powers: list[str], why: str, last: str | None = None) -> list[str]:
+    """Take ``powers`` from their players (kept for SUMMARY with the phases they played, through
+    ``last`` if given: the phase just processed), announce them open for takeover to everyone (the
+    leaving players too) and to the standby list. Returns the powers opened."""
+    opened = []
+    for p in powers:
+        seat = seat_of_power(ctx.store, game.id, p)
+        if seat is None or seat["status"] == "vacant" or seat["player_id"] is None:
+            continue
+        record_departure(ctx, game, seat, why)
+        if last and game.options.get("players_before"):
+            game.options["players_before"][-1]["to"] = last
+        opened.append((p, seat_addresses(ctx.store, seat)))
+    if not opened:
+        return []
+    names = [p for p, _ in opened]
+    letters = game.variant.powers
+    how = "\n".join(f"  SIGNON {letters[p].letter}{game.name} <password of your choice>   (takes {p})"
+                    for p in names)
+    text = (f"{join_names(names)} {'has' if len(names) == 1 else 'have'} {why} and "
+            f"{'is' if len(names) == 1 else 'are'} open for takeover in '{game.name}'"
+            + (": the game waits for a new player." if replacements.nmr_mode(game) == "wait" else
+               ": until a new player takes over, its units hold, it builds nothing and any "
+               "removals due follow the civil-disorder rule.")
+            + f"\nA new player takes over with:\n{how}\n(or SIGNON ?{game.name} <password> for the first open power).")
+    title = f"Open for takeover: {''.join(letters[p].letter for p in names)}"
+    told = {a for to in audience(ctx.store, game) for a in to}
+    notice(ctx, game, title, text)
+    for p, old in opened:
+        if old and not set(old) & told:
+            notice(ctx, game, title, text, to=old)
+    tell_standby(ctx, game, title, text)
+    missed = game.options.setdefault("missed", {})
+    for p, _ in opened:
+        seat = seat_of_power(ctx.store, game.id, p)
+        ctx.store.update("seats", seat["id"], status="vacant", player_id=None, password_hash=None, wait=0,
+                         draw=0, draw_set=None, addresses=None, allies=None, concede=None)
+        missed.pop(p, None)
+    if replacements.nmr_mode(game) == "wait":
+        game.options["awaiting"] = sorted(set(game.options.get("awaiting") or []) | set(names))
+    save_options(ctx, game)
+    return names
+
+
+def tell_standby(ctx: Ctx, game: Game, title: str, text: str) -> None:
+    """A power is open: the game's standby list hears of it too (those who play or watch the game
+    have had the public notice)."""
+    told = {a for to in audience(ctx.store, game) for a in to}
+    for addr in replacements.standby_addresses(ctx.store, game):
+        if addr not in told:
+            notice(ctx, game, title, text + f"\n\n(You are on the standby list of '{game.name}': "
+                   f"STANDBY {game.name} OFF takes you off it.)", to=[addr])
+
+
+def wait_for_replacements(ctx: Ctx, game: Game, ph: PhaseRow, late: list[str]) -> None:
+    """An ``nmr=wait`` game at the end of grace with powers still late: they are opened for
+    takeover and the phase is not processed; the master is told."""
+    opened = open_powers(ctx, game, late, "sent no orders by the end of grace")
+    m = master_address(ctx.store, game)
+    if m and opened:
+        notice(ctx, game, f"Waiting for Replacements: {''.join(game.variant.powers[p].letter for p in opened)}",
+               f"Game '{game.name}' (nmr=wait) is not processed: {join_names(opened)} sent no "
+               f"orders by the end of grace and {'is' if len(opened) == 1 else 'are'} open for takeover. "
+               f"The phase waits for the new players; PROCESS processes it now, the open powers' units "
+               f"holding.", to=[m])
+
+
+def awaited(store: Store, game: Game, ph: PhaseRow) -> list[str]:
+    """The open powers an ``nmr=wait`` game waits for in this phase (vacant, owing orders)."""
+    if replacements.nmr_mode(game) != "wait":
+        return []
+    out = []
+    for p in game.options.get("awaiting") or []:
+        s = seat_of_power(store, game.id, p)
+        if s is not None and s["status"] == "vacant" and orderbook.needed(ph.position, p, game.rules) > 0:
+            out.append(p)
+    return out
+
+
+def taken_over(ctx: Ctx, game: Game, power: str) -> None:
+    """A new player has the power: nothing missed any more, not waited for; a waiting game whose
+    deadline has passed gets a fresh one (a phase's length from now)."""
+    game.options.get("missed", {}).pop(power, None)
+    waiting = game.options.get("awaiting") or []
+    if power in waiting:
+        waiting.remove(power)
+        ph = current_phase(ctx.store, game)
+        if ph is not None and game.state == "active" and (ph.deadline is None or ph.deadline <= ctx.now):
+            set_deadline(ctx, game, ph, ctx.now + timedelta(hours=game.hours(ph.phase.kind)))
     save_options(ctx, game)
 
 
@@ -587,6 +685,8 @@ def ready(ctx: Ctx, game: Game, ph: PhaseRow) -> bool:
     pos = ph.position
     if late_powers(ctx.store, game, ph, pos):
         return False
+    if awaited(ctx.store, game, ph):  # nmr=wait: an open power waits for its player
+        return False
     active, waiting = ctx.store.one("SELECT COUNT(*), COALESCE(SUM(wait = 1), 0) FROM seats WHERE game_id = ? "
                                     "AND role = 'player' AND status = 'active'", (game.id,))
     # nobody playing (every power vacant or in civil disorder): no orders can come, so the phase
@@ -611,6 +711,13 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
     v = game.variant
     pos = ph.position
     late = late_powers(ctx.store, game, ph, pos)
+    if reason == "grace" and late and replacements.nmr_mode(game) == "wait":
+        wait_for_replacements(ctx, game, ph, late)
+        late = []
+    if reason != "master" and awaited(ctx.store, game, ph):
+        return  # nmr=wait: only a new player (or the master's PROCESS) moves the phase on
+    abandoned = replacements.count_missed(ctx.store, game, ph, pos, ctx.now)
+    save_options(ctx, game)
     if reason in ("grace",) and late:
         for p in late:
             ctx.store.conn.execute("UPDATE seats SET status = 'cd' WHERE game_id = ? AND power = ? AND status = 'active'",
@@ -653,6 +760,10 @@ def process(ctx: Ctx, game: Game, ph: PhaseRow, reason: str) -> None:
     new = open_phase(ctx, game, nxt)
     subject, text = zine.results_mail(ctx, game, ph, pos, result, victory=None, events=events, cd=cd, new=new)
     tell_all(ctx, game, subject, text, kind="results")
+    if abandoned:
+        n = replacements.abandon_after(game)
+        open_powers(ctx, game, abandoned, f"sent no orders for {n} {'phase' if n == 1 else 'phases'} in a row",
+                                    last=ph.short)
     apply_future_orders(ctx, game, new)
 
 

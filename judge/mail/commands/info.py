@@ -284,7 +284,7 @@ def summary(h: Handler, cmd: Command) -> None:
                         # who held a power before is hidden in a running anonymous game, as its player is
                         "before": [] if hidden else [replaced_line(st, b) for b in gone],
                         "since": games.phase_at(st, g, s["joined"]) if gone and s["player_id"] is not None
-                        and not hidden else None})
+                        and s["status"] != "vacant" and not hidden else None})
     ph = games.current_phase(st, g)
     h.say(render_part("summary.txt", name=g.name, variant=v.title, state=g.state, outcome=g.outcome,
                          through=ph.short if ph else (rows[-1]["short"] if rows else "-"),

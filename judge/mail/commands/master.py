@@ -168,8 +168,9 @@ def eject(h: Handler, cmd: Command) -> None:
     h.say(f"Ejected {label} ({', '.join(gone)}).")
     games.notice(h.ctx, g, "Ejected", f"The master has removed you ({label}) from '{g.name}'.", to=gone)
     if seat["power"]:
-        games.notice(h.ctx, g, f"Ejected: {seat['power']}", f"{seat['power']} is open for takeover "
-                     f"(SIGNON ?{g.name} <password>).")
+        opened = f"{seat['power']} is open for takeover (SIGNON ?{g.name} <password>)."
+        games.notice(h.ctx, g, f"Ejected: {seat['power']}", opened)
+        games.tell_standby(h.ctx, g, f"Open for takeover: {g.variant.powers[seat['power']].letter}", opened)
     h.touched = True
 
 

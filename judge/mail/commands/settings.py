@@ -69,7 +69,8 @@ MASTER_SET_WORDS = frozenset({*MASTER_SET_KEYS, *(w.upper() for w in games.OPTIO
 #: the game switches' njudge words that carry their value (the master's, before the start)
 SWITCH_FLAGS = {"DIAS": ("dias", "yes"), "NODIAS": ("dias", "no"), "FAKE": ("fake", "yes"), "NOFAKE": ("fake", "no"),
                 "MINORPRESS": ("minor_press", "yes"), "NOMINORPRESS": ("minor_press", "no"),
-                "NOCONCESSIONS": ("concessions", "none"), "GUNBOAT": ("anonymous", "yes")}
+                "NOCONCESSIONS": ("concessions", "none"), "GUNBOAT": ("anonymous", "yes"),
+                "NONMR": ("nmr", "wait")}
 
 #: SET words that stand for a command of their own (njudge: SET CONCEDE p)
 SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "NOALLY", "NOALLIES": "NOALLY",
@@ -95,6 +96,8 @@ SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "
              ("master", "SET LIST address", "also send results and public notices to this mailing list (SET NO LIST: stop)"),
              ("player", "SET RESULTS NJUDGE|ZINE|DEFAULT", "your results (an observer's too) in njudge's text layout, for programs that read it, as the zine report, or in the game's layout"),
              ("master", "SET RESULTS NJUDGE|ZINE", "the game's results layout: njudge's text layout or the zine report (default)"),
+             ("master", "SET ABANDON n", "a power whose player sends no orders for n phases in a row (default 2) is opened for takeover and announced, also to the standby list"),
+             ("master", "SET NMR cd|wait", "a power without orders at the end of grace: civil disorder (default), or opened for takeover while the game waits for its new player (SET NONMR)"),
              ("master", "SET MAP PNG|SVG|BOTH|LINK|OFF", "the map in results: a small PNG (default), SVG, both, a link to the archive, or none"),
              ("master", "SET PRESS white|grey|any|none, SET CENTRES n, SET <rule> <value>", "(before the start; 1885 II: SET CALENDAR build_months for eight moves a year)"),
              ("master", "SET FAKE yes|no", "(before the start) fake press: PRESS TO F FROM G, PRESS TO F FAKE BROADCAST, FAKE TO list; off by default"),

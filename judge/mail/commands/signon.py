@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any, TYPE_CHECKING
 
-from judge.game import lifecycle as games
+from judge.game import lifecycle as games, replacements
 from judge.game.lifecycle import Game
 from judge.game.passwords import check_new_password, hash_password, verify_password
 from judge.game.store import iso
@@ -94,12 +94,38 @@ def take_over(h: Handler, g: Game, seat: Any, password: str) -> None:
               joined=iso(h.ctx.now))
     seat = st.one("SELECT * FROM seats WHERE id = ?", (seat["id"],))
     letter = g.variant.powers[seat["power"]].letter
+    games.taken_over(h.ctx, g, seat["power"])
     h.say(f"You have taken over {seat['power']} in '{g.name}'. Sign on from now on with:  "
              f"SIGNON {letter}{g.name} <your password>\n(WAIT is set for you this phase: send SET NOWAIT "
              f"when your orders are complete.)")
+    h.say(welcome(h, g, seat["power"]))
     games.notice(h.ctx, g, f"New Player Signon: {letter}",
                  f"{seat['power']} in game '{g.name}' has been taken over by a new player.")
     enter_seat(h, g, seat, quiet=True)
+
+
+def welcome(h: Handler, g: Game, power: str) -> str:
+    """The position and the press the power received while it had no player, for its new player."""
+    ph = games.current_phase(h.ctx.store, g)
+    parts = [f"\nThe position ({ph.name}):\n{replacements.position_text(ph.position)}"] if ph is not None else []
+    press = replacements.press_since(h.ctx.store, g, power)
+    parts.append(f"Press to {power} since its last player left:\n\n" + "\n\n".join(press) if press else
+                 f"No press has been sent to {power} since its last player left.")
+    return "\n\n".join(parts)
+
+
+def set_standby(h: Handler, g: Game, on: bool) -> bool:
+    """Put the From address on the game's standby list, or take it off; False if nothing changed."""
+    pid = games.player_id(h.ctx, h.mail.sender)
+    listed: list[int] = g.options.setdefault("standby", [])
+    if on == (pid in listed):
+        return False
+    if on:
+        listed.append(pid)
+    else:
+        listed.remove(pid)
+    games.save_options(h.ctx, g)
+    return True
 
 
 def enter_seat(h: Handler, g: Game, seat: Any, quiet: bool = False) -> None:
@@ -222,6 +248,7 @@ def create(h: Handler, cmd: Command) -> None:
          summary="join a forming game (or take over a vacant power)",
          aliases=("SIGN ON", "HELLO", "LOGIN", "LOG IN"),
          forms=(
+             ("anyone", "SIGNON %game", "join the game's standby list (as STANDBY game)"),
              ("anyone", "SIGNON <letter><game> password", "sign on as a power (E, F, G, I, A, R, T in Standard), M for the master, O for an observer"),
          ))
 def signon(h: Handler, cmd: Command) -> None:
@@ -241,6 +268,9 @@ def signon(h: Handler, cmd: Command) -> None:
         if p is None:
             fail_signon(h)
         signon_power(h, g, p.name, password)  # type: ignore[union-attr]
+        return
+    if len(args) in (1, 2) and args[0].startswith("%") and len(args[0]) > 1:
+        standby_on(h, lookup_or_stop(h, args[0][1:]))  # njudge's standby form (a password is not needed)
         return
     if len(args) != 2 or len(args[0]) < 2:
         h.error("write SIGNON <power letter><game> <password>, e.g. SIGNON Fmygame secret "
@@ -269,6 +299,31 @@ def signon(h: Handler, cmd: Command) -> None:
         signon_observer(h, g, password)
     else:
         fail_signon(h)
+
+
+def standby_on(h: Handler, g: Game) -> None:
+    if g.state in ("finished", "terminated"):
+        raise CommandError(f"game '{g.name}' is over")
+    h.from_only = True  # the list holds the From address: the answer goes there only
+    added = set_standby(h, g, True)
+    h.say(f"You ({h.mail.sender}) {'are now' if added else 'were already'} on the standby list of '{g.name}': "
+          f"the judge mails you when one of its powers is open for takeover. STANDBY {g.name} OFF takes "
+          f"you off the list.")
+
+
+@command("STANDBY", who="anyone", syntax="STANDBY game [OFF]",
+         summary="be told when a power of a game is open for takeover (SIGNON %game works too); OFF: stop",
+         aliases=("STAND BY",))
+def standby(h: Handler, cmd: Command) -> None:
+    if not cmd.args or len(cmd.args) > 2 or (len(cmd.args) == 2 and cmd.args[1].upper() not in ("ON", "OFF")):
+        raise CommandError("write STANDBY game (to be told when a power opens) or STANDBY game OFF")
+    g = lookup_or_stop(h, cmd.args[0])
+    if len(cmd.args) == 2 and cmd.args[1].upper() == "OFF":
+        h.from_only = True
+        gone = set_standby(h, g, False)
+        h.say(f"You ({h.mail.sender}) {'are no longer' if gone else 'were not'} on the standby list of '{g.name}'.")
+        return
+    standby_on(h, g)
 
 
 @command("OBSERVE", who="anyone", syntax="OBSERVE game password",

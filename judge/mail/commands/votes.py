@@ -249,8 +249,10 @@ def resign(h: Handler, cmd: Command) -> None:
     h.ctx.store.update("seats", h.session.seat["id"], status="vacant", password_hash=None, wait=0, draw=0,
                           allies=None, concede=None)
     h.say(f"You have resigned {power} in '{g.name}'.")
-    games.notice(h.ctx, g, f"Resignation: {g.variant.powers[power].letter}",
-                 f"{power} has resigned from '{g.name}' and is open for takeover "
-                 f"(SIGNON ?{g.name} <password>). Its units hold until then.")
+    h.session.power = None  # no order status for a power no longer played
+    opened = (f"{power} has resigned from '{g.name}' and is open for takeover "
+              f"(SIGNON {g.variant.powers[power].letter}{g.name} <password>). Its units hold until then.")
+    games.notice(h.ctx, g, f"Resignation: {g.variant.powers[power].letter}", opened)
+    games.tell_standby(h.ctx, g, f"Open for takeover: {g.variant.powers[power].letter}", opened)
     h.touched = True
     raise Stop
