@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from mail_scenarios import confirm
 from test_service_helpers import MASTER, Table, acquaint, hold_all
 from test_service_retreats import flat
 
@@ -40,7 +41,9 @@ def test_resign_answers_without_an_order_status_and_summary_shows_the_seat_once_
     t = table
     t.start_game()
     turkey = t.powers["Turkey"]
-    t.send(STANDBY, "SIGNON %tg")  # njudge's standby form
+    confirm(t, STANDBY, t.send(STANDBY, "SIGNON %tg"))  # njudge's standby form, confirmed from the address
+    forged = "victim@example.test"  # asked for in its name, never confirmed: told nothing more
+    t.send(forged, "STANDBY tg")
     reply = t.reply_to(turkey, t.send(turkey, t.signon("Turkey") + "\nRESIGN")).body
     assert "You have resigned Turkey" in reply
     assert "Orders not received" not in reply and "considered late" not in reply
@@ -49,15 +52,18 @@ def test_resign_answers_without_an_order_status_and_summary_shows_the_seat_once_
     assert len(before) == 1 and "S1901M to S1901M (resigned)" in before[0]
     told = [m for m in t.to(STANDBY) if m.subject.endswith("Open for takeover: T")]
     assert told and "SIGNON Ttg <password>" in flat(told[0].body) and "STANDBY tg OFF" in told[0].body
+    assert not [m for m in t.to(forged) if "takeover" in m.subject]
 
 
 def test_a_power_silent_for_two_phases_is_opened_announced_and_taken_over(table: Table) -> None:
     t = table
     t.start_game()
     turkey = t.powers["Turkey"]
-    assert "standby list of 'tg'" in t.reply_to(STANDBY, t.send(STANDBY, "STANDBY tg")).body
+    out = t.send(STANDBY, "STANDBY tg")
+    assert "standby list of 'tg'" in t.reply_to(STANDBY, out).body
+    confirm(t, STANDBY, out)
     quitter = "quitter@example.test"
-    t.send(quitter, "SIGNON %tg")
+    confirm(t, quitter, t.send(quitter, "SIGNON %tg"))
     assert "no longer on the standby list" in t.reply_to(quitter, t.send(quitter, "STANDBY tg OFF")).body
     hold_all(t, skip=("Turkey",))
     assert t.phase() == "S1901M"  # Turkey owes orders

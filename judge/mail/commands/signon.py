@@ -305,14 +305,22 @@ def standby_on(h: Handler, g: Game) -> None:
     if g.state in ("finished", "terminated"):
         raise CommandError(f"game '{g.name}' is over")
     h.from_only = True  # the list holds the From address: the answer goes there only
-    added = set_standby(h, g, True)
-    h.say(f"You ({h.mail.sender}) {'are now' if added else 'were already'} on the standby list of '{g.name}': "
-          f"the judge mails you when one of its powers is open for takeover. STANDBY {g.name} OFF takes "
-          f"you off the list.")
+    pid = h.ctx.store.scalar("SELECT id FROM players WHERE address = ?", (h.mail.sender,))
+    if pid is not None and pid in g.options.get("standby", []):
+        h.say(f"You ({h.mail.sender}) were already on the standby list of '{g.name}'. STANDBY {g.name} OFF "
+              f"takes you off the list.")
+        return
+    # as for OBSERVE: the address consents first, so a forged From subscribes nobody
+    code = confirm.ask(h.ctx.store, h.mail.sender, "standby", g.id, {}, h.ctx.now)
+    h.say(f"To be on the standby list of '{g.name}' (the judge mails you when one of its powers is open for "
+          f"takeover), send the judge this line from this address ({h.mail.sender}):\n\n  CONFIRM {code}\n\n"
+          f"(within {confirm.LIFETIME.days} days). If you did not ask for this, ignore this mail: nothing more "
+          f"will come of it.")
 
 
 @command("STANDBY", who="anyone", syntax="STANDBY game [OFF]",
-         summary="be told when a power of a game is open for takeover (SIGNON %game works too); OFF: stop",
+         summary="be told when a power of a game is open for takeover, once you CONFIRM from your address "
+                 "(SIGNON %game works too); OFF: stop",
          aliases=("STAND BY",))
 def standby(h: Handler, cmd: Command) -> None:
     if not cmd.args or len(cmd.args) > 2 or (len(cmd.args) == 2 and cmd.args[1].upper() not in ("ON", "OFF")):
@@ -366,7 +374,8 @@ def ask_to_observe(h: Handler, g: Game, password: str) -> None:
 
 
 @command("CONFIRM", who="anyone", syntax="CONFIRM code",
-         summary="send back, from your address, the code the judge mailed you (to observe a game, or for SET NAME)")
+         summary="send back, from your address, the code the judge mailed you (to observe a game, for STANDBY, "
+                 "or for SET NAME)")
 def confirm_code(h: Handler, cmd: Command) -> None:
     if len(cmd.args) != 1:
         raise CommandError("write CONFIRM <code>, with the code from the judge's mail")
@@ -385,7 +394,12 @@ def confirm_code(h: Handler, cmd: Command) -> None:
         return
     g = games.game_by_id(st, c.game_id) if c.game_id is not None else None
     if g is None or g.state in ("finished", "terminated"):
-        raise CommandError("the game you asked to observe is over")
+        raise CommandError(f"the game you asked to {'stand by for' if c.kind == 'standby' else 'observe'} is over")
+    if c.kind == "standby":
+        set_standby(h, g, True)
+        h.say(f"You ({h.mail.sender}) are now on the standby list of '{g.name}': the judge mails you when one of "
+              f"its powers is open for takeover. STANDBY {g.name} OFF takes you off the list.")
+        return
     if observer_seat(h, g) is None:
         st.insert("seats", game_id=g.id, power=None, role="observer", player_id=pid,
                   password_hash=c.payload.get("password_hash"), status="active", wait=0, draw=0,
