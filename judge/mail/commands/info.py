@@ -127,7 +127,8 @@ def whogame(h: Handler, cmd: Command) -> None:
     st = h.ctx.store
     master, own = reader(h, g)
     rows = [{"power": s["power"] or "(to be assigned)", "status": s["status"],
-             "address": shown_person(st, g, s, master=master, own=s["id"] == own) or "(vacant)"}
+             "address": shown_person(st, g, s, master=master, own=s["id"] == own) or "(vacant)",
+             "late": games.late_count(g, s["player_id"]) if master else 0}  # the master's: times late
             for s in games.seats(st, g.id)]
     obs = [shown_person(st, g, s, master=master, own=s["id"] == own) for s in games.seats(st, g.id, "observer")]
     h.say(render_part("whogame.txt", name=g.name, rows=rows, observers=[o for o in obs if o],

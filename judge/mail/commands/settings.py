@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from judge.game import deadlines, lifecycle as games, results
 from judge.game.lifecycle import Game
@@ -60,7 +61,8 @@ MAX_SEAT_ADDRESSES = 3
 #: SET words, as "unknown SET option" lists them
 PLAYER_SET_KEYS = ("WAIT", "NOWAIT", "DRAW", "NODRAW", "PASSWORD", "ADDRESS", "NAME", "ALLY", "NOALLY",
                    "CONCEDE", "NOCONCEDE", "RESULTS")
-MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "CENTRES", "LIST", "NOLIST", "MAP")
+MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "CLOCK", "DAYS", "START", "REMIND", "TIMEZONE",
+                   "PRESS", "CENTRES", "LIST", "NOLIST", "MAP")
 #: every word the master's SET takes: its own (DEADLINE, LIST) and each game option the game takes
 MASTER_SET_WORDS = frozenset({*MASTER_SET_KEYS, *(w.upper() for w in games.OPTION_WORDS)})
 
@@ -74,6 +76,65 @@ SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "
                "NOALLIANCE": "NOALLY", "CONCEDE": "CONCEDE", "NOCONCEDE": "NOCONCEDE"}
 
 
+#: the master's timing words besides the phase lengths
+TIMING_KEYS = ("CLOCK", "DAYS", "START", "REMIND", "TIMEZONE")
+
+
+def set_timing(h: Handler, g: Game, key: str, rest: list[str]) -> None:
+    """SET [MOVE|RETREAT|ADJUST] CLOCK 20:00 / DAYS -MTWTF-, SET START <when>, SET REMIND <hours>
+    [BEFORE], SET TIMEZONE <zone>. The clock and days apply to the deadlines of phases opened from
+    now on; SET DEADLINE moves the current one."""
+    kinds = ("movement", "retreat", "adjustment")
+    if key not in TIMING_KEYS:  # SET MOVE CLOCK 20:00
+        kinds, key, rest = (games.PHASE_KIND_WORDS[key.lower()],), rest[0].upper(), rest[1:]
+    value = " ".join(rest).strip()
+    if not value:
+        raise CommandError(f"SET {key} needs a value")
+    which = "every phase" if len(kinds) > 1 else f"{kinds[0]} phases"
+    zone_name = games.game_zone(h.ctx, g)
+    if key == "CLOCK":
+        minutes = deadlines.parse_clock(value)
+        for k in kinds:
+            g.options.setdefault("clock", {})[k] = minutes
+        h.say(f"Deadlines of {which} now fall at {minutes // 60:02d}:{minutes % 60:02d} ({zone_name}), from the "
+              "next phase on." if minutes is not None else f"Deadlines of {which} are no longer set to a clock time.")
+    elif key == "DAYS":
+        mask = deadlines.check_days(value)
+        for k in kinds:
+            g.options.setdefault("days", {})[k] = mask
+        names = [n for n, c in zip(("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"), mask) if c != "-"]
+        h.say(f"Deadlines of {which} now fall only on {', '.join(names)} (days {mask}), from the next phase on.")
+    elif key == "START":
+        if g.state != "forming":
+            raise CommandError(f"'{g.name}' has started already: SET START is for a game still forming")
+        when = deadlines.parse_when(value, h.ctx.now, zone_name)
+        if when <= h.ctx.now:
+            raise CommandError(f"the start must be in the future (now: {h.ctx.when(h.ctx.now)})")
+        g.options["start"] = when.isoformat()
+        h.say(f"Read '{value}' as {deadlines.format_time(when, zone_name)}.\nThe first phase of '{g.name}' runs "
+              "its full length from then, however early the game fills.")
+    elif key == "REMIND":
+        words = value.split()
+        if words[-1].lower() == "before":
+            words = words[:-1]
+        hours = 0.0 if words and words[0].lower() in ("off", "no", "none") else \
+            deadlines.parse_duration(" ".join(words))
+        g.options["remind_hours"] = hours
+        h.say(f"Reminders now go {deadlines.format_hours(hours)} before each deadline to powers without complete "
+              "orders." if hours else "No reminders are sent before deadlines now.")
+        ph = games.current_phase(h.ctx.store, g)
+        if ph is not None and g.state == "active":
+            games.schedule_phase(h.ctx, g, ph)
+    else:  # TIMEZONE
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise CommandError(f"unknown time zone {value!r} (write e.g. Europe/London, America/New_York or UTC)") from None
+        g.options["timezone"] = value
+        h.say(f"Dates for '{g.name}' are now read in, and its clock runs in, {value}.")
+    games.save_options(h.ctx, g)
+
+
 @command("SET", who="player", syntax="SET <word> <value>",
          summary='a setting of your seat or, for the master, of the game: the SET lines here and in the master\'s list',
          forms=(
@@ -83,7 +144,12 @@ SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "
              ("player", "SET CONCEDE <power> / SET NOCONCEDE", "concede the game / take it back"),
              ("player", "SET PASSWORD new", "change your password"),
              ("player", "SET ADDRESS a@b.c[,d@e.f]", "where your mail goes (empty: your own address)"),
-             ("master", "SET DEADLINE <when>", "e.g. SET DEADLINE +2d, or 2025-06-15 23:30"),
+             ("master", "SET DEADLINE <when>", "e.g. SET DEADLINE +2d, Mar 5 23:30, tue 20:00, next friday, tomorrow 18:00 or 2025-06-15 23:30 (the game's zone)"),
+             ("master", "SET [MOVE|RETREAT|ADJUST] CLOCK 20:00", "deadlines fall at this time of day (OFF: none)"),
+             ("master", "SET [MOVE|RETREAT|ADJUST] DAYS -MTWTF-", "the days deadlines may fall on, from Sunday (- : never)"),
+             ("master", "SET START <when>", "(before the start) the first phase runs its full length from then"),
+             ("master", "SET REMIND <hours> BEFORE", "when reminders go to powers without complete orders (OFF: none)"),
+             ("master", "SET TIMEZONE <zone>", "the zone dates are read in and the clock runs in, e.g. Europe/London"),
              ("master", "SET GRACE <duration>", "e.g. SET GRACE 24h"),
              ("master", "SET MOVE|RETREAT|ADJUST <duration>", "phase lengths, e.g. SET MOVE 48h"),
              ("master", "SET LIST address", "also send results and public notices to this mailing list (SET NO LIST: stop)"),
@@ -188,11 +254,16 @@ def set_(h: Handler, cmd: Command) -> None:
     if key in ("LIST", "NOLIST"):
         set_list(h, g, "" if key == "NOLIST" else " ".join(rest))
         return
+    if key in TIMING_KEYS or (key.lower() in games.PHASE_KIND_WORDS and rest and rest[0].upper() in ("CLOCK", "DAYS")):
+        set_timing(h, g, key, rest)
+        return
     if key == "DEADLINE":
         ph = h.need_phase(g)
-        when = deadlines.parse_when(" ".join(rest), h.ctx.now, h.ctx.cfg.timezone)
+        text = " ".join(rest)
+        when = deadlines.parse_when(text, h.ctx.now, games.game_zone(h.ctx, g))
         games.set_deadline(h.ctx, g, ph, when)
-        h.say(f"Deadline for {ph.short} set to {h.ctx.when(when)}.")
+        h.say(f"Read '{text}' as {deadlines.format_time(when, games.game_zone(h.ctx, g))}.\n"
+              f"Deadline for {ph.short} set to {h.ctx.when(when)}.")
         games.notice(h.ctx, g, "Deadline changed", f"The master has set the deadline for {ph.name} to "
                      f"{h.ctx.when(when)}.")
         return
@@ -202,7 +273,7 @@ def set_(h: Handler, cmd: Command) -> None:
         h.say(f"Grace period set to {deadlines.format_hours(hours)}.")
         return
     name = key.lower()
-    if rest and rest[0].upper() in ("NEXT", "CLOCK"):
+    if rest and rest[0].upper() == "NEXT":  # njudge: SET MOVE NEXT 72
         rest = rest[1:]
     if not rest:
         raise CommandError(f"SET {key} needs a value")
