@@ -489,14 +489,19 @@ def join(ctx: Ctx, game: Game, address: str, password: str) -> Any:
 
 
 def start(ctx: Ctx, game: Game) -> None:
-    """Assign powers (at random), open the first phase, tell everyone. Empty powers are vacant."""
+    """Assign powers (by the players' preferences, SET PREFERENCE; else at random: judge/game/assign.py),
+    open the first phase, tell everyone. Empty powers are vacant."""
+    from judge.game.assign import assign
+
     v = game.variant
     players = seats(ctx.store, game.id)
-    powers = list(v.powers)
     rng = random.Random(f"{game.name}/{game.id}")
-    rng.shuffle(powers)
-    for s, p in zip(players, powers):
-        ctx.store.update("seats", s["id"], power=p)
+    prefs = {int(k): list(p) for k, p in (game.options.get("preferences") or {}).items()}
+    given = assign([s["id"] for s in players], list(v.powers), prefs, rng)
+    taken = [given[s["id"]] for s in players]
+    powers = taken + [p for p in v.powers if p not in taken]
+    for s in players:
+        ctx.store.update("seats", s["id"], power=given[s["id"]])
     for p in powers[len(players):]:
         ctx.store.insert("seats", game_id=game.id, power=p, role="player", player_id=None, password_hash=None,
                          status="vacant", wait=0, draw=0, joined=iso(ctx.now))

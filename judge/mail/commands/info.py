@@ -106,6 +106,8 @@ def list_(h: Handler, cmd: Command) -> None:
         rows = []
         for r in h.ctx.store.all("SELECT * FROM games ORDER BY name"):
             g = games._game(r)
+            if g.options.get("private"):  # SET PRIVATE: unlisted (LIST name still answers who knows it)
+                continue
             if g.variant_name == "eia_afa":
                 rows.append(eia_mail.list_row(h.ctx, g))
                 continue

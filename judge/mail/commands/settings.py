@@ -59,9 +59,9 @@ MAX_SEAT_ADDRESSES = 3
 
 
 #: SET words, as "unknown SET option" lists them
-PLAYER_SET_KEYS = ("WAIT", "NOWAIT", "DRAW", "NODRAW", "PASSWORD", "ADDRESS", "NAME", "ALLY", "NOALLY",
+PLAYER_SET_KEYS = ("WAIT", "NOWAIT", "PREFERENCE", "DRAW", "NODRAW", "PASSWORD", "ADDRESS", "NAME", "ALLY", "NOALLY",
                    "CONCEDE", "NOCONCEDE", "RESULTS")
-MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "CLOCK", "DAYS", "START", "REMIND", "TIMEZONE",
+MASTER_SET_KEYS = ("DEADLINE", "GRACE", "PRIVATE", "JOIN", "MOVE", "RETREAT", "ADJUST", "CLOCK", "DAYS", "START", "REMIND", "TIMEZONE",
                    "PRESS", "CENTRES", "LIST", "NOLIST", "MAP")
 #: every word the master's SET takes: its own (DEADLINE, LIST) and each game option the game takes
 MASTER_SET_WORDS = frozenset({*MASTER_SET_KEYS, *(w.upper() for w in games.OPTION_WORDS)})
@@ -74,6 +74,67 @@ SWITCH_FLAGS = {"DIAS": ("dias", "yes"), "NODIAS": ("dias", "no"), "FAKE": ("fak
 #: SET words that stand for a command of their own (njudge: SET CONCEDE p)
 SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "NOALLY", "NOALLIES": "NOALLY",
                "NOALLIANCE": "NOALLY", "CONCEDE": "CONCEDE", "NOCONCEDE": "NOCONCEDE"}
+
+
+def read_preferences(g: Game, text: str) -> list[str]:
+    """``EFG``, ``E F G``, ``England, France``: powers in order of preference (``*``: none)."""
+    t = text.strip()
+    if t.upper() in ("*", "NONE", "OFF", ""):
+        return []
+    sep = "," if "," in t else ";" if ";" in t else None  # names may hold spaces where commas part them
+    words = [w.strip() for w in (t.split(sep) if sep else t.split()) if w.strip()]
+    if len(words) == 1 and g.variant.power(words[0]) is None:
+        words = list(words[0])  # letters run together: EFG
+    out: list[str] = []
+    for w in words:
+        p = g.variant.power(w)
+        if p is None:
+            raise CommandError(f"no power {w!r} in {g.variant.title} (powers: "
+                               + ", ".join(f"{q.name} ({q.letter})" for q in g.variant.powers.values()) + ")")
+        if p.name in out:
+            raise CommandError(f"{p.name} is named twice")
+        out.append(p.name)
+    return out
+
+
+def set_preference(h: Handler, g: Game, text: str) -> None:
+    """SET PREFERENCE: the powers a player joining a forming game would rather have, in order."""
+    seat = h.session.seat
+    if seat is None or h.session.became or seat["role"] != "player":
+        raise CommandError("sign on with SIGNON ?game password (a place in a forming game) to give preferences")
+    if g.state != "forming":
+        raise CommandError(f"'{g.name}' has started: powers are assigned already")
+    prefs = read_preferences(g, text)
+    book = g.options.setdefault("preferences", {})
+    if prefs:
+        book[str(seat["id"])] = prefs
+    else:
+        book.pop(str(seat["id"]), None)
+    games.save_options(h.ctx, g)
+    h.say(f"Your preferences: {', '.join(prefs)} (the rest: any)." if prefs else "You have no preferences now: any power.")
+
+
+def set_access(h: Handler, g: Game, key: str, rest: list[str]) -> None:
+    """SET PRIVATE yes|no: left out of everyone's LIST of games. SET JOIN PASSWORD x|NONE: joining
+    (SIGNON ?game pw x) needs x, the invitation (kept hashed, like every password)."""
+    if key == "PRIVATE":
+        v = games.YES_NO.get(" ".join(rest).strip().lower() or "yes")
+        if v is None:
+            raise CommandError("write SET PRIVATE YES or SET PRIVATE NO")
+        g.options["private"] = v == "yes"
+        h.say(f"'{g.name}' is now left out of the list of games." if v == "yes" else
+              f"'{g.name}' is listed again.")
+    else:
+        if len(rest) != 2 or rest[0].upper() != "PASSWORD":
+            raise CommandError("write SET JOIN PASSWORD <word> (SET JOIN PASSWORD NONE: anyone may join)")
+        if rest[1].upper() == "NONE":
+            g.options.pop("join_hash", None)
+            h.say(f"Anyone may join '{g.name}' now.")
+        else:
+            g.options["join_hash"] = hash_password(check_new_password(rest[1]), h.ctx.cfg.password_cost)
+            h.say(f"Joining '{g.name}' now needs the join password: players write SIGNON ?{g.name} "
+                  "<their own password> <the join password>.")
+    games.save_options(h.ctx, g)
 
 
 #: the master's timing words besides the phase lengths
@@ -140,6 +201,7 @@ def set_timing(h: Handler, g: Game, key: str, rest: list[str]) -> None:
          forms=(
              ("anyone", "SET NAME your name", "after SIGNON: how the reports name you (empty: your mailbox name), once you CONFIRM it from your address"),
              ('player', 'SET WAIT / SET NOWAIT', "hold processing until the deadline / don't"),
+             ("player", "SET PREFERENCE EFG / England, France", "(while the game forms) the powers you would rather have, best first; * for none"),
              ("player", "SET DRAW [powers] / SET NODRAW", "vote for a draw (NoDIAS games: of the powers named, e.g. SET DRAW EF) / take it back"),
              ("player", "SET CONCEDE <power> / SET NOCONCEDE", "concede the game / take it back"),
              ("player", "SET PASSWORD new", "change your password"),
@@ -152,6 +214,8 @@ def set_timing(h: Handler, g: Game, key: str, rest: list[str]) -> None:
              ("master", "SET TIMEZONE <zone>", "the zone dates are read in and the clock runs in, e.g. Europe/London"),
              ("master", "SET GRACE <duration>", "e.g. SET GRACE 24h"),
              ("master", "SET MOVE|RETREAT|ADJUST <duration>", "phase lengths, e.g. SET MOVE 48h"),
+             ("master", "SET PRIVATE yes|no", "leave the game out of everyone's LIST of games"),
+             ("master", "SET JOIN PASSWORD <word>|NONE", "joining needs this word: SIGNON ?game password <word>"),
              ("master", "SET LIST address", "also send results and public notices to this mailing list (SET NO LIST: stop)"),
              ("player", "SET RESULTS NJUDGE|ZINE|DEFAULT", "your results (an observer's too) in njudge's text layout, for programs that read it, as the zine report, or in the game's layout"),
              ("master", "SET RESULTS NJUDGE|ZINE", "the game's results layout: njudge's text layout or the zine report (default)"),
@@ -187,6 +251,9 @@ def set_(h: Handler, cmd: Command) -> None:
         h.say("Wait flag set: the phase will not be processed before the deadline." if key == "WAIT"
                  else "Wait flag cleared.")
         h.touched = True
+        return
+    if key in ("PREFERENCE", "PREFERENCES", "PREF"):
+        set_preference(h, h.need_game(), " ".join(rest))
         return
     if key in ("DRAW", "NODRAW"):
         vote(h, key == "DRAW", rest)
@@ -253,6 +320,9 @@ def set_(h: Handler, cmd: Command) -> None:
     g = h.need_master()
     if key in ("LIST", "NOLIST"):
         set_list(h, g, "" if key == "NOLIST" else " ".join(rest))
+        return
+    if key in ("PRIVATE", "JOIN"):
+        set_access(h, g, key, rest)
         return
     if key in TIMING_KEYS or (key.lower() in games.PHASE_KIND_WORDS and rest and rest[0].upper() in ("CLOCK", "DAYS")):
         set_timing(h, g, key, rest)
