@@ -109,6 +109,9 @@ def test_clock_and_days_words_are_checked(table):
     g = games.get_game(table.judge.store, "tg")
     assert g.options["clock"] == {"retreat": 720}
     assert "no longer set to a clock time" in master(table, "SET RETREAT CLOCK OFF")
+    body = " ".join(master(table, "SET ADJUST CLOCK 1410").split())   # njudge's form: minutes after midnight
+    assert "Read 1410 as njudge's minutes after midnight. Deadlines of adjustment phases now fall at 23:30" in body
+    assert "not a time of day" in master(table, "SET CLOCK 2000")
     assert "now last 3d" in master(table, "SET MOVE NEXT 72")  # njudge's form: hours
 
 

@@ -157,8 +157,9 @@ def set_timing(h: Handler, g: Game, key: str, rest: list[str]) -> None:
         minutes = deadlines.parse_clock(value)
         for k in kinds:
             g.options.setdefault("clock", {})[k] = minutes
-        h.say(f"Deadlines of {which} now fall at {minutes // 60:02d}:{minutes % 60:02d} ({zone_name}), from the "
-              "next phase on." if minutes is not None else f"Deadlines of {which} are no longer set to a clock time.")
+        read = f"Read {value} as njudge's minutes after midnight. " if value.isdigit() else ""
+        h.say(f"{read}Deadlines of {which} now fall at {minutes // 60:02d}:{minutes % 60:02d} ({zone_name}), from "
+              "the next phase on." if minutes is not None else f"Deadlines of {which} are no longer set to a clock time.")
     elif key == "DAYS":
         mask = deadlines.check_days(value)
         for k in kinds:
