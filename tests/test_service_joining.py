@@ -91,7 +91,7 @@ def test_a_private_game_is_unlisted_and_an_invitation_game_needs_its_password(ta
     assert "open" in listing and "club" not in listing
     body = reply(table, "p0@example.test", "SIGNON ?club pw0")
     assert "by invitation" in body and "SIGNON ?club <your password> <the join password>" in body, body
-    assert "not the join password" in reply(table, "p0@example.test", "SIGNON ?club pw0 wrongword")
+    assert "Invalid password" in reply(table, "p0@example.test", "SIGNON ?club pw0 wrongword")
     assert not table.rows("SELECT * FROM seats s JOIN games g ON g.id = s.game_id WHERE g.name = 'club'")
     body = reply(table, "p0@example.test", "SIGNON ?club pw0 letmein")
     assert "You have joined 'club'" in body and "letmein" not in body and "pw0" not in body, body
@@ -99,3 +99,14 @@ def test_a_private_game_is_unlisted_and_an_invitation_game_needs_its_password(ta
     assert "Error" not in reply(table, "p0@example.test", "SIGNON ?club pw0")
     assert "Anyone may join" in reply(table, MASTER, "SIGNON Mclub masterpw\nSET JOIN PASSWORD NONE")
     assert "You have joined 'club'" in reply(table, "p1@example.test", "SIGNON ?club pw1")
+
+
+def test_guessing_the_join_password_is_throttled_and_the_master_told(table):
+    acquaint(table, "guesser@example.test")
+    table.send(MASTER, "CREATE ?club masterpw standard")
+    reply(table, MASTER, "SIGNON Mclub masterpw\nSET JOIN PASSWORD letmein")
+    for i in range(table.cfg.seat_failures):
+        assert "Invalid password" in reply(table, "guesser@example.test", f"SIGNON ?club pwg guess{i}")
+    assert [m for m in table.to(MASTER) if "Wrong passwords: Join password" in m.subject]
+    body = reply(table, "guesser@example.test", "SIGNON ?club pwg letmein")  # locked now, even when right
+    assert "Too many wrong passwords" in body, body

@@ -132,11 +132,13 @@ def signon_join(h: Handler, g: Game, password: str, invitation: str | None = Non
         return
     h.from_only = True
     join_hash = g.options.get("join_hash")  # SET JOIN PASSWORD: an invitation-only game
-    if join_hash and not (invitation and verify_password(invitation, join_hash)):
+    if join_hash and not invitation:
         h.error(f"'{g.name}' is by invitation: write SIGNON ?{g.name} <your password> <the join password> "
-                "(the master gives the join password)" if not invitation else
-                f"that is not the join password of '{g.name}' (ask the master)")
+                "(the master gives the join password)")
         raise Stop
+    if join_hash:  # a wrong one counts as a wrong password: guessing is throttled, the master told
+        master = games.master_address(st, g)
+        check_password(h, g, "Join password", str(invitation), join_hash, [master] if master else [])
     if g.state == "forming":
         check_new_password(password)
         seat = games.join(h.ctx, g, h.mail.sender, password)
