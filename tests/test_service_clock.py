@@ -99,6 +99,14 @@ def test_deadlines_stay_on_the_clock_and_early_processing_never_pulls_them_earli
     assert deadline(table) == datetime(2030, 1, 14, 20, 0, tzinfo=UTC)
 
 
+def test_resume_lands_on_the_clock(table):
+    start_with(table, "SET CLOCK 20:00")
+    master(table, "PAUSE")
+    table.advance(hours=50)                                 # Wednesday 14:00: a full day on is Thursday 14:00
+    body = master(table, "RESUME")
+    assert deadline(table) == datetime(2030, 1, 10, 20, 0, tzinfo=UTC), body
+
+
 def test_clock_and_days_words_are_checked(table):
     table.start_game()
     assert "seven characters from Sunday" in master(table, "SET DAYS MTWTF")
