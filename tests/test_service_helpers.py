@@ -92,8 +92,12 @@ class Table:
         return [m for m in (self.mails if mails is None else mails) if addr in m.to]
 
     # -- a game --------------------------------------------------------------------------------
-    def start_game(self, name: str = "tg", options: str = "move=24h retreat=12h adjust=12h grace=12h") -> None:
+    def start_game(self, name: str = "tg", options: str = "move=24h retreat=12h adjust=12h grace=12h",
+                   setup: str = "") -> None:
+        """``setup``: lines the master sends (signed on) while the game forms, before anyone joins."""
         self.send(MASTER, f"CREATE ?{name} masterpw standard {options}")
+        if setup:
+            self.send(MASTER, f"SIGNON M{name} masterpw\n{setup}")
         for i in range(7):
             addr = f"p{i}@example.test"
             self.passwords[addr] = f"pw{i}"

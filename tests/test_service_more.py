@@ -98,10 +98,8 @@ def test_events_missed_while_down_run_once_each_on_restart(table: Table) -> None
         assert states == ["processed", "open"]
     assert table.judge.next_wakeup() > table.now
 
-    # one reminder each, to the late player only
-    reminders = [m for m in out if "Reminder" in m.subject]
-    assert sorted((m.subject.split(" ")[0], tuple(m.to)) for m in reminders) == sorted([
-        ("TEST:tg", (table.powers["Italy"],)), ("TEST:tg2", ("solo@example.test",))])
+    # no reminder: its time came while the judge was down and the deadline has passed since
+    assert not [m for m in out if "Reminder" in m.subject]
     # one results mail per phase for every seat and the master; the late powers went into civil disorder
     for name, who in (("tg", set(table.powers.values()) | {MASTER}), ("tg2", {"solo@example.test", MASTER})):
         res = [m for m in out if m.subject.startswith(f"TEST:{name} - S1901M Results")]

@@ -98,8 +98,9 @@ def test_only_the_units_with_a_choice_are_asked_for_and_reminded(table: Table) -
     assert list(ph["dislodged"]) == ["Austria"]  # the German army is gone, not waiting
     report = flat([m for m in sent if "S1901M" in m.subject and not m.subject.startswith("Re:")][-1].body)
     assert "no retreat: destroyed" in report and "may retreat to" in report
-    # the reminder goes to Austria alone; the late notice names Austria alone
-    reminded = t.advance(hours=4, minutes=1)
+    # the reminder goes to Austria alone; the late notice names Austria alone (the retreat's
+    # deadline is the movement's, 24 hours on: processing early never pulls a deadline earlier)
+    reminded = t.advance(hours=16, minutes=1)
     assert {a for m in reminded for a in m.to} == {t.powers["Austria"]}, [(m.to, m.subject) for m in reminded]
     late = t.advance(hours=8)
     notices = [m for m in late if "Late Notice" in m.subject]

@@ -9,7 +9,7 @@ restarts, and events that fell due while the judge was down run when it starts a
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from judge.game.store import Store, iso
@@ -45,7 +45,8 @@ def zone(name: str) -> timezone | ZoneInfo:
 
 
 def parse_when(text: str, now: datetime, tz_name: str = "UTC") -> datetime:
-    """A deadline as written by a master: ``+2d``/``48h`` from now, or ``2025-06-15 23:30`` (judge's zone)."""
+    """A deadline as written by a master: ``+2d``/``48h`` from now, ``2025-06-15 23:30``, or in words
+    (:func:`parse_date_words`), in the zone ``tz_name`` (the game's)."""
     t = text.strip()
     if t.startswith("+") or _DURATION.match(t):
         return now + timedelta(hours=parse_duration(t))
@@ -58,7 +59,7 @@ def parse_when(text: str, now: datetime, tz_name: str = "UTC") -> datetime:
         if d.tzinfo is None:
             d = d.replace(tzinfo=zone(tz_name))
         return d.astimezone(timezone.utc)
-    raise TimeError(f"not a time: {text!r} (write e.g. 2025-06-15 23:30, +48h or 2d)")
+    return parse_date_words(t, now, tz_name)
 
 
 def format_time(t: datetime | None, tz_name: str = "UTC") -> str:
@@ -120,3 +121,199 @@ def due_game_ids(store: Store, until: datetime) -> list[int]:
     """Games with a pending event due by ``until`` (for the daemon's notices while it holds them)."""
     return [r[0] for r in store.all("SELECT DISTINCT game_id FROM events WHERE state = 'pending' AND due <= ? "
                                     "ORDER BY game_id", (iso(until),))]
+
+
+# -- dates as masters write them ----------------------------------------------------------------
+_MONTHS = {m: i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
+                                           "nov", "dec"))}
+_DAYS = {d: i for i, d in enumerate(("mon", "tue", "wed", "thu", "fri", "sat", "sun"))}
+_TIME = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$", re.I)
+_NUMERIC_DATE = re.compile(r"^(\d{1,2})([/.])(\d{1,2})(?:\2(\d{2}|\d{4}))?\.?$")
+#: a date written without a time of day means the end of that day
+END_OF_DAY = (23, 59)
+
+
+class AmbiguousTime(TimeError):
+    """A date with more than one reading (``3/5``): the message names them."""
+
+
+_MONTH_NAMES = "january february march april may june july august september october november december".split()
+_DAY_NAMES = "monday tuesday wednesday thursday friday saturday sunday".split()
+_DAY_NUMBER = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)?\.?$")
+
+
+def _month(word: str) -> int | None:
+    w = word.lower().rstrip(".")
+    return next((i + 1 for i, n in enumerate(_MONTH_NAMES) if len(w) >= 3 and n.startswith(w)),
+                9 if w == "sept" else None)
+
+
+def _weekday(word: str) -> int | None:
+    """Monday = 0; ``tue``, ``tues``, ``tuesday``, ``thurs``, ``weds`` ..."""
+    w = word.lower().rstrip(".")
+    return next((i for i, n in enumerate(_DAY_NAMES) if len(w) >= 3 and n.startswith(w)),
+                2 if w == "weds" else None)
+
+
+def _clock(words: list[str]) -> tuple[int, int] | None:
+    """``20:00``, ``8pm``, ``8:30 pm``, ``noon``, ``midnight`` (the end of the day)."""
+    t = " ".join(words).strip().lower()
+    if not t:
+        return None
+    if t == "noon":
+        return 12, 0
+    if t == "midnight":
+        return END_OF_DAY
+    m = _TIME.match(t)
+    if not m or (m.group(2) is None and m.group(3) is None):
+        raise TimeError(f"not a time of day: {t!r} (write e.g. 20:00 or 8pm)")
+    h, mi = int(m.group(1)), int(m.group(2) or 0)
+    if m.group(3):
+        if not 1 <= h <= 12:
+            raise TimeError(f"not a time of day: {t!r}")
+        h = h % 12 + (12 if m.group(3).lower() == "pm" else 0)
+    if h > 23 or mi > 59:
+        raise TimeError(f"not a time of day: {t!r}")
+    return h, mi
+
+
+def _at(day: date, hm: tuple[int, int], tz: timezone | ZoneInfo) -> datetime:
+    return datetime.combine(day, time(*hm), tzinfo=tz).astimezone(timezone.utc)
+
+
+def _next_date(month: int, day: int, year: int | None, today: date) -> date:
+    """The date ``day month`` (this year's or, once past, next year's when no year is written)."""
+    try:
+        if year is not None:
+            return date(year, month, day)
+        d = date(today.year, month, day)
+        return d if d >= today else date(today.year + 1, month, day)
+    except ValueError:
+        raise TimeError(f"no such date: day {day} of month {month}") from None
+
+
+def parse_date_words(text: str, now: datetime, tz_name: str = "UTC") -> datetime:
+    """A deadline in words, in the zone ``tz_name``: ``Mar 5 23:30``, ``5 March``, ``tue 20:00``,
+    ``next friday``, ``tomorrow 18:00``, ``today 8pm``, ``15.6. 23:30``; a numeric date both ways
+    readable (``3/5``) raises :class:`AmbiguousTime` naming the readings."""
+    tz = zone(tz_name)
+    today = now.astimezone(tz).date()
+    words = text.replace(",", " ").split()
+    lw = [w.lower() for w in words]
+    if not words:
+        raise TimeError("no date given")
+    if lw[0] in ("today", "tonight", "tomorrow"):
+        day = today + timedelta(days=1 if lw[0] == "tomorrow" else 0)
+        return _at(day, _clock(words[1:]) or END_OF_DAY, tz)
+    nxt = lw[0] == "next"
+    if nxt:
+        words, lw = words[1:], lw[1:]
+    wd = _weekday(lw[0]) if lw else None
+    if wd is not None:
+        hm = _clock(words[1:]) or END_OF_DAY
+        ahead = (wd - today.weekday()) % 7
+        if nxt and ahead == 0:
+            ahead = 7
+        t = _at(today + timedelta(days=ahead), hm, tz)
+        return t if t > now else _at(today + timedelta(days=ahead + 7), hm, tz)
+    if nxt:
+        raise TimeError(f"not a time: {text!r} (next what? write e.g. next friday 20:00)")
+    m = _NUMERIC_DATE.match(lw[0])
+    if m:
+        a, sep, b = int(m.group(1)), m.group(2), int(m.group(3))
+        year = int(m.group(4)) if m.group(4) else None
+        if year is not None and year < 100:
+            year += 2000
+        hm = _clock(words[1:]) or END_OF_DAY
+        if sep == ".":  # 15.6. : day first, as written where dots are used
+            return _at(_next_date(b, a, year, today), hm, tz)
+        readings = []
+        for month, day in ((a, b), (b, a)):
+            try:
+                readings.append(_at(_next_date(month, day, year, today), hm, tz))
+            except TimeError:
+                continue
+        readings = sorted(set(readings))
+        if not readings:
+            raise TimeError(f"no such date: {lw[0]!r}")
+        if len(readings) > 1:
+            shown = " or ".join(format_time(r, tz_name) for r in readings)
+            raise AmbiguousTime(f"{lw[0]!r} could be {shown}: write the month as a word (e.g. Mar 5) or "
+                                "the date as 2030-03-05")
+        return readings[0]
+    # Mar 5 [2031] [23:30] or 5 Mar [2031] [23:30]
+    month = day_n = year = None
+    rest: list[str] = []
+    for w in lw:
+        d = _DAY_NUMBER.match(w)
+        if not rest and month is None and _month(w):
+            month = _month(w)
+        elif not rest and day_n is None and d and 1 <= int(d.group(1)) <= 31:
+            day_n = int(d.group(1))
+        elif not rest and year is None and month and day_n and re.fullmatch(r"\d{4}", w):
+            year = int(w)
+        else:
+            rest.append(w)
+    if month is None or day_n is None:
+        raise TimeError(f"not a time: {text!r} (write e.g. Mar 5 23:30, tue 20:00, next friday, tomorrow 18:00, "
+                        "2030-03-05 23:30 or +48h)")
+    return _at(_next_date(month, day_n, year, today), _clock(rest) or END_OF_DAY, tz)
+
+
+# -- a phase's deadline on the master's clock ----------------------------------------------------
+#: SET DAYS: seven characters from Sunday, a letter for a day deadlines may fall on, ``-`` for one
+#: they may not; a lower-case letter: not before noon on that day (njudge's form)
+DAYS_MASK = re.compile(r"^[A-Za-z-]{7}$")
+
+
+def check_days(mask: str) -> str:
+    if not DAYS_MASK.match(mask) or mask == "-------":
+        raise TimeError(f"days are seven characters from Sunday, a letter for a day deadlines may fall on and - "
+                        f"for one they may not, e.g. -MTWTF- (not {mask!r})")
+    return mask
+
+
+def parse_clock(text: str) -> int | None:
+    """SET ... CLOCK: minutes after midnight (``20:00``, ``8pm``, njudge's ``1200``); ``OFF``/``-1``: none."""
+    t = text.strip().lower()
+    if t in ("off", "none", "-1", "no"):
+        return None
+    if t.isdigit() and len(t) in (3, 4):  # njudge writes minutes after midnight
+        n = int(t)
+        if n < 24 * 60:
+            return n
+    hm = _clock([t])
+    assert hm is not None
+    return hm[0] * 60 + hm[1]
+
+
+def phase_deadline(now: datetime, hours: float, clock: int | None, days: str | None, not_before: datetime | None,
+                   tz_name: str = "UTC") -> datetime:
+    """The deadline of a phase opened at ``now``: at least its normal length (``hours``) ahead and
+    never before ``not_before`` (the previous phase's deadline, or SET START), then moved later to
+    the first ``clock`` time (minutes after midnight, the game's zone) on a day ``days`` allows.
+    Processing time therefore never shifts the time of day, and early processing never pulls a
+    deadline earlier than the phase's length or the previous deadline would give."""
+    base = now + timedelta(hours=hours)
+    if not_before is not None and not_before > base:
+        base = not_before
+    if clock is None and days is None:
+        return base
+    tz = zone(tz_name)
+    local = base.astimezone(tz)
+    for i in range(15):
+        day = local.date() + timedelta(days=i)
+        ch = days[(day.weekday() + 1) % 7] if days else "X"
+        if ch == "-":
+            continue
+        if clock is not None:
+            t = _at(day, divmod(clock, 60), tz)
+            if ch.islower() and clock < 12 * 60:
+                continue
+        else:
+            t = base if i == 0 else _at(day, (local.hour, local.minute), tz)
+            if ch.islower() and t.astimezone(tz).hour < 12:
+                t = _at(day, (12, 0), tz)
+        if t >= base:
+            return t
+    return base

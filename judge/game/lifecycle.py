@@ -397,15 +397,36 @@ def schedule_phase(ctx: Ctx, game: Game, ph: PhaseRow) -> None:
     deadlines.cancel_events(ctx.store, game.id, ctx.now)
     if ph.deadline is None:
         return
-    remind = ph.deadline - timedelta(hours=ctx.cfg.reminder_hours)
-    if remind > ctx.now:
+    hours = float(game.options.get("remind_hours", ctx.cfg.reminder_hours))
+    remind = ph.deadline - timedelta(hours=hours)
+    if hours > 0 and remind > ctx.now:
         deadlines.schedule(ctx.store, game.id, ph.id, "reminder", remind)
     deadlines.schedule(ctx.store, game.id, ph.id, "deadline", ph.deadline)
 
 
+def game_zone(ctx: Ctx, game: Game) -> str:
+    """The zone the game's dates are read in and its clock runs in (SET TIMEZONE; else the judge's)."""
+    return str(game.options.get("timezone") or ctx.cfg.timezone)
+
+
+def next_deadline(ctx: Ctx, game: Game, kind: str, not_before: datetime | None) -> datetime:
+    """The deadline of a ``kind`` phase opened now: its length ahead, on the master's clock and
+    days (SET MOVE CLOCK, SET DAYS), never before ``not_before`` (:func:`deadlines.phase_deadline`)."""
+    clock = (game.options.get("clock") or {}).get(kind)
+    days = (game.options.get("days") or {}).get(kind)
+    return deadlines.phase_deadline(ctx.now, game.hours(kind), clock, days, not_before, game_zone(ctx, game))
+
+
 def open_phase(ctx: Ctx, game: Game, pos: Position) -> PhaseRow:
     seq = int(ctx.store.scalar("SELECT COALESCE(MAX(seq), 0) FROM phases WHERE game_id = ?", (game.id,))) + 1
-    deadline = ctx.now + timedelta(hours=game.hours(pos.phase.kind))
+    # not before the previous deadline, so early processing never pulls the next one earlier; the
+    # first phase runs its full length from SET START
+    last = from_iso(ctx.store.scalar("SELECT deadline FROM phases WHERE game_id = ? AND state = 'processed' "
+                                     "ORDER BY seq DESC LIMIT 1", (game.id,)))
+    begin = from_iso(game.options.get("start"))
+    if last is None and begin is not None:
+        last = begin + timedelta(hours=game.hours(pos.phase.kind))
+    deadline = next_deadline(ctx, game, pos.phase.kind, last)
     grace_end = deadline + timedelta(hours=game.grace_hours)
     pid = ctx.store.insert("phases", game_id=game.id, seq=seq, name=str(pos.phase), short=pos.phase.short,
                            position=dumps(pos.to_json()), state="open", opened=iso(ctx.now),
@@ -598,14 +619,19 @@ def join(ctx: Ctx, game: Game, address: str, password: str) -> Any:
 
 
 def start(ctx: Ctx, game: Game) -> None:
-    """Assign powers (at random), open the first phase, tell everyone. Empty powers are vacant."""
+    """Assign powers (by the players' preferences, SET PREFERENCE; else at random: judge/game/assign.py),
+    open the first phase, tell everyone. Empty powers are vacant."""
+    from judge.game.assign import assign
+
     v = game.variant
     players = seats(ctx.store, game.id)
-    powers = list(v.powers)
     rng = random.Random(f"{game.name}/{game.id}")
-    rng.shuffle(powers)
-    for s, p in zip(players, powers):
-        ctx.store.update("seats", s["id"], power=p)
+    prefs = {int(k): list(p) for k, p in (game.options.get("preferences") or {}).items()}
+    given = assign([s["id"] for s in players], list(v.powers), prefs, rng)
+    taken = [given[s["id"]] for s in players]
+    powers = taken + [p for p in v.powers if p not in taken]
+    for s in players:
+        ctx.store.update("seats", s["id"], power=given[s["id"]])
     for p in powers[len(players):]:
         ctx.store.insert("seats", game_id=game.id, power=p, role="player", player_id=None, password_hash=None,
                          status="vacant", wait=0, draw=0, joined=iso(ctx.now))
@@ -828,7 +854,7 @@ def rollback(ctx: Ctx, game: Game, target: str | None) -> PhaseRow:
         row = rows[-1]
     ctx.store.conn.execute("UPDATE phases SET state = 'undone' WHERE game_id = ? AND seq > ? AND state IN ('open', 'processed')",
                            (game.id, row["seq"]))
-    deadline = ctx.now + timedelta(hours=game.hours(game.variant.calendar.parse(row["name"]).kind))
+    deadline = next_deadline(ctx, game, game.variant.calendar.parse(row["name"]).kind, None)
     ctx.store.update("phases", row["id"], state="open", results=None, report=None, processed_at=None,
                      deadline=iso(deadline), grace_end=iso(deadline + timedelta(hours=game.grace_hours)))
     ctx.store.conn.execute("UPDATE seats SET wait = 0, draw = 0, draw_set = NULL, concede = NULL WHERE game_id = ?",
@@ -1050,6 +1076,28 @@ def diary_text(entries: list[Any]) -> str:
                         + "\n".join("  " + line for line in str(e["body"]).split("\n")) for e in entries)
 
 
+def record_late(ctx: Ctx, game: Game, ph: PhaseRow, late: list[str]) -> None:
+    """Note each late power's player as late for this phase (once a phase, whatever the deadline
+    changes): the master's WHOGAME shows the count. Kept in the game's options (``late``: player id
+    -> phase ids) as it belongs to the player, not the power."""
+    book = game.options.setdefault("late", {})
+    changed = False
+    for p in late:
+        s = seat_of_power(ctx.store, game.id, p)
+        if s is None or s["player_id"] is None:
+            continue
+        phases = book.setdefault(str(s["player_id"]), [])
+        if ph.id not in phases:
+            phases.append(ph.id)
+            changed = True
+    if changed:
+        save_options(ctx, game)
+
+
+def late_count(game: Game, player_id: int | None) -> int:
+    return len((game.options.get("late") or {}).get(str(player_id), [])) if player_id is not None else 0
+
+
 # -- the timed events ---------------------------------------------------------------------------------
 def run_phase_event(ctx: Ctx, game: Game, ev: Any) -> None:
     """A Diplomacy game's timed event (reminder, deadline, grace): :func:`judge.game.events.run_event`
@@ -1059,6 +1107,8 @@ def run_phase_event(ctx: Ctx, game: Game, ev: Any) -> None:
         return
     pos = ph.position
     if ev["kind"] == "reminder":
+        if ph.deadline is None or ph.deadline <= ctx.now:  # the judge ran late: the deadline event speaks
+            return
         for p in late_powers(ctx.store, game, ph, pos):
             s = seat_of_power(ctx.store, game.id, p)
             orders = describe.order_list(pos, p, orderbook.current_orders(ctx.store, ph.id, p), game.rules)
@@ -1070,6 +1120,7 @@ def run_phase_event(ctx: Ctx, game: Game, ev: Any) -> None:
         return
     late = late_powers(ctx.store, game, ph, pos)
     if ev["kind"] == "deadline":
+        record_late(ctx, game, ph, late)
         if not late:
             process(ctx, game, ph, "deadline")
             maybe_process(ctx, game)

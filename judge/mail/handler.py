@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from judge.render import describe
 from judge.game import deadlines, lifecycle as games, orderbook, outbox
@@ -52,6 +52,7 @@ class Handler:
     answered_to: str = ""  # where the reply went (the limits count answers per recipient)
     secrets: set[str] = field(default_factory=set)  # passwords in this mail: never echoed, not even in the subject
     attachments: list[Any] = field(default_factory=list)  # files the reply carries (HISTORY's maps)
+    after_read: list[Callable[[], None]] = field(default_factory=list)  # run once the whole mail is read
 
     def attach_allowed(self, files: int) -> bool:
         """Whether the reply may carry ``files`` more attachments: never for an address the judge
@@ -89,6 +90,8 @@ class Handler:
                              f"from '{cut(rest[0], 60)}'.")
             else:
                 self.not_read(cmds[at + 1:], "after the error above")
+        for action in self.after_read:  # (a game this mail filled starts: its SET PREFERENCE counted)
+            action()
         if not cmds:
             self.error("No commands found in your message. Send HELP for help.")
         elif self.above_signon:
@@ -502,6 +505,8 @@ def echo_line(cmd: Command, limit: int) -> str:
         keep, hide = 1, 1
     elif cmd.name == "SET" and cmd.args and cmd.args[0].upper().startswith("PASSWORD"):
         return " ".join(words[:head]) + " PASSWORD ****"
+    elif cmd.name == "SET" and [a.upper() for a in cmd.args[:2]] == ["JOIN", "PASSWORD"]:
+        return " ".join(words[:head]) + " JOIN PASSWORD ****"
     if keep is not None and len(cmd.args) > keep:
         shown = words[:head + keep] + ["****"] + words[head + keep + hide:]
         words = shown

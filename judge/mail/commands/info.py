@@ -149,6 +149,8 @@ def list_(h: Handler, cmd: Command) -> None:
         rows = []
         for r in h.ctx.store.all("SELECT * FROM games ORDER BY name"):
             g = games._game(r)
+            if g.options.get("private"):  # SET PRIVATE: unlisted (LIST name still answers who knows it)
+                continue
             if g.variant_name == "eia_afa":
                 rows.append(eia_mail.list_row(h.ctx, g))
                 continue
@@ -170,7 +172,8 @@ def whogame(h: Handler, cmd: Command) -> None:
     st = h.ctx.store
     master, own = reader(h, g)
     rows = [{"power": s["power"] or "(to be assigned)", "status": s["status"],
-             "address": shown_person(st, g, s, master=master, own=s["id"] == own) or "(vacant)"}
+             "address": shown_person(st, g, s, master=master, own=s["id"] == own) or "(vacant)",
+             "late": games.late_count(g, s["player_id"]) if master else 0}  # the master's: times late
             for s in games.seats(st, g.id)]
     obs = [shown_person(st, g, s, master=master, own=s["id"] == own) for s in games.seats(st, g.id, "observer")]
     h.say(render_part("whogame.txt", name=g.name, rows=rows, observers=[o for o in obs if o],

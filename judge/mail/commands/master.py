@@ -125,8 +125,7 @@ def resume(h: Handler, cmd: Command) -> None:
     h.ctx.store.update("games", g.id, state="active")
     ph = games.current_phase(h.ctx.store, g)
     assert ph is not None
-    from datetime import timedelta
-    new = max(ph.deadline or h.ctx.now, h.ctx.now + timedelta(hours=g.hours(ph.phase.kind)))
+    new = games.next_deadline(h.ctx, g, ph.phase.kind, ph.deadline)  # a full phase, on the master's clock
     games.set_deadline(h.ctx, g, ph, new)
     if games.past_absences(h.ctx, g, ph):  # the judge's own deadline: moved past a player's absence
         games.schedule_phase(h.ctx, g, ph)

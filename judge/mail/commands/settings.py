@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from judge.game import deadlines, lifecycle as games, results
 from judge.game.lifecycle import Game
@@ -59,10 +60,10 @@ MAX_SEAT_ADDRESSES = 3
 
 
 #: SET words, as "unknown SET option" lists them
-PLAYER_SET_KEYS = ("WAIT", "NOWAIT", "DRAW", "NODRAW", "PASSWORD", "ADDRESS", "NAME", "ALLY", "NOALLY",
+PLAYER_SET_KEYS = ("WAIT", "NOWAIT", "PREFERENCE", "DRAW", "NODRAW", "PASSWORD", "ADDRESS", "NAME", "ALLY", "NOALLY",
                    "CONCEDE", "NOCONCEDE", "RESULTS", "ABSENCE")
-MASTER_SET_KEYS = ("DEADLINE", "GRACE", "MOVE", "RETREAT", "ADJUST", "PRESS", "CENTRES", "LIST", "NOLIST", "MAP",
-                   "MAX ABSENCE", "PAUSE VOTE")
+MASTER_SET_KEYS = ("DEADLINE", "GRACE", "PRIVATE", "JOIN", "MOVE", "RETREAT", "ADJUST", "CLOCK", "DAYS", "START", "REMIND",
+                   "TIMEZONE", "PRESS", "CENTRES", "LIST", "NOLIST", "MAP", "MAX ABSENCE", "PAUSE VOTE")
 #: every word the master's SET takes: its own (DEADLINE, LIST) and each game option the game takes
 MASTER_SET_WORDS = frozenset({*MASTER_SET_KEYS, *(w.upper() for w in games.OPTION_WORDS)})
 
@@ -77,22 +78,151 @@ SET_ALIASES = {"ALLY": "ALLY", "ALLIES": "ALLY", "ALLIANCE": "ALLY", "NOALLY": "
                "NOALLIANCE": "NOALLY", "CONCEDE": "CONCEDE", "NOCONCEDE": "NOCONCEDE"}
 
 
+def read_preferences(g: Game, text: str) -> list[str]:
+    """``EFG``, ``E F G``, ``England, France``: powers in order of preference (``*``: none)."""
+    t = text.strip()
+    if t.upper() in ("*", "NONE", "OFF", ""):
+        return []
+    sep = "," if "," in t else ";" if ";" in t else None  # names may hold spaces where commas part them
+    words = [w.strip() for w in (t.split(sep) if sep else t.split()) if w.strip()]
+    if len(words) == 1 and g.variant.power(words[0]) is None:
+        words = list(words[0])  # letters run together: EFG
+    out: list[str] = []
+    for w in words:
+        p = g.variant.power(w)
+        if p is None:
+            raise CommandError(f"no power {w!r} in {g.variant.title} (powers: "
+                               + ", ".join(f"{q.name} ({q.letter})" for q in g.variant.powers.values()) + ")")
+        if p.name in out:
+            raise CommandError(f"{p.name} is named twice")
+        out.append(p.name)
+    return out
+
+
+def set_preference(h: Handler, g: Game, text: str) -> None:
+    """SET PREFERENCE: the powers a player joining a forming game would rather have, in order."""
+    seat = h.session.seat
+    if seat is None or h.session.became or seat["role"] != "player":
+        raise CommandError("sign on with SIGNON ?game password (a place in a forming game) to give preferences")
+    if g.state != "forming":
+        raise CommandError(f"'{g.name}' has started: powers are assigned already")
+    prefs = read_preferences(g, text)
+    book = g.options.setdefault("preferences", {})
+    if prefs:
+        book[str(seat["id"])] = prefs
+    else:
+        book.pop(str(seat["id"]), None)
+    games.save_options(h.ctx, g)
+    h.say(f"Your preferences: {', '.join(prefs)} (the rest: any)." if prefs else "You have no preferences now: any power.")
+
+
+def set_access(h: Handler, g: Game, key: str, rest: list[str]) -> None:
+    """SET PRIVATE yes|no: left out of everyone's LIST of games. SET JOIN PASSWORD x|NONE: joining
+    (SIGNON ?game pw x) needs x, the invitation (kept hashed, like every password)."""
+    if key == "PRIVATE":
+        v = games.YES_NO.get(" ".join(rest).strip().lower() or "yes")
+        if v is None:
+            raise CommandError("write SET PRIVATE YES or SET PRIVATE NO")
+        g.options["private"] = v == "yes"
+        h.say(f"'{g.name}' is now left out of the list of games." if v == "yes" else
+              f"'{g.name}' is listed again.")
+    else:
+        if len(rest) != 2 or rest[0].upper() != "PASSWORD":
+            raise CommandError("write SET JOIN PASSWORD <word> (SET JOIN PASSWORD NONE: anyone may join)")
+        if rest[1].upper() == "NONE":
+            g.options.pop("join_hash", None)
+            h.say(f"Anyone may join '{g.name}' now.")
+        else:
+            g.options["join_hash"] = hash_password(check_new_password(rest[1]), h.ctx.cfg.password_cost)
+            h.say(f"Joining '{g.name}' now needs the join password: players write SIGNON ?{g.name} "
+                  "<their own password> <the join password>.")
+    games.save_options(h.ctx, g)
+
+
+#: the master's timing words besides the phase lengths
+TIMING_KEYS = ("CLOCK", "DAYS", "START", "REMIND", "TIMEZONE")
+
+
+def set_timing(h: Handler, g: Game, key: str, rest: list[str]) -> None:
+    """SET [MOVE|RETREAT|ADJUST] CLOCK 20:00 / DAYS -MTWTF-, SET START <when>, SET REMIND <hours>
+    [BEFORE], SET TIMEZONE <zone>. The clock and days apply to the deadlines of phases opened from
+    now on; SET DEADLINE moves the current one."""
+    kinds = ("movement", "retreat", "adjustment")
+    if key not in TIMING_KEYS:  # SET MOVE CLOCK 20:00
+        kinds, key, rest = (games.PHASE_KIND_WORDS[key.lower()],), rest[0].upper(), rest[1:]
+    value = " ".join(rest).strip()
+    if not value:
+        raise CommandError(f"SET {key} needs a value")
+    which = "every phase" if len(kinds) > 1 else f"{kinds[0]} phases"
+    zone_name = games.game_zone(h.ctx, g)
+    if key == "CLOCK":
+        minutes = deadlines.parse_clock(value)
+        for k in kinds:
+            g.options.setdefault("clock", {})[k] = minutes
+        read = f"Read {value} as njudge's minutes after midnight. " if value.isdigit() else ""
+        h.say(f"{read}Deadlines of {which} now fall at {minutes // 60:02d}:{minutes % 60:02d} ({zone_name}), from "
+              "the next phase on." if minutes is not None else f"Deadlines of {which} are no longer set to a clock time.")
+    elif key == "DAYS":
+        mask = deadlines.check_days(value)
+        for k in kinds:
+            g.options.setdefault("days", {})[k] = mask
+        names = [n for n, c in zip(("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"), mask) if c != "-"]
+        h.say(f"Deadlines of {which} now fall only on {', '.join(names)} (days {mask}), from the next phase on.")
+    elif key == "START":
+        if g.state != "forming":
+            raise CommandError(f"'{g.name}' has started already: SET START is for a game still forming")
+        when = deadlines.parse_when(value, h.ctx.now, zone_name)
+        if when <= h.ctx.now:
+            raise CommandError(f"the start must be in the future (now: {h.ctx.when(h.ctx.now)})")
+        g.options["start"] = when.isoformat()
+        h.say(f"Read '{value}' as {deadlines.format_time(when, zone_name)}.\nThe first phase of '{g.name}' runs "
+              "its full length from then, however early the game fills.")
+    elif key == "REMIND":
+        words = value.split()
+        if words[-1].lower() == "before":
+            words = words[:-1]
+        hours = 0.0 if words and words[0].lower() in ("off", "no", "none") else \
+            deadlines.parse_duration(" ".join(words))
+        g.options["remind_hours"] = hours
+        h.say(f"Reminders now go {deadlines.format_hours(hours)} before each deadline to powers without complete "
+              "orders." if hours else "No reminders are sent before deadlines now.")
+        ph = games.current_phase(h.ctx.store, g)
+        if ph is not None and g.state == "active":
+            games.schedule_phase(h.ctx, g, ph)
+    else:  # TIMEZONE
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise CommandError(f"unknown time zone {value!r} (write e.g. Europe/London, America/New_York or UTC)") from None
+        g.options["timezone"] = value
+        h.say(f"Dates for '{g.name}' are now read in, and its clock runs in, {value}.")
+    games.save_options(h.ctx, g)
+
+
 @command("SET", who="player", syntax="SET <word> <value>",
          summary='a setting of your seat or, for the master, of the game: the SET lines here and in the master\'s list',
          forms=(
              ("anyone", "SET NAME your name", "after SIGNON: how the reports name you (empty: your mailbox name), once you CONFIRM it from your address"),
              ('player', 'SET WAIT / SET NOWAIT', "hold processing until the deadline / don't"),
+             ("player", "SET PREFERENCE EFG / England, France", "(while the game forms) the powers you would rather have, best first; * for none"),
              ("player", "SET DRAW [powers] / SET NODRAW", "vote for a draw (NoDIAS games: of the powers named, e.g. SET DRAW EF) / take it back"),
              ("player", "SET CONCEDE <power> / SET NOCONCEDE", "concede the game / take it back"),
              ("player", "SET PASSWORD new", "change your password"),
              ("player", "SET ADDRESS a@b.c[,d@e.f]", "where your mail goes (empty: your own address)"),
-             ("master", "SET DEADLINE <when>", "e.g. SET DEADLINE +2d, or 2025-06-15 23:30"),
+             ("master", "SET DEADLINE <when>", "e.g. SET DEADLINE +2d, Mar 5 23:30, tue 20:00, next friday, tomorrow 18:00 or 2025-06-15 23:30 (the game's zone)"),
+             ("master", "SET [MOVE|RETREAT|ADJUST] CLOCK 20:00", "deadlines fall at this time of day (OFF: none)"),
+             ("master", "SET [MOVE|RETREAT|ADJUST] DAYS -MTWTF-", "the days deadlines may fall on, from Sunday (- : never)"),
+             ("master", "SET START <when>", "(before the start) the first phase runs its full length from then"),
+             ("master", "SET REMIND <hours> BEFORE", "when reminders go to powers without complete orders (OFF: none)"),
+             ("master", "SET TIMEZONE <zone>", "the zone dates are read in and the clock runs in, e.g. Europe/London"),
              ("master", "SET GRACE <duration>", "e.g. SET GRACE 24h"),
              ("master", "SET MOVE|RETREAT|ADJUST <duration>", "phase lengths, e.g. SET MOVE 48h"),
              ("master", "SET MAX ABSENCE <days>", "days of absence each player may take in the game, all "
               "absences together (default 14)"),
              ("master", "SET PAUSE VOTE yes|no", "whether a PAUSE REQUEST of every player pauses the game "
               "(default no: you decide)"),
+             ("master", "SET PRIVATE yes|no", "leave the game out of everyone's LIST of games"),
+             ("master", "SET JOIN PASSWORD <word>|NONE", "joining needs this word: SIGNON ?game password <word>"),
              ("master", "SET LIST address", "also send results and public notices to this mailing list (SET NO LIST: stop)"),
              ("player", "SET RESULTS NJUDGE|ZINE|DEFAULT", "your results (an observer's too) in njudge's text layout, for programs that read it, as the zine report, or in the game's layout"),
              ("master", "SET RESULTS NJUDGE|ZINE", "the game's results layout: njudge's text layout or the zine report (default)"),
@@ -130,6 +260,9 @@ def set_(h: Handler, cmd: Command) -> None:
         h.say("Wait flag set: the phase will not be processed before the deadline." if key == "WAIT"
                  else "Wait flag cleared.")
         h.touched = True
+        return
+    if key in ("PREFERENCE", "PREFERENCES", "PREF"):
+        set_preference(h, h.need_game(), " ".join(rest))
         return
     if key in ("DRAW", "NODRAW"):
         vote(h, key == "DRAW", rest)
@@ -199,11 +332,19 @@ def set_(h: Handler, cmd: Command) -> None:
     if key in ("LIST", "NOLIST"):
         set_list(h, g, "" if key == "NOLIST" else " ".join(rest))
         return
+    if key in ("PRIVATE", "JOIN"):
+        set_access(h, g, key, rest)
+        return
+    if key in TIMING_KEYS or (key.lower() in games.PHASE_KIND_WORDS and rest and rest[0].upper() in ("CLOCK", "DAYS")):
+        set_timing(h, g, key, rest)
+        return
     if key == "DEADLINE":
         ph = h.need_phase(g)
-        when = deadlines.parse_when(" ".join(rest), h.ctx.now, h.ctx.cfg.timezone)
+        text = " ".join(rest)
+        when = deadlines.parse_when(text, h.ctx.now, games.game_zone(h.ctx, g))
         games.set_deadline(h.ctx, g, ph, when)
-        h.say(f"Deadline for {ph.short} set to {h.ctx.when(when)}.")
+        h.say(f"Read '{text}' as {deadlines.format_time(when, games.game_zone(h.ctx, g))}.\n"
+              f"Deadline for {ph.short} set to {h.ctx.when(when)}.")
         games.notice(h.ctx, g, "Deadline changed", f"The master has set the deadline for {ph.name} to "
                      f"{h.ctx.when(when)}.")
         return
@@ -213,7 +354,7 @@ def set_(h: Handler, cmd: Command) -> None:
         h.say(f"Grace period set to {deadlines.format_hours(hours)}.")
         return
     name = key.lower()
-    if rest and rest[0].upper() in ("NEXT", "CLOCK"):
+    if rest and rest[0].upper() == "NEXT":  # njudge: SET MOVE NEXT 72
         rest = rest[1:]
     if not rest:
         raise CommandError(f"SET {key} needs a value")

@@ -144,7 +144,7 @@ def enter_seat(h: Handler, g: Game, seat: Any, quiet: bool = False) -> None:
         h.say(f"Signed on as {what} in '{g.name}'.")
 
 
-def signon_join(h: Handler, g: Game, password: str) -> None:
+def signon_join(h: Handler, g: Game, password: str, invitation: str | None = None) -> None:
     st = h.ctx.store
     pid = st.scalar("SELECT id FROM players WHERE address = ?", (h.mail.sender,))
     mine = [s for s in games.seats(st, g.id) if pid is not None and s["player_id"] == pid]
@@ -161,6 +161,14 @@ def signon_join(h: Handler, g: Game, password: str) -> None:
     h.from_only = True
     if g.state == "forming" and len(games.seats(st, g.id)) >= len(g.variant.powers):  # full, after UNSTART
         raise CommandError(f"game '{g.name}' has a player for every power and waits for its master's START")
+    join_hash = g.options.get("join_hash")  # SET JOIN PASSWORD: an invitation-only game
+    if join_hash and not invitation:
+        h.error(f"'{g.name}' is by invitation: write SIGNON ?{g.name} <your password> <the join password> "
+                "(the master gives the join password)")
+        raise Stop
+    if join_hash:  # a wrong one counts as a wrong password: guessing is throttled, the master told
+        master = games.master_address(st, g)
+        check_password(h, g, "Join password", str(invitation), join_hash, [master] if master else [])
     if g.state == "forming":
         check_new_password(password)
         seat = games.join(h.ctx, g, h.mail.sender, password)
@@ -173,12 +181,14 @@ def signon_join(h: Handler, g: Game, password: str) -> None:
                          f"({filled} of {need}).", to=[master])
         shown = person_label(st, seat["player_id"])
         named = (f" Others see you as '{shown}': SET NAME <your name> changes that." if shown else "")
-        if filled >= need:
-            games.start(h.ctx, g)
-            h.session.seat = st.one("SELECT * FROM seats WHERE id = ?", (seat["id"],))
-            h.session.power = h.session.seat["power"]
-            h.say(f"You have joined '{g.name}', the last of its {need} players: the game has started and "
-                  f"you are {h.session.power}. Keep your password.{named}")
+        if filled >= need:  # started once the mail is read, so a SET PREFERENCE after this line counts
+            def start() -> None:
+                games.start(h.ctx, g)
+                h.session.seat = st.one("SELECT * FROM seats WHERE id = ?", (seat["id"],))
+                h.session.power = h.session.seat["power"]
+                h.say(f"You were the last of the {need} players to join '{g.name}': the game has started and "
+                      f"you are {h.session.power}. Keep your password.{named}")
+            h.after_read.append(start)
         else:
             h.say(f"You have joined '{g.name}' ({filled} of {need} players). Your power is assigned when "
                   f"the game starts; keep your password.{named}")
@@ -249,6 +259,7 @@ def create(h: Handler, cmd: Command) -> None:
          aliases=("SIGN ON", "HELLO", "LOGIN", "LOG IN"),
          forms=(
              ("anyone", "SIGNON %game", "join the game's standby list (as STANDBY game)"),
+             ("anyone", "SIGNON ?game password joinpassword", "join a game the master opened by invitation (SET JOIN PASSWORD)"),
              ("anyone", "SIGNON <letter><game> password", "sign on as a power (E, F, G, I, A, R, T in Standard), M for the master, O for an observer"),
          ))
 def signon(h: Handler, cmd: Command) -> None:
@@ -256,6 +267,9 @@ def signon(h: Handler, cmd: Command) -> None:
         raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
     h.session.signons += 1
     args = cmd.args
+    if len(args) == 3 and args[0].startswith("?"):  # SIGNON ?game password joinpassword
+        signon_join(h, lookup_or_stop(h, args[0]), args[1], args[2])
+        return
     if len(args) >= 3 and args[0].lower() not in _power_names():
         # "SIGNON Fgame my pass": a password of several words; never echo any of them
         h.error("a password is one word: write SIGNON <power letter><game> <password>, e.g. "
@@ -278,6 +292,11 @@ def signon(h: Handler, cmd: Command) -> None:
         raise Stop
     ident, password = args
     letter, name = ident[0].upper(), ident[1:]
+    if letter != "?" and games.get_game(h.ctx.store, name) is None and games.get_game(h.ctx.store, ident):
+        whole = ident.lower()  # "SIGNON northsea pw": the game's name with no letter before it
+        h.error(f"to join '{whole}' write SIGNON ?{whole} <password> (the ? asks for a place in the game); "
+                f"once you have a power, sign on with its letter before the name, e.g. SIGNON F{whole} <password>")
+        raise Stop
     g = lookup_or_stop(h, name)
     if letter == "?":
         signon_join(h, g, password)
