@@ -68,3 +68,13 @@ def take(store: Store, code: str, address: str, now: datetime) -> Confirmation:
         raise ConfirmError("this code was sent to another address: send CONFIRM from the address that got it")
     store.conn.execute("UPDATE confirmations SET state = 'done' WHERE id = ?", (row["id"],))
     return Confirmation(row["kind"], row["address"], row["game_id"], loads(row["payload"], {}))
+
+
+def request(h: Any, kind: str, game_id: int | None, payload: dict[str, Any], what: str, until: str) -> None:
+    """Mail the From address (only) a code for ``kind`` and say how to send it back: "``what``, send
+    the judge this line ... ``until``" (what happens meanwhile)."""
+    h.from_only = True
+    code = ask(h.ctx.store, h.mail.sender, kind, game_id, payload, h.ctx.now)
+    h.say(f"{what}, send the judge this line from this address ({h.mail.sender}):\n\n  CONFIRM {code}\n\n"
+          f"(within {LIFETIME.days} days). {until} If you did not ask for this, ignore this mail: nothing more "
+          f"will come of it.")

@@ -312,11 +312,8 @@ def set_(h: Handler, cmd: Command) -> None:
             raise CommandError("a name has at most 40 characters")
         # a public name belongs to an address that has shown it reads its mail: a password proves
         # only that the sender chose it (perhaps a minute ago, in someone else's name)
-        h.from_only = True
-        code = confirm.ask(st, h.mail.sender, "name", None, {"name": name}, h.ctx.now)
         what = f"name you {name}" if name else "name you by your mailbox name"
-        h.say(f"To have reports {what}, send the judge this line from this address ({h.mail.sender}):\n\n"
-              f"  CONFIRM {code}\n\n(within {confirm.LIFETIME.days} days). Until then your name is unchanged.")
+        confirm.request(h, "name", None, {"name": name}, f"To have reports {what}", "Until then your name is unchanged.")
         return
     if key in SWITCH_FLAGS and not rest:  # njudge's SET NODIAS, SET NOFAKE ...: the word carries its value
         key, rest = SWITCH_FLAGS[key][0].upper(), [SWITCH_FLAGS[key][1]]

@@ -330,11 +330,8 @@ def standby_on(h: Handler, g: Game) -> None:
               f"takes you off the list.")
         return
     # as for OBSERVE: the address consents first, so a forged From subscribes nobody
-    code = confirm.ask(h.ctx.store, h.mail.sender, "standby", g.id, {}, h.ctx.now)
-    h.say(f"To be on the standby list of '{g.name}' (the judge mails you when one of its powers is open for "
-          f"takeover), send the judge this line from this address ({h.mail.sender}):\n\n  CONFIRM {code}\n\n"
-          f"(within {confirm.LIFETIME.days} days). If you did not ask for this, ignore this mail: nothing more "
-          f"will come of it.")
+    confirm.request(h, "standby", g.id, {}, f"To be on the standby list of '{g.name}' (the judge mails you when "
+                    f"one of its powers is open for takeover)", "Until then you are not on it.")
 
 
 @command("STANDBY", who="anyone", syntax="STANDBY game [OFF]",
@@ -383,13 +380,8 @@ def ask_to_observe(h: Handler, g: Game, password: str) -> None:
     if g.state in ("finished", "terminated"):
         raise CommandError(f"game '{g.name}' is over")
     check_new_password(password)
-    h.from_only = True
-    code = confirm.ask(h.ctx.store, h.mail.sender, "observe", g.id,
-                       {"password_hash": hash_password(password, h.ctx.cfg.password_cost)}, h.ctx.now)
-    h.say(f"To observe '{g.name}', send the judge this line from this address ({h.mail.sender}):\n\n"
-          f"  CONFIRM {code}\n\n"
-          f"(within {confirm.LIFETIME.days} days). Until then the judge sends you nothing about '{g.name}'. "
-          f"If you did not ask for this, ignore this mail: nothing more will come of it.")
+    confirm.request(h, "observe", g.id, {"password_hash": hash_password(password, h.ctx.cfg.password_cost)},
+                    f"To observe '{g.name}'", f"Until then the judge sends you nothing about '{g.name}'.")
 
 
 @command("CONFIRM", who="anyone", syntax="CONFIRM code",
