@@ -96,7 +96,8 @@ def names(items: list[str]) -> str:
 
 
 def format_deadline(when: datetime | None, tz_name: str) -> str:
-    """``Tue 6 Jan 2004, 23:30 CET (Europe/Berlin)``; a naive time is taken as UTC."""
+    """``Tue 6 Jan 2004, 23:30 CET (Europe/Berlin)``, or ``… 23:30 UTC`` where the zone is named as its
+    abbreviation (no "UTC (UTC)"); a naive time is taken as UTC."""
     if when is None:
         return ""
     try:
@@ -106,7 +107,8 @@ def format_deadline(when: datetime | None, tz_name: str) -> str:
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
     t = when.astimezone(tz)
-    return f"{t:%a} {t.day} {t:%b %Y, %H:%M} {t.tzname()} ({tz_name})"
+    zone = "" if tz_name == t.tzname() else f" ({tz_name})"
+    return f"{t:%a} {t.day} {t:%b %Y, %H:%M} {t.tzname()}{zone}"
 
 
 def tag(r: OrderResult) -> str:
