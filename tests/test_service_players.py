@@ -179,6 +179,7 @@ def test_dias_draw_refuses_a_partial_list_and_takes_the_full_one(table: Table) -
     assert outcome["kind"] == "draw" and len(outcome["powers"]) == 7
     notice = [m for m in table.mails if m.subject.endswith(" Draw")]
     assert notice and "7-way draw between England, France, Germany, Italy, Austria, Russia and Turkey" in flat(notice[0].body)
+    assert ":: Deadline" not in notice[0].body  # the game is over: no deadline is waiting
 
 
 def test_nodias_draw_of_the_powers_the_votes_name(table: Table) -> None:

@@ -318,9 +318,10 @@ def tell_all(ctx: Ctx, game: Game, subject: str, text: str, kind: str = "notice"
 def notice(ctx: Ctx, game: Game, title: str, text: str, short: str | None = None, to: list[str] | None = None) -> None:
     """A short game notice (signon, resignation, civil disorder …) to everyone, or to ``to``."""
     phase = current_phase(ctx.store, game)
+    over = ctx.store.scalar("SELECT state FROM games WHERE id = ?", (game.id,)) in ("finished", "terminated")
     subject, body = render("notice.txt", code=ctx.cfg.code, game=game.name, variant=game.variant.title,
                            short=short or (phase.short if phase else None), title=title, text=text,
-                           deadline=ctx.when(phase.deadline) if phase else None)
+                           deadline=ctx.when(phase.deadline) if phase and not over else None)
     if to is None:
         tell_all(ctx, game, subject, body)
     else:
