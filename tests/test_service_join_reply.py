@@ -24,3 +24,42 @@ def test_each_join_says_the_public_name_and_the_last_says_the_power(tmp_path) ->
         assert game_start and f"You are {power}." in game_start[0].body
     finally:
         t.close()
+
+
+def test_each_power_is_shown_example_orders_for_its_own_units(tmp_path) -> None:
+    """The Game Starting mail's examples are the power's own (never France's for everyone), and
+    the examples, sent back as they stand, are read without an error."""
+    t = Table(tmp_path)
+    try:
+        t.start_game()
+        for power, addr in t.powers.items():
+            start = next(m for m in t.mails if "Game Starting" in m.subject and m.to == [addr])
+            lines = start.body.split("mypassword\n", 1)[1].split("\n\n", 1)[0].split("\n")
+            examples = [line.strip() for line in lines if line.strip()]
+            assert len(examples) == 2, (power, start.body)
+            out = t.order(power, "\n".join(examples))
+            reply = t.reply_to(addr, out)
+            assert "Error" not in reply.subject and "No errors encountered." in reply.body, reply.body
+    finally:
+        t.close()
+
+
+def test_example_orders_are_legal_in_every_variant() -> None:
+    from judge.engine import read_position
+    from judge.game.lifecycle import example_orders
+    from judge.orders import parse_orders
+    from judge.variant import available_variants, load_variant
+
+    for name in available_variants():
+        v = load_variant(name)
+        if not v.powers or not v.start_position().get("units"):
+            continue
+        pos = read_position(v.start_position(), v, v.rules)
+        for power in v.powers:
+            if not pos.units_of(power):
+                continue
+            lines = example_orders(pos, power)
+            assert lines, (name, power)
+            for line in lines:
+                read = parse_orders(line, pos, power, check=True, warn=False)
+                assert len(read) == 1 and read[0].order is not None and not read[0].error, (name, power, line)

@@ -20,6 +20,7 @@ from typing import Any
 from judge.engine import adjudicate
 from judge.engine.position import Position, Unit
 from judge.rules import RuleError, check_rule, merge_rules
+from judge.orders import parse_orders
 from judge.render import describe
 from judge.game import absence, deadlines, orderbook, outbox, replacements, results as zine
 from judge.game.config import JudgeConfig
@@ -313,6 +314,27 @@ def audience(store: Store, game: Game, observers: bool = True) -> list[list[str]
 def tell_all(ctx: Ctx, game: Game, subject: str, text: str, kind: str = "notice", observers: bool = True) -> None:
     for to in audience(ctx.store, game, observers):
         ctx.mail(to, subject, zine.for_recipient(text, to), game_id=game.id, kind=kind)  # SET RESULTS
+
+
+def example_orders(pos: Position, power: str) -> list[str]:
+    """Two orders a power could really give in ``pos``, for the Game Starting mail: a move of one of
+    its armies to a place the order reader accepts, and a hold (a power without armies: holds)."""
+    m = pos.map
+    units = sorted(pos.units_of(power), key=lambda u: u.loc)
+    own = {u.prov for u in units}  # not into its own units' places: that move would only bounce
+    out: list[str] = []
+    for u in units:
+        if u.kind != "A" or out:
+            continue
+        for d in sorted(m.army_adj.get(u.prov, set()) - own):
+            line = f"{u.text(m)} - {m.display(d)}"
+            read = parse_orders(line, pos, power, check=True, warn=False)
+            if len(read) == 1 and read[0].order is not None and not read[0].error:
+                out.append(line)
+                break
+    moved = out[0].split(" - ")[0] if out else None
+    out += [f"{u.text(m)} H" for u in units if u.text(m) != moved][:2 - len(out)]
+    return out
 
 
 def notice(ctx: Ctx, game: Game, title: str, text: str, short: str | None = None, to: list[str] | None = None) -> None:
@@ -649,6 +671,7 @@ def start(ctx: Ctx, game: Game) -> None:
             continue
         subject, text = render("starting.txt", code=ctx.cfg.code, game=game.name, variant=v.title,
                                short=ph.short, power=s["power"], letter=letters[s["power"]],
+                               examples=example_orders(pos, s["power"]),
                                phase=str(pos.phase), deadline=ctx.when(ph.deadline),
                                units=units, vacant=[p for p in powers[len(players):]])
         ctx.mail(seat_addresses(ctx.store, s), subject, text, game_id=game.id, kind="start")
