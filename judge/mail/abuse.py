@@ -125,8 +125,8 @@ def reply_quota(store: Store, cfg: JudgeConfig, sender: str, recipient: str, now
         return Quota(short=short)
     limit, stranger = min(last)
     if stranger:
-        times = "once" if limit == 1 else f"{limit} times"
-        closing = f"The judge answers an address it does not know {times} within the last {window}"
+        times = "one answer" if limit == 1 else f"{limit} answers"
+        closing = f"The judge sends an address it does not know {times} per {window}, and this is it"
     else:
         closing = f"This is the {ordinal(limit)} answer to you within the last {window}"
     return Quota(closing=closing + f": mail you send in the next {window} is still acted on, but answered only if "
