@@ -195,7 +195,7 @@ _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
     re.compile(r"^\s*(-+|=+|Supply centres|Press|--)\s*$"),
     re.compile(r"^\s*From \S.* to \S.*:\s*$"),
     re.compile(r"^\s*[\w ,]*\d\d:\d\d(:\d\d)? [+-]\d{4}\)?\s*$"),  # a deadline wrapped at 72 columns
-    re.compile(r"^\s*(SIGNON \w+ mypassword|A Par - Bur|F Bre - Mid-Atlantic Ocean)\s*$"),  # starting.txt's example
+    re.compile(r"^\s*SIGNON \w+ mypassword\s*$"),  # starting.txt's example (its orders: _as_the_judge_writes)
     re.compile(r"^\s*(Message sent to|The map of the position|Wait flag is set|You have voted for a draw"
                r"|The game is paused|considered late if|units hold\.|No orders received\.|----- Pending orders"
                r"|Game \S+ - |Movement|Retreat|Adjustment)"),
@@ -282,12 +282,13 @@ def new_text(text: str) -> tuple[str, list[Ignored]]:
     if cut is not None:
         start, block = cut
         _mark(lines, kind, range(start, len(lines)), block)
-    _mark_judge_mails(lines, kind)
+    judged = _as_the_judge_writes(lines)
+    _mark_judge_mails(judged, kind)
     # a press letter is not executed: pieces of the judge's output in it are the writer's to send
     letters = _press_bodies(lines, kind)
     for k in letters:
         kind[k] = _LETTER
-    _mark_judge_notices(lines, kind)
+    _mark_judge_notices(judged, kind)
     for k in letters:
         kind[k] = None
     _mark_quotes(lines, kind)
@@ -640,6 +641,24 @@ def _is_title(lines: list[str], i: int) -> bool:
     return lines[i].lstrip().startswith("Game ") and (
         _HTML_TITLE.match(lines[i]) is not None
         or (i + 1 < len(lines) and re.match(r"^\s*={10,}\s*$", lines[i + 1]) is not None))
+
+
+#: the Game Starting mail's example: "SIGNON Fgame mypassword" and the power's own orders under it
+_EXAMPLE_SIGNON = re.compile(r"^\s*SIGNON \w+ mypassword\s*$")
+
+
+def _as_the_judge_writes(lines: list[str]) -> list[str]:
+    """``lines`` for the passes that find the judge's mails: the (at most two) example orders right
+    under the Game Starting mail's "SIGNON Fgame mypassword" indented, as the judge writes them in
+    its text part (an HTML part copied as text loses the indent), so they count as the judge's."""
+    out = list(lines)
+    for k, line in enumerate(lines):
+        if _EXAMPLE_SIGNON.match(line):
+            for j in range(k + 1, min(k + 3, len(lines))):
+                if not lines[j].strip():
+                    break
+                out[j] = "  " + lines[j].lstrip()
+    return out
 
 
 def _mark_judge_mails(lines: list[str], kind: list[Ignored | None]) -> None:
