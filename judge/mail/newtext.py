@@ -185,6 +185,8 @@ _JUDGE_ANCHOR = _JUDGE_START + _JUDGE_END + [
     re.compile(r"^\s*The \d+ order lines? above your SIGNON (is|are) read as "),  # handler.read_above_signon
     re.compile(r"^\s*Not read after (the error above|SIGNOFF): \d+ more lines?, from "),
 ]
+#: the Game Starting mail's example: "SIGNON Fgame mypassword" and the power's own orders under it
+_EXAMPLE_SIGNON = re.compile(r"^\s*SIGNON \w+ mypassword\s*$")
 _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
     re.compile(r"^\s*>"),
     re.compile(r"^\s*[\w .'-]+: (Army|Fleet|Army or Fleet) .*\.\s*$"),
@@ -195,7 +197,7 @@ _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
     re.compile(r"^\s*(-+|=+|Supply centres|Press|--)\s*$"),
     re.compile(r"^\s*From \S.* to \S.*:\s*$"),
     re.compile(r"^\s*[\w ,]*\d\d:\d\d(:\d\d)? [+-]\d{4}\)?\s*$"),  # a deadline wrapped at 72 columns
-    re.compile(r"^\s*SIGNON \w+ mypassword\s*$"),  # starting.txt's example (its orders: _as_the_judge_writes)
+    _EXAMPLE_SIGNON,  # starting.txt's example (its orders: _as_the_judge_writes)
     re.compile(r"^\s*(Message sent to|The map of the position|Wait flag is set|You have voted for a draw"
                r"|The game is paused|considered late if|units hold\.|No orders received\.|----- Pending orders"
                r"|Game \S+ - |Movement|Retreat|Adjustment)"),
@@ -641,10 +643,6 @@ def _is_title(lines: list[str], i: int) -> bool:
     return lines[i].lstrip().startswith("Game ") and (
         _HTML_TITLE.match(lines[i]) is not None
         or (i + 1 < len(lines) and re.match(r"^\s*={10,}\s*$", lines[i + 1]) is not None))
-
-
-#: the Game Starting mail's example: "SIGNON Fgame mypassword" and the power's own orders under it
-_EXAMPLE_SIGNON = re.compile(r"^\s*SIGNON \w+ mypassword\s*$")
 
 
 def _as_the_judge_writes(lines: list[str]) -> list[str]:
