@@ -8,6 +8,7 @@ import email
 import email.policy
 import email.utils
 import mailbox
+import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -90,3 +91,41 @@ def test_now_refuses_nonsense_and_a_clock_going_back(tmp_path: Path) -> None:
     assert code == 0 and len(results(tmp_path)) == 8, out
     code, out = run("serve", "--maildir", str(tmp_path), "--once", "--now", "+1d")
     assert code == 2 and "does not go back" in out, out
+
+
+def test_game_advance_brings_the_deadline_then_the_end_of_grace_to_now(tmp_path: Path) -> None:
+    """``judge game advance``, the master's console tool: as the deadline passing, then as the end of
+    grace, each mail saying the times it happened at."""
+    db = str(tmp_path / "judge.sqlite")
+    code, out = run("game", "advance", "tn", "--db", db)
+    assert code == 1 and "no judge database" in out, out
+    started_game(tmp_path)
+    mailbox.Maildir(str(tmp_path / "inbox")).add(make_mail(
+        "england@example.test", "judge@example.test", "SIGNON Etn pwEngland\nF Lon - Nth\nA Lvp - Yor\nF Edi - Nwg\n",
+        "orders"))
+    assert run("serve", "--maildir", str(tmp_path), "--once")[0] == 0
+    code, out = run("game", "advance", "tn", "--db", db)
+    assert code == 0 and "tn S1901M: the deadline has passed; grace ends" in out, out
+    run("serve", "--maildir", str(tmp_path), "--once")
+    late = [m for m in outbox(tmp_path) if "Late Notice" in str(m["Subject"])]
+    assert len(late) == 8 and "England" not in str(late[0]["Subject"]), [str(m["Subject"]) for m in late]
+    assert not any("Reminder" in str(m["Subject"]) for m in outbox(tmp_path))  # the deadline came: no reminder
+    assert not results(tmp_path)
+    code, out = run("game", "advance", "tn", "--db", db)
+    assert code == 0 and out.strip() == "tn S1901M processed; now F1901M", out
+    run("serve", "--maildir", str(tmp_path), "--once")
+    sent = results(tmp_path)
+    assert len(sent) == 8 and "North Sea" in sent[0].get_body(("plain",)).get_content()
+    # the next phase has its full length from now, with its own deadline waiting
+    code, out = run("game", "list", "--db", db)
+    assert re.search(r"^tn +standard +active +F1901M ", out, re.M), out
+
+
+def test_game_advance_refuses_a_game_without_a_deadline(tmp_path: Path) -> None:
+    db = str(tmp_path / "judge.sqlite")
+    assert run("init", "--db", db)[0] == 0
+    assert run("game", "create", "tn", "--password", "masterpw", "--master", "gm@example.test", "--db", db)[0] == 0
+    code, out = run("game", "advance", "tn", "--db", db)
+    assert code == 1 and "'tn' is forming" in out, out
+    code, out = run("game", "advance", "nosuch", "--db", db)
+    assert code == 1 and "no game named 'nosuch'" in out, out

@@ -361,6 +361,21 @@ def game_process(name: str, **kw: Any) -> None:
             raise click.ClickException(str(exc)) from None
 
 
+@game.command("advance")
+@click.argument("name")
+@judge_options
+def game_advance(name: str, **kw: Any) -> None:
+    """Bring the open phase's deadline (or, in grace, the end of grace) to now, with what follows
+    when it passes: late notices and grace, or the processing."""
+    from judge.game.lifecycle import GameError
+
+    with _open(**kw) as judge:
+        try:
+            click.echo(judge.console().advance(name))
+        except GameError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
 @game.command("rollback")
 @click.argument("name")
 @click.argument("phase", required=False)
