@@ -125,7 +125,7 @@ def master_seats(h: Handler, g: Game, ph: Any) -> list[dict[str, Any]]:
 
 
 @command("HELP", who="anyone", syntax="HELP",
-         summary="this text", example="HELP")
+         summary="the commands and game options, with what each does (this list)", example="HELP")
 def help_(h: Handler, cmd: Command) -> None:
     # the commands come from the registry; templates/help.txt holds what is said around them
     h.say(render_part("help.txt", code=h.ctx.cfg.code, address=h.ctx.cfg.address, variants=available_variants(),
