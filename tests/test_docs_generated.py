@@ -46,6 +46,7 @@ def test_every_command_and_form_is_in_a_guide_with_an_example_that_reads_as_that
     for spec in load().values():
         entries = [(spec.who, spec.syntax, spec.example)] + [(w, s, e) for w, s, _, e in spec.forms]
         for who, syntax, example in entries:
+            assert example, f"{syntax}: no example; give it one in its @command (example=, or a form's 4th field)"
             guide = masters if who == "master" else players
             assert f"**`{syntax}`**" in guide, (spec.name, syntax)
             assert "```\n" + example + "\n```" in guide, (spec.name, example)
