@@ -108,3 +108,13 @@ def test_docs_for_users_carry_no_issue_numbers() -> None:
 def test_the_issue_pattern_finds_what_it_should() -> None:
     assert ISSUE_REF.search("as issue 24 asks") and ISSUE_REF.search("(#17)") and ISSUE_REF.search("Issue #3")
     assert not ISSUE_REF.search('colour = "#1f4e9c"') and not ISSUE_REF.search("UTS #46 mapping")
+
+
+def test_the_guides_first_examples_work_by_mail(table: Table) -> None:
+    """The CREATE and SIGNON examples, sent as the guides show them, make a game and join it."""
+    specs = load()
+    out = table.send("gm@example.test", specs["CREATE"].example)
+    assert "Game 'first'" in table.reply_to("gm@example.test", out).body
+    join = specs["SIGNON"].example + "\nSET PREFERENCE England, France"
+    body = table.reply_to("ann@example.test", table.send("ann@example.test", join)).body
+    assert "No errors encountered." in body, body
