@@ -24,7 +24,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "status": "judge.mail.cli:status",
     "init": "judge.mail.cli:init",
     "upgrade": "judge.mail.cli:upgrade",
-    "publish": "judge.game.archive:publish",
+    "publish": "judge.game.cli:publish",
     "eia": "judge.eia.cli:eia",
     "dice": "judge.eia.cli:dice",
 }

@@ -37,7 +37,7 @@ def test_every_command_has_who_syntax_and_summary_and_a_family_module():
         parsed = match_keyword(spec.syntax.replace("?game", "xgame"))
         assert parsed is not None and parsed[0] == spec.name, (spec.name, spec.syntax)
         assert spec.run.__module__ == f"judge.mail.commands.{spec.family}"
-        for who, syntax, summary in spec.forms:
+        for who, syntax, summary, _example in spec.forms:
             assert who in WHO and summary.strip() and syntax.split()[0] == spec.name.split()[0], (spec.name, syntax)
 
 

@@ -63,6 +63,7 @@ class JudgeConfig:
     session_key_file: str = ""
     session_hours: float = 24.0  # ... for this long after each full check
     archive_url: str | None = None  # where ``judge publish`` output is served: List-Archive of list mail
+    archive_dir: str | None = None  # where ``judge publish --config`` writes it (relative: from the config's folder)
     # Abuse limits (judge/mail/abuse.py; deploy/README.md, *Abuse*). Mail that signs on with a
     # password is always answered; these only quieten answers to mail that does not.
     abuse_window_minutes: float = 60.0  # the window of reply_limit, seat_failures and sender_failures

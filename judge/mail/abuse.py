@@ -42,7 +42,7 @@ from judge.game.store import Store, iso
 
 #: answers to an address the judge does not know are cut to this many characters (one per window):
 #: room for the whole HELP, the first thing a newcomer asks for, and little more
-UNKNOWN_REPLY_CHARS = 16_000
+UNKNOWN_REPLY_CHARS = 24_000
 
 
 def spell(window: timedelta) -> str:

@@ -149,17 +149,21 @@ def upgrade(**kw: Any) -> None:
 @click.option("--sendmail", default=None, help="Send outgoing mail through this command instead of a Maildir.")
 @click.option("--settle", default=30.0, show_default=True,
               help="With --sendmail alone (deadlines for pipe mode): " + SETTLE_HELP)
+@click.option("--now", "now_text", default=None, metavar="WHEN",
+              help="With --once: run as if the clock said WHEN (\"2026-12-01 20:00\" in the judge's zone, "
+                   "\"2026-12-01 20:00+01:00\", \"+3d\"): deadlines due by then are processed, mail is dated then.")
 @judge_options
 def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, settle: float = 30.0,
-          config_path: str | None = None, **kw: Any) -> None:
+          config_path: str | None = None, now_text: str | None = None, **kw: Any) -> None:
     """Run the judge on local Maildir folders (or just its deadlines, with --sendmail), or with
     --config alone as the IMAP/SMTP mail daemon."""
     from judge.mail import maildir as md
     from judge.mail.pipe import send_with
 
     if config_path:
-        if maildir or sendmail or once:
-            raise click.UsageError("--config runs the mail daemon; it does not mix with --maildir/--sendmail/--once")
+        if maildir or sendmail or once or now_text:
+            raise click.UsageError("--config runs the mail daemon; it does not mix with "
+                                   "--maildir/--sendmail/--once/--now")
         from judge.daemon.cli import run_daemon
 
         run_daemon(config_path)
@@ -170,7 +174,11 @@ def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, se
         raise click.UsageError("give --maildir DIR (or --sendmail CMD to run deadlines only)")
     default_db = str(Path(maildir) / "judge.sqlite") if maildir else "judge.sqlite"
     # the Maildir judge is self-contained: its folder and store are made on first run
+    if now_text is not None and not once:
+        raise click.UsageError("--now goes with --once: a judge left running would keep the clock stopped")
     with _open(default_db=default_db, create=bool(maildir), upgrade=True, **kw) as judge:
+        if now_text is not None:
+            stop_clock(judge, now_text)
         if maildir:
             folders = md.Folders(Path(maildir))
             if once:
@@ -195,6 +203,31 @@ def serve(maildir: str | None, once: bool, poll: float, sendmail: str | None, se
                 wake = judge.next_wakeup()
                 delay = poll if wake is None else max(0.0, min(poll, (wake + margin - judge.cfg.now()).total_seconds()))
                 time.sleep(delay)
+
+
+def stop_clock(judge: Any, text: str) -> None:
+    """``--now``: the judge's clock (``JudgeConfig.clock``, its only source of "now") says ``text``
+    from here on. Read like a master's deadline, in the judge's zone; a time before the judge's last
+    processed event is refused: the judge's clock never goes back."""
+    from datetime import datetime
+
+    from judge.game import deadlines
+    from judge.game.store import from_iso
+
+    cfg = judge.cfg
+    try:
+        when = deadlines.parse_when(text, cfg.now(), cfg.timezone)
+    except ValueError as exc:
+        raise click.BadParameter(f"{exc}; a time with its zone: 2026-12-01 20:00+01:00",
+                                 param_hint="--now") from None
+    last = judge.store.scalar("SELECT max(done_at) FROM events WHERE state != 'pending'")
+    if last and from_iso(last) > when:
+        raise click.BadParameter(f"{deadlines.format_time(when, cfg.timezone)} is before the judge's last "
+                                 f"processed event ({deadlines.format_time(from_iso(last), cfg.timezone)}): "
+                                 "its clock does not go back", param_hint="--now")
+    fixed: datetime = when
+    cfg.clock = lambda: fixed
+    click.echo(f"judge: the clock says {deadlines.format_time(when, cfg.timezone)}", err=True)
 
 
 @click.command()
@@ -324,6 +357,21 @@ def game_process(name: str, **kw: Any) -> None:
     with _open(**kw) as judge:
         try:
             click.echo(judge.console().process(name))
+        except GameError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@game.command("advance")
+@click.argument("name")
+@judge_options
+def game_advance(name: str, **kw: Any) -> None:
+    """Bring the open phase's deadline (or, in grace, the end of grace) to now, with what follows
+    when it passes: late notices and grace, or the processing."""
+    from judge.game.lifecycle import GameError
+
+    with _open(**kw) as judge:
+        try:
+            click.echo(judge.console().advance(name))
         except GameError as exc:
             raise click.ClickException(str(exc)) from None
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import traceback
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from judge.game import deadlines, events, lifecycle as games, outbox, passwords
@@ -345,6 +345,37 @@ class Console:
             games.process(ctx, g, ph, "master")
             games.maybe_process(ctx, g)
             return f"{g.name} {ph.short} processed"
+
+    def advance(self, name: str) -> str:
+        """``judge game advance``: the open phase's deadline (or, once it has passed, the end of its
+        grace) comes now, with what follows when it passes: late notices and grace, or the
+        processing. The phase's times are moved to now first, so every mail tells the truth."""
+        with self.judge.store.transaction():
+            g = self._game(name)
+            ctx = self._ctx()
+            if g.variant_name == "eia_afa":
+                raise GameError(f"{g.name} is an Empires in Arms game: `judge game process {g.name}` ends its month")
+            if g.state != "active":
+                raise GameError(f"game {g.name!r} is {g.state}: only a running game has a deadline to bring forward")
+            st = ctx.store
+            ph = games.current_phase(st, g)
+            ev = st.one("SELECT * FROM events WHERE game_id = ? AND phase_id = ? AND state = 'pending' "
+                        "AND kind IN ('deadline', 'grace') ORDER BY due, id LIMIT 1", (g.id, ph.id if ph else None))
+            if ph is None or ev is None:
+                raise GameError(f"{g.name} has no deadline waiting")
+            if ev["kind"] == "deadline":
+                grace = ph.grace_end - ph.deadline if ph.grace_end and ph.deadline else timedelta(hours=g.grace_hours)
+                ph.deadline, ph.grace_end = ctx.now, ctx.now + grace
+                deadlines.cancel_events(st, g.id, ctx.now, ("reminder",))  # the deadline is now: no reminder
+            else:
+                ph.grace_end = ctx.now
+            st.update("phases", ph.id, deadline=iso(ph.deadline), grace_end=iso(ph.grace_end))
+            st.update("events", ev["id"], state="done", done_at=iso(ctx.now))
+            events.run_event(ctx, ev)
+            now_open = games.current_phase(st, g)
+            if now_open is not None and now_open.id == ph.id:
+                return f"{g.name} {ph.short}: the deadline has passed; grace ends {ctx.when(ph.grace_end)}"
+            return f"{g.name} {ph.short} processed" + (f"; now {now_open.short}" if now_open else "")
 
     def rollback(self, name: str, phase: str | None) -> str:
         with self.judge.store.transaction():

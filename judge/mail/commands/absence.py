@@ -83,9 +83,9 @@ def _listing(h: Handler, g: Game, power: str | None) -> str:
          summary="(or SET ABSENCE, VACATION, HOLIDAY) you are away: a deadline in those days moves to a day "
                  "after you are back, e.g. SET ABSENCE Jan 10 TO Jan 14 (SET ABSENCE alone: yours)",
          aliases=("VACATION", "HOLIDAY"),
-         forms=(("player", "ABSENCE CLEAR", "cancel your absence (or NONE; SET ABSENCE CLEAR as well)"),
+         forms=(("player", "ABSENCE CLEAR", "cancel your absence (or NONE; SET ABSENCE CLEAR as well)", "ABSENCE CLEAR"),
                 ("master", "ABSENCE [power REFUSE|END]", "the absences set / refuse one to come, or end one "
-                 "under way (a deadline already moved stands)")))
+                 "under way (a deadline already moved stands)", "ABSENCE Turkey REFUSE")), example="ABSENCE Jan 10 TO Jan 14")
 def absence_(h: Handler, cmd: Command) -> None:
     g = h.need_game()
     args = cmd.args
@@ -146,7 +146,7 @@ def master_absence(h: Handler, g: Game, args: list[str]) -> None:
 @command("PAUSE REQUEST", who="player", syntax="PAUSE REQUEST [why] / PAUSE REQUEST NO",
          summary="ask the master to pause the game (or, where the master set PAUSE VOTE, vote for a pause: "
                  "every player asking pauses it) / take it back",
-         aliases=("REQUEST PAUSE",))
+         aliases=("REQUEST PAUSE",), example="PAUSE REQUEST moving house this week")
 def pause_request(h: Handler, cmd: Command) -> None:
     g, power = h.need_power()
     ph = h.need_phase(g)

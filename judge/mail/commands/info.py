@@ -7,10 +7,11 @@ from typing import Any, TYPE_CHECKING
 
 from judge.game import deadlines, lifecycle as games, orderbook
 from judge.game.archive_paths import map_url
+from judge.game.game_options import GAME_OPTIONS
 from judge.game.lifecycle import Game
 from judge.game.seats import anonymous, player_label, shown_master, shown_person
 from judge.mail import eia as eia_mail
-from judge.mail.commands import CommandError, command, help_lines
+from judge.mail.commands import CommandError, command, help_lines, two_columns
 from judge.mail.language import Command
 from judge.render import describe
 from judge.render.templates import render_part
@@ -124,15 +125,17 @@ def master_seats(h: Handler, g: Game, ph: Any) -> list[dict[str, Any]]:
 
 
 @command("HELP", who="anyone", syntax="HELP",
-         summary="this text")
+         summary="the commands and game options, with what each does (this list)", example="HELP")
 def help_(h: Handler, cmd: Command) -> None:
     # the commands come from the registry; templates/help.txt holds what is said around them
     h.say(render_part("help.txt", code=h.ctx.cfg.code, address=h.ctx.cfg.address, variants=available_variants(),
-                      anyone=help_lines("anyone"), player=help_lines("player"), master=help_lines("master")))
+                      anyone=help_lines("anyone"), player=help_lines("player"), master=help_lines("master"),
+                      options=two_columns([(f"{o.name}={o.values}", o.help(h.ctx.cfg)) for o in GAME_OPTIONS],
+                                          column=24)))
 
 
 @command("VERSION", who="anyone", syntax="VERSION",
-         summary="the judge's version")
+         summary="the judge's version", example="VERSION")
 def version(h: Handler, cmd: Command) -> None:
     from importlib.metadata import PackageNotFoundError, version
     try:
@@ -143,7 +146,7 @@ def version(h: Handler, cmd: Command) -> None:
 
 
 @command("LIST", who="anyone", syntax="LIST [game]",
-         summary="the games here, or one game in detail")
+         summary="the games here, or one game in detail", example="LIST first")
 def list_(h: Handler, cmd: Command) -> None:
     if not cmd.args and h.session.game is None:
         rows = []
@@ -166,7 +169,7 @@ def list_(h: Handler, cmd: Command) -> None:
 
 @command("WHOGAME", who="anyone", syntax="WHOGAME game",
          summary="who plays which power",
-         aliases=("WHO GAME",))
+         aliases=("WHO GAME",), example="WHOGAME first")
 def whogame(h: Handler, cmd: Command) -> None:
     g = h.arg_game(cmd)
     st = h.ctx.store
@@ -213,7 +216,7 @@ def history_report(h: Handler, g: Game, row: Any, attach: bool) -> str:
 
 
 @command("HISTORY", who="anyone", syntax="HISTORY game [from] [to]",
-         summary="past results, e.g. HISTORY mygame S1901M F1902M")
+         summary="past results, e.g. HISTORY mygame S1901M F1902M", example="HISTORY first S1901M F1902M")
 def history(h: Handler, cmd: Command) -> None:
     g = h.arg_game(cmd)
     done = games.processed_phases(h.ctx.store, g)
@@ -269,7 +272,7 @@ def replaced_line(st: Any, b: dict[str, Any]) -> str:
 
 
 @command("SUMMARY", who="anyone", syntax="SUMMARY game",
-         summary="players and supply-centre history")
+         summary="players and supply-centre history", example="SUMMARY first")
 def summary(h: Handler, cmd: Command) -> None:
     g = h.arg_game(cmd)
     st = h.ctx.store

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 @command("START", who="master", syntax="START",
          summary="start a forming game now (powers without a player hold)",
-         aliases=("FORCE BEGIN",))
+         aliases=("FORCE BEGIN",), example="START")
 def start(h: Handler, cmd: Command) -> None:
     g = h.need_master()
     if g.state != "forming":
@@ -27,7 +27,7 @@ def start(h: Handler, cmd: Command) -> None:
 
 
 @command("PROCESS", who="master", syntax="PROCESS",
-         summary="process the current phase now")
+         summary="process the current phase now", example="PROCESS")
 def process(h: Handler, cmd: Command) -> None:
     g = h.need_master()
     if g.state == "forming":
@@ -42,7 +42,7 @@ def process(h: Handler, cmd: Command) -> None:
 
 
 @command("ROLLBACK", who="master", syntax="ROLLBACK [phase]",
-         summary="take the game back to an earlier phase")
+         summary="take the game back to an earlier phase", example="ROLLBACK S1901M")
 def rollback(h: Handler, cmd: Command) -> None:
     g = h.need_master()
     if g.state == "forming":
@@ -61,7 +61,7 @@ def rollback(h: Handler, cmd: Command) -> None:
 
 
 @command("ROLLFORWARD", who="master", syntax="ROLLFORWARD",
-         summary="after a ROLLBACK, process again the phases it undid, each with the orders it had")
+         summary="after a ROLLBACK, process again the phases it undid, each with the orders it had", example="ROLLFORWARD")
 def rollforward(h: Handler, cmd: Command) -> None:
     """Replay what the last ROLLBACK undid: the phase it reopened is processed with the orders it
     has now, and each next phase, while it is the one that had been played, gets the orders it
@@ -105,7 +105,7 @@ def rollforward(h: Handler, cmd: Command) -> None:
 
 @command("PAUSE", who="master", syntax="PAUSE",
          summary="stop the clock: no deadline passes",
-         aliases=("SUSPEND",))
+         aliases=("SUSPEND",), example="PAUSE")
 def pause(h: Handler, cmd: Command) -> None:
     g = h.need_master()
     if g.state != "active":
@@ -116,7 +116,7 @@ def pause(h: Handler, cmd: Command) -> None:
 
 
 @command("RESUME", who="master", syntax="RESUME",
-         summary="start the clock again, with a new deadline")
+         summary="start the clock again, with a new deadline", example="RESUME")
 def resume(h: Handler, cmd: Command) -> None:
     g = h.need_master()
     if g.state != "paused":
@@ -137,7 +137,7 @@ def resume(h: Handler, cmd: Command) -> None:
 
 
 @command("EJECT", who="master", syntax="EJECT <power|address>",
-         summary="put a player or observer out of the game")
+         summary="put a player or observer out of the game", example="EJECT Turkey")
 def eject(h: Handler, cmd: Command) -> None:
     g = h.need_master()
     if not cmd.args:
@@ -174,7 +174,7 @@ def eject(h: Handler, cmd: Command) -> None:
 
 
 @command("BECOME", who="master", syntax="BECOME <power>",
-         summary="give a power's orders (marked GM in the results)")
+         summary="give a power's orders (marked GM in the results)", example="BECOME France")
 def become(h: Handler, cmd: Command) -> None:
     g = h.need_master()
     if h.session.became:
@@ -195,7 +195,7 @@ def become(h: Handler, cmd: Command) -> None:
 
 
 @command("TERMINATE", who="master", syntax="TERMINATE",
-         summary="end the game")
+         summary="end the game", example="TERMINATE")
 def terminate(h: Handler, cmd: Command) -> None:
     g = h.need_master()
     if g.state in ("finished", "terminated"):
@@ -216,7 +216,7 @@ PREDICTION = "PREDICTION — nothing has been processed"
          summary="the results the orders now in would give (nothing is processed or stored)",
          aliases=("PREVIEW",),
          forms=(("player", "PREDICT", "the results your own orders would give if every other unit held, "
-                 "where the master allows it (SET PREDICT yes); nothing is processed"),))
+                 "where the master allows it (SET PREDICT yes); nothing is processed", "PREDICT"),), example="PREDICT")
 def predict(h: Handler, cmd: Command) -> None:
     """A trial adjudication of a copy of the open phase. The master's uses every order in; a
     player's uses only their own orders and has every other unit hold, so no other power's
@@ -240,7 +240,7 @@ def predict(h: Handler, cmd: Command) -> None:
 
 
 @command("UNSTART", who="master", syntax="UNSTART",
-         summary="return a started game that has processed no phase to forming; the players stay")
+         summary="return a started game that has processed no phase to forming; the players stay", example="UNSTART")
 def unstart(h: Handler, cmd: Command) -> None:
     g = h.need_master()
     st = h.ctx.store
@@ -284,7 +284,7 @@ def drop_co_masters(h: Handler, g: games.Game, addresses: list[str]) -> None:
 
 
 @command("PROMOTE", who="master", syntax="PROMOTE <address>",
-         summary="make an observer a co-master: it signs on as master with its own observer password")
+         summary="make an observer a co-master: it signs on as master with its own observer password", example="PROMOTE ann@example.org")
 def promote(h: Handler, cmd: Command) -> None:
     g = h.need_master()
     if len(cmd.args) != 1 or "@" not in cmd.args[0]:

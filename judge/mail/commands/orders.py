@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 @command("PHASE", who="player", syntax="PHASE <season> <year> <phase>",
-         summary="the orders below are for a later phase")
+         summary="the orders below are for a later phase", example="PHASE Fall 1901 Movement\nA Bur - Mun")
 def phase(h: Handler, cmd: Command) -> None:
     from judge.mail.handler import phase_heading
 
@@ -33,7 +33,7 @@ def phase(h: Handler, cmd: Command) -> None:
 
 
 @command("CLEAR", who="player", syntax="CLEAR",
-         summary="withdraw your orders for this phase (and queued ones)")
+         summary="withdraw your orders for this phase (and queued ones)", example="CLEAR")
 def clear(h: Handler, cmd: Command) -> None:
     g, power = h.need_power()
     ph = h.need_phase(g)
@@ -52,7 +52,7 @@ CONDITIONAL_REFUSED = ("conditional orders (IF ... ELSE ... ENDIF) are not accep
 
 @command("IF", who="player", syntax="IF ... [ELSE ...] ENDIF",
          summary="njudge's conditional orders are refused whole, both branches (orders outside the block stand); "
-                 "send plain orders for the phase, or PHASE orders once the board is known")
+                 "send plain orders for the phase, or PHASE orders once the board is known", example="IF A Mun - Ber\nA Kie H\nENDIF")
 def conditional(h: Handler, cmd: Command) -> None:
     h.need_power()
     for line in cmd.body.split("\n"):
@@ -63,12 +63,12 @@ def conditional(h: Handler, cmd: Command) -> None:
 
 
 @command("ELSE", who="player", syntax="ELSE",
-         summary="(part of IF ... ENDIF, which is refused)")
+         summary="(part of IF ... ENDIF, which is refused)", example="ELSE")
 def else_(h: Handler, cmd: Command) -> None:
     raise CommandError("ELSE without IF before it: conditional orders are not accepted; this line was ignored")
 
 
 @command("ENDIF", who="player", syntax="ENDIF",
-         summary="(part of IF ... ENDIF, which is refused)", aliases=("END IF",))
+         summary="(part of IF ... ENDIF, which is refused)", aliases=("END IF",), example="ENDIF")
 def endif(h: Handler, cmd: Command) -> None:
     raise CommandError("ENDIF without IF before it: conditional orders are not accepted; this line was ignored")

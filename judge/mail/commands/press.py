@@ -357,7 +357,7 @@ def refused(h: Handler, cmd: Command, exc: CommandError) -> None:
 @command("PRESS", who="player", syntax="PRESS TO <powers> ... ENDPRESS",
          summary="e.g. PRESS TO FG, PRESS TO England, France, PRESS TO -R (all but Russia), PRESS TO ALL BUT RT; "
                  "M master, O observers; GREY for no name; FROM G, FAKE BROADCAST, FAKE TO <list> where the game "
-                 "allows fake press")
+                 "allows fake press", example="PRESS TO EF\nShall we talk about Belgium?\nENDPRESS")
 def press(h: Handler, cmd: Command) -> None:
     try:
         send_press(h, cmd, broadcast=False)
@@ -366,7 +366,7 @@ def press(h: Handler, cmd: Command) -> None:
 
 
 @command("BROADCAST", who="player", syntax="BROADCAST [options] ... ENDPRESS",
-         summary="to everyone (with options, as PRESS: BROADCAST FROM G where the game allows fake press)")
+         summary="to everyone (with options, as PRESS: BROADCAST FROM G where the game allows fake press)", example="BROADCAST\nGreetings from Paris.\nENDPRESS")
 def broadcast(h: Handler, cmd: Command) -> None:
     try:
         send_press(h, cmd, broadcast=True)
@@ -376,7 +376,7 @@ def broadcast(h: Handler, cmd: Command) -> None:
 
 @command("ENDPRESS", who="player", syntax="ENDPRESS",
          summary="ends a PRESS, BROADCAST or DIARY (so does the end of the message)",
-         aliases=("END PRESS", "ENDBROADCAST", "END BROADCAST", "ENDDIARY", "END DIARY"))
+         aliases=("END PRESS", "ENDBROADCAST", "END BROADCAST", "ENDDIARY", "END DIARY"), example="ENDPRESS")
 def endpress(h: Handler, cmd: Command) -> None:
     raise CommandError("ENDPRESS without PRESS, BROADCAST or DIARY")
 
@@ -389,7 +389,7 @@ DIARY_NOTE_CHARS, DIARY_CHARS = 10_000, 50_000
 
 @command("DIARY", who="player", syntax="DIARY ... ENDPRESS; DIARY LIST; DIARY READ n; DIARY DELETE n",
          summary="a private note kept with the game: sent back to you with HISTORY, published to everyone when "
-                 "the game ends")
+                 "the game ends", example="DIARY\nPlan: Munich by 1903.\nENDPRESS")
 def diary(h: Handler, cmd: Command) -> None:
     g, power = h.need_power()
     st = h.ctx.store

@@ -13,6 +13,6 @@ if TYPE_CHECKING:
 
 @command("SIGNOFF", who="anyone", syntax="SIGNOFF",
          summary="stop reading here",
-         aliases=("SIGN OFF", "LOGOUT"))
+         aliases=("SIGN OFF", "LOGOUT"), example="SIGNOFF")
 def signoff(h: Handler, cmd: Command) -> None:
     raise Stop

@@ -233,7 +233,7 @@ def _power_names() -> frozenset[str]:
 
 
 @command("CREATE", who="anyone", syntax="CREATE ?game password [variant] [option=value ...]",
-         summary="make a game; you become its master")
+         summary="make a game; you become its master", example="CREATE ?first secret standard move=72h press=grey")
 def create(h: Handler, cmd: Command) -> None:
     if h.session.signons:
         raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
@@ -258,10 +258,10 @@ def create(h: Handler, cmd: Command) -> None:
          summary="join a forming game (or take over a vacant power)",
          aliases=("SIGN ON", "HELLO", "LOGIN", "LOG IN"),
          forms=(
-             ("anyone", "SIGNON %game", "join the game's standby list (as STANDBY game)"),
-             ("anyone", "SIGNON ?game password joinpassword", "join a game the master opened by invitation (SET JOIN PASSWORD)"),
-             ("anyone", "SIGNON <letter><game> password", "sign on as a power (E, F, G, I, A, R, T in Standard), M for the master, O for an observer"),
-         ))
+             ("anyone", "SIGNON %game", "join the game's standby list (as STANDBY game)", "SIGNON %first"),
+             ("anyone", "SIGNON ?game password joinpassword", "join a game the master opened by invitation (SET JOIN PASSWORD)", "SIGNON ?first secret tuesday-club"),
+             ("anyone", "SIGNON <letter><game> password", "sign on as a power (E, F, G, I, A, R, T in Standard), M for the master, O for an observer", "SIGNON Efirst secret"),
+         ), example="SIGNON ?first secret")
 def signon(h: Handler, cmd: Command) -> None:
     if h.session.signons:
         raise CommandError("only one SIGNON, CREATE or OBSERVE per message")
@@ -337,7 +337,7 @@ def standby_on(h: Handler, g: Game) -> None:
 @command("STANDBY", who="anyone", syntax="STANDBY game [OFF]",
          summary="be told when a power of a game is open for takeover, once you CONFIRM from your address "
                  "(SIGNON %game works too); OFF: stop",
-         aliases=("STAND BY",))
+         aliases=("STAND BY",), example="STANDBY first")
 def standby(h: Handler, cmd: Command) -> None:
     if not cmd.args or len(cmd.args) > 2 or (len(cmd.args) == 2 and cmd.args[1].upper() not in ("ON", "OFF")):
         raise CommandError("write STANDBY game (to be told when a power opens) or STANDBY game OFF")
@@ -353,7 +353,7 @@ def standby(h: Handler, cmd: Command) -> None:
 @command("OBSERVE", who="anyone", syntax="OBSERVE game password",
          summary="watch a game (results and broadcasts) once you CONFIRM from your address; the password "
                  "is yours, for coming back",
-         aliases=("WATCH",))
+         aliases=("WATCH",), example="OBSERVE first secret")
 def observe(h: Handler, cmd: Command) -> None:
     """Watch a game. The address must consent first: the answer (to the From address only)
     carries a code, and only ``CONFIRM <code>`` sent back from that address makes it an observer,
@@ -386,7 +386,7 @@ def ask_to_observe(h: Handler, g: Game, password: str) -> None:
 
 @command("CONFIRM", who="anyone", syntax="CONFIRM code",
          summary="send back, from your address, the code the judge mailed you (to observe a game, for STANDBY, "
-                 "or for SET NAME)")
+                 "or for SET NAME)", example="CONFIRM 5LXQ2R7KMZ3HW4PA")
 def confirm_code(h: Handler, cmd: Command) -> None:
     if len(cmd.args) != 1:
         raise CommandError("write CONFIRM <code>, with the code from the judge's mail")
@@ -421,7 +421,7 @@ def confirm_code(h: Handler, cmd: Command) -> None:
 
 @command("UNOBSERVE", who="anyone", syntax="UNOBSERVE game",
          summary="stop watching a game (no password needed)",
-         aliases=("UNWATCH", "STOP OBSERVING"))
+         aliases=("UNWATCH", "STOP OBSERVING"), example="UNOBSERVE first")
 def unobserve(h: Handler, cmd: Command) -> None:
     """An observer leaves: ``UNOBSERVE game`` from the observing address (a password after the
     game's name, as this command once needed, is neither needed nor checked), or ``UNOBSERVE``

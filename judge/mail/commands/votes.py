@@ -128,21 +128,21 @@ def alliance_status(h: Handler, g: Game, power: str) -> str:
 
 @command("DRAW", who="player", syntax="DRAW [powers]",
          summary="vote for a draw; also SET DRAW. DIAS games (the default): all survivors. NoDIAS games: "
-                 "name the powers, e.g. SET DRAW EF or SET DRAW England France")
+                 "name the powers, e.g. SET DRAW EF or SET DRAW England France", example="DRAW")
 def draw(h: Handler, cmd: Command) -> None:
     vote(h, True, cmd.args)
 
 
 @command("NODRAW", who="player", syntax="NODRAW",
          summary="take back your vote for a draw (NoDIAS games: accept only a concession to you); also SET NODRAW",
-         aliases=("NO DRAW",))
+         aliases=("NO DRAW",), example="NODRAW")
 def nodraw(h: Handler, cmd: Command) -> None:
     vote(h, False)
 
 
 @command("CONCEDE", who="player", syntax="CONCEDE <powers>",
          summary="concede the game to the largest power (njudge's rule; with the game's CONCESSIONS any: to any "
-                 "power, or in 1885 II an alliance); the game ends when all survivors concede to the same")
+                 "power, or in 1885 II an alliance); the game ends when all survivors concede to the same", example="CONCEDE France")
 def concede(h: Handler, cmd: Command) -> None:
     g, power = h.need_power()
     ph = h.need_phase(g)
@@ -177,7 +177,7 @@ def concede(h: Handler, cmd: Command) -> None:
 
 @command("NOCONCEDE", who="player", syntax="NOCONCEDE",
          summary="take back your concession",
-         aliases=("NO CONCEDE",))
+         aliases=("NO CONCEDE",), example="NOCONCEDE")
 def noconcede(h: Handler, cmd: Command) -> None:
     g, power = h.need_power()
     h.need_phase(g)
@@ -188,7 +188,7 @@ def noconcede(h: Handler, cmd: Command) -> None:
 
 @command("ALLY", who="player", syntax="ALLY <powers>",
          summary="declare an alliance for an alliance victory (1885 II: 34 centres for two, 38 for three)",
-         aliases=("ALLIANCE", "DECLARE ALLIANCE"))
+         aliases=("ALLIANCE", "DECLARE ALLIANCE"), example="ALLY France Germany")
 def ally(h: Handler, cmd: Command) -> None:
     g, power, seat = alliance_seat(h)
     need = games.alliance_sizes(g.variant)
@@ -219,7 +219,7 @@ def ally(h: Handler, cmd: Command) -> None:
 
 @command("NOALLY", who="player", syntax="NOALLY",
          summary="withdraw your alliance",
-         aliases=("NO ALLY", "NOALLIANCE", "NO ALLIANCE", "WITHDRAW ALLIANCE", "WITHDRAW ALLIANCES"))
+         aliases=("NO ALLY", "NOALLIANCE", "NO ALLIANCE", "WITHDRAW ALLIANCE", "WITHDRAW ALLIANCES"), example="NOALLY")
 def noally(h: Handler, cmd: Command) -> None:
     g, power, seat = alliance_seat(h)
     groups = games.seat_alliances(seat)
@@ -237,7 +237,7 @@ def noally(h: Handler, cmd: Command) -> None:
 
 @command("RESIGN", who="player", syntax="RESIGN",
          summary="leave the game (must be last)",
-         aliases=("WITHDRAW",))
+         aliases=("WITHDRAW",), example="RESIGN")
 def resign(h: Handler, cmd: Command) -> None:
     g, power = h.need_power()
     if h.session.became:
