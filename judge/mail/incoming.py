@@ -21,7 +21,7 @@ from html.parser import HTMLParser
 
 from judge.game.outbox import CONTROL, MSG_ID, thread_ids
 from judge.game.addresses import canonical_address
-from judge.mail.newtext import Ignored, header_block, new_text, strip_invisible
+from judge.mail.newtext import Ignored, header_block, new_text, one_quote_note, strip_invisible
 from judge.mail.textbounce import text_bounce_failures
 
 #: local parts of addresses that are machines, never people (njudge's list, and a few more)
@@ -159,7 +159,7 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
         mail.notes.append(f"Your message was longer than {MAX_BODY_CHARS} characters; the rest ({rest} more "
                           f"{'line' if rest == 1 else 'lines'}) was not read, and nothing in it was acted on.")
     mail.text, more = new_text(text)
-    mail.ignored = ignored + more
+    mail.ignored = one_quote_note(ignored + more)
     return mail
 
 
