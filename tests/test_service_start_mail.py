@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 import tomllib
 
+import pytest
+
 from judge.resources import seeds_dir
 from test_service_games import table  # noqa: F401 (the fixture)
 from test_service_helpers import MASTER, Mail, Table
@@ -95,7 +97,7 @@ def test_the_settings_are_said_in_words(table: Table) -> None:
         "Grace: 6 hours after each deadline",
         "A late power: when grace ends without its orders, the game waits: the power is opened for takeover",
         "for 3 phases in a row loses the power to a replacement.",
-        "Press: grey: letters do not name their writer; fake press allowed",
+        "Messages: grey press: letters do not name their writer; fake press allowed",
         "Draws: a draw is shared by the powers the votes name (NoDIAS); votes are public (everyone sees them).",
         "Concessions: no concessions.",
         "Victory: 18 supply centres.",
@@ -111,5 +113,25 @@ def test_default_settings_are_said_too(table: Table) -> None:
     table.start_game()
     text = flat(start_mails(table)[0].body.split("The game's settings:", 1)[1])
     assert "its units hold, and it makes no retreats or builds (civil disorder)" in text
-    assert "Press: white: every letter names its writer" in text and "(DIAS)" in text
+    assert "Messages: white press: every letter names its writer" in text and "(DIAS)" in text
     assert "votes are secret (only the master sees them)" in text
+
+
+@pytest.mark.parametrize("more", ["", "anonymous=yes"])
+def test_a_pasted_start_mail_is_not_read_again(table: Table, more: str) -> None:
+    """The start mail with every setting said, its text part or its HTML part copied as text,
+    pasted above or below a player's orders: only the orders are read (no "Press: ..." line, no
+    roster line taken for a command)."""
+    from judge.mail.incoming import html_to_text
+    from judge.mail.newtext import new_text
+
+    table.start_game(options=f"move=36h press=any nmr=wait dias=no votes=public fake=yes predict=yes {more}",
+                     setup="SET MOVE CLOCK 20:00\nSET DAYS -MTWTF-")
+    mine = ["SIGNON Etg pw1", "A Lvp - Yor", "F Lon H"]
+    for m in start_mails(table):
+        for body in (m.body, html_to_text(m.msg.get_body(("html",)).get_content())):
+            pasted = body.strip("\n").split("\n")
+            for full in (pasted + [""] + mine, mine + [""] + pasted):
+                text, ignored = new_text("\n".join(full))
+                assert [line for line in text.split("\n") if line.strip()] == mine, text
+                assert [b.kind for b in ignored] == ["judge"], ignored

@@ -13,11 +13,12 @@ if TYPE_CHECKING:
 
 _DAY_NAMES = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 _KINDS = (("movement", "movement phases last"), ("retreat", "retreats"), ("adjustment", "adjustments"))
+#: the press kinds (the topic is "Messages", not "Press": a pasted copy's "Press: ..." would read as PRESS)
 PRESS_WORDS = {
-    "white": "white: every letter names its writer",
-    "grey": "grey: letters do not name their writer",
-    "any": "white or grey, as the writer chooses (PRESS ... GREY hides the writer)",
-    "none": "none: no letters between players (letters to the master only)",
+    "white": "white press: every letter names its writer",
+    "grey": "grey press: letters do not name their writer",
+    "any": "white or grey press, as the writer chooses (PRESS ... GREY hides the writer)",
+    "none": "no press: no letters between players (letters to the master only)",
 }
 OBSERVER_WORDS = {"none": "observers may write to the master only", "white": "observers may send white press",
                   "any": "observers may send white or grey press"}
@@ -96,7 +97,7 @@ def settings_lines(game: "Game", zone: str, switches: dict[str, str]) -> list[tu
     if switches["minor_press"] == "no":
         extras.append("none in retreat and adjustment phases")
     extras.append(OBSERVER_WORDS.get(switches["observer_press"], switches["observer_press"]))
-    out.append(("Press", f"{press}; " + "; ".join(extras) + "."))
+    out.append(("Messages", f"{press}; " + "; ".join(extras) + "."))
     dias = ("a draw includes every surviving power (DIAS)" if switches["dias"] == "yes" else
             "a draw is shared by the powers the votes name (NoDIAS)")
     out.append(("Draws", f"{dias}; votes are {switches['draw_votes']}"
@@ -112,7 +113,7 @@ def settings_lines(game: "Game", zone: str, switches: dict[str, str]) -> list[tu
     elif switches["addresses"] == "public":
         out.append(("Addresses", "public: everyone may see the players' addresses."))
     if switches["predict"] == "yes":
-        out.append(("Predict", "PREDICT shows what your orders would do."))
+        out.append(("Predictions", "PREDICT shows what your orders would do."))
     rules = o.get("rules") or {}
     if rules:
         out.append(("Rules", ", ".join(f"{k}={v}" for k, v in sorted(rules.items())) + "."))

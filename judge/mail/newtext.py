@@ -213,6 +213,10 @@ _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
     re.compile(r"^\s*From \S.* to \S.*:\s*$"),
     re.compile(r"^\s*[\w ,]*\d\d:\d\d(:\d\d)? [+-]\d{4}\)?\s*$"),  # a deadline wrapped at 72 columns
     _EXAMPLE_SIGNON,  # starting.txt's example (its orders: _as_the_judge_writes)
+    # starting.txt's map note, roster and settings (judge/game/settings_words.py names the topics)
+    re.compile(r"^\s*(The map of the starting position|Players:\s*$|The game.s settings|This game is anonymous"
+               r"|(Deadlines|Grace|A late power|Messages|Draws|Concessions|Victory|Results|Anonymous|Addresses"
+               r"|Predictions|Rules):\s)"),
     re.compile(r"^\s*(Message sent to|The map of the position|Wait flag is set|You have voted for a draw"
                r"|The game is paused|considered late if|units hold\.|No orders received\.|----- Pending orders"
                r"|Game \S+ - |Movement|Retreat|Adjustment)"),
