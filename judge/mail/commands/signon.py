@@ -120,7 +120,7 @@ def public_name(h: Handler, g: Game, pid: int) -> str:
     had = (row["name"] or "").strip()
     given = None if had else clean_display_name(h.mail.sender_name, str(row["address"]), frozenset(g.variant.powers))
     name = unique_name(had or given or mailbox, others)
-    if name != (had or ""):
+    if name != (had or mailbox):  # the plain mailbox name is not stored: reports fall back to it
         st.update("players", pid, name=name)
     if had:
         whence = "the name you have on this judge"
