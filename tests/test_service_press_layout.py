@@ -143,3 +143,19 @@ def test_interleaved_quotes_are_one_note_counting_every_line(table: Table) -> No
     assert len(notes) == 1, reply
     assert notes[0].startswith("Ignored 7 quoted lines in 3 places"), notes  # the attribution too
     assert "F Edi - Nwg" in reply and "A Lvp - Yor" in reply
+
+
+def test_a_diary_note_is_shown_as_written(table: Table) -> None:
+    """DIARY READ (and the diaries published at the end) show a note's own lines: no hanging
+    indent guessed from two spaces, long lines wrapped at spaces within the reply's 72 columns."""
+    table.start_game()
+    note = ["Spring.  France says she will go to Burgundy, and I think I believe her this time, mostly.",
+            "Short line.", "", "A line of seventy characters, as a plain-text mail program wrapped it"]
+    table.order("England", "", extra="DIARY\n" + "\n".join(note) + "\nENDPRESS")
+    body = table.reply_to(table.powers["England"], table.order("England", "DIARY READ 1")).body
+    lines = body.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("Spring."))
+    got = lines[start:start + 5]
+    assert [g.strip() for g in got[2:]] == note[1:], got
+    assert " ".join(got[0].split() + got[1].split()) == " ".join(note[0].split())
+    assert all(len(g) <= 72 and g.startswith("  ") and not g.startswith("   ") for g in got if g), got

@@ -25,7 +25,7 @@ from judge.render import describe
 from judge.game import absence, deadlines, orderbook, outbox, replacements, results as zine
 from judge.game.config import JudgeConfig
 from judge.game.passwords import hash_password
-from judge.render.templates import MailText, render
+from judge.render.templates import WIDTH, MailText, press_text, render
 from judge.render.zine import Attachment, mail_png
 from judge.mapdraw import draw_svg
 from judge.game.seats import (address_of, anonymous, master_address, public_label, seat_addresses, seat_of_power, seats,
@@ -1128,8 +1128,9 @@ def publish_diaries(ctx: Ctx, game: Game) -> None:
 
 
 def diary_text(entries: list[Any]) -> str:
+    # as written, as press is: a diary's own line breaks kept, no line left for the notice to re-wrap
     return "\n\n".join(f"{e['power']}, {e['phase_name'] or 'before the start'}:\n"
-                        + "\n".join("  " + line for line in str(e["body"]).split("\n")) for e in entries)
+                        + press_text(str(e["body"]), 2, WIDTH) for e in entries)
 
 
 def record_late(ctx: Ctx, game: Game, ph: PhaseRow, late: list[str]) -> None:

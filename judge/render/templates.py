@@ -240,13 +240,14 @@ def press_line(line: str, width: int = WIDTH, keep: int = PRESS_KEEP) -> list[st
     return out or [line]
 
 
-def press_text(text: str, indent: int = 0) -> str:
-    """Press as written: the writer's own line breaks and blank lines kept, only over-long lines
-    wrapped (:func:`press_line`); every line indented by ``indent``."""
+def press_text(text: str, indent: int = 0, keep: int = PRESS_KEEP) -> str:
+    """Press as written: the writer's own line breaks and blank lines kept, only lines longer than
+    ``keep`` wrapped (:func:`press_line`); every line indented by ``indent``. ``keep=WIDTH`` for
+    a mail whose other lines are wrapped at :data:`WIDTH` (a notice quoting diaries)."""
     pad = " " * indent
     lines: list[str] = []
     for line in text.replace("\r\n", "\n").split("\n"):
-        lines += [pad + part if part else "" for part in press_line(line, WIDTH - indent, PRESS_KEEP - indent)]
+        lines += [pad + part if part else "" for part in press_line(line, WIDTH - indent, keep - indent)]
     return "\n".join(lines).strip("\n")
 
 
