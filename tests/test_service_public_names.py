@@ -112,3 +112,27 @@ def test_a_name_the_player_has_is_kept(table: Table) -> None:
     join(table, "Bertrand Dupuis <bd@example.test>", "bd@example.test", game="og")
     r = join(table, "B. D. from the office <bd@example.test>", "bd@example.test")
     assert "Others see you as 'Bertrand Dupuis' (the name you have on this judge)" in r
+
+
+SENDER = '"Weiß, Jürgen" <jw@example.test>'
+CLIENTS = {  # each client's reply, new text and old, as it writes it (From: SENDER)
+    "gmail": lambda cm, new, old: cm.gmail("de", new, old, sender=SENDER),
+    "outlook-desktop": lambda cm, new, old: cm.outlook_desktop("de", new, old, sender=SENDER),
+    "outlook-web-html-only": lambda cm, new, old: cm.outlook_web("de", new, old, html_only=True, sender=SENDER),
+    "apple-mail": lambda cm, new, old: cm.apple_mail("de", new, old, sender=SENDER),
+    "ios-mail": lambda cm, new, old: cm.ios_mail("de", new, old, sender=SENDER),
+    "thunderbird": lambda cm, new, old: cm.thunderbird("de", new, old, sender=SENDER),
+    "samsung-email": lambda cm, new, old: cm.samsung_email(new, old, sender=SENDER),
+}
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_the_name_each_client_sends_is_the_public_name(table: Table, client: str) -> None:
+    """A join written as a reply from each real client, its From field as that client writes it
+    (a directory-style "Last, First" with non-ASCII letters, RFC 2047 encoded)."""
+    import client_mails as cm
+
+    table.send(MASTER, "CREATE ?ng masterpw standard")
+    table.drop(CLIENTS[client](cm, ["SIGNON ?ng secretpw"], ["Game 'ng' (Standard Diplomacy) created."]))
+    reply = " ".join(table.reply_to("jw@example.test", table.run()).body.split())
+    assert "Others see you as 'Jürgen Weiß' (the name your mail program sends with your address)" in reply
