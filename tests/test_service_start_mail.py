@@ -135,3 +135,23 @@ def test_a_pasted_start_mail_is_not_read_again(table: Table, more: str) -> None:
                 text, ignored = new_text("\n".join(full))
                 assert [line for line in text.split("\n") if line.strip()] == mine, text
                 assert [b.kind for b in ignored] == ["judge"], ignored
+
+
+@pytest.mark.parametrize("vname", ["1885", "deluge2", "coast_running", "af_standard"])
+def test_every_variants_start_mail_fits_a_list(table: Table, vname: str) -> None:
+    """The start mail with its map, roster and settings stays under 60 kB on every variant's board
+    (1885 II's nine powers and wider map: 53 kB when measured), its units in the seed's order."""
+    from judge.variant import load_variant
+
+    v = load_variant(vname)
+    table.send(MASTER, f"CREATE ?vg masterpw {vname}")
+    for i in range(len(v.powers)):
+        table.send(f"q{i}@example.test", f"SIGNON ?vg pw{i}xx")
+    sizes = [len(r["message"]) for r in table.rows("SELECT message FROM outbox WHERE kind = 'start'")]
+    assert len(sizes) == len(v.powers) and max(sizes) <= LIMIT, sizes
+    seed = list(tomllib.loads((seeds_dir() / f"{vname}.toml").read_text("utf-8"))["powers"])
+    for m in start_mails(table):
+        assert [a.get_filename() for a in m.msg.iter_attachments()] == ["map.png"]
+        block = m.body.split("Starting position:\n\n", 1)[1].split("\n\n", 1)[0].split("\n")
+        shown = list(dict.fromkeys(p for line in block if (p := line.split(":")[0]) in seed))  # (wrapped notes)
+        assert shown == [p for p in seed if p in shown], block  # (Deluge II starts with builds: none)
