@@ -7,6 +7,7 @@ two players with one name in a game, anonymous games. Through the Maildir path w
 from __future__ import annotations
 
 import itertools
+import re
 from email.utils import formataddr
 
 import pytest
@@ -136,3 +137,18 @@ def test_the_name_each_client_sends_is_the_public_name(table: Table, client: str
     table.drop(CLIENTS[client](cm, ["SIGNON ?ng secretpw"], ["Game 'ng' (Standard Diplomacy) created."]))
     reply = " ".join(table.reply_to("jw@example.test", table.run()).body.split())
     assert "Others see you as 'Jürgen Weiß' (the name your mail program sends with your address)" in reply
+
+
+def test_set_name_to_a_name_another_player_shows_is_made_unique(table: Table) -> None:
+    """SET NAME (confirmed) to the name a co-player already shows: " (2)" after it, and said."""
+    table.start_game()
+    eng, fra = table.powers["England"], table.powers["France"]
+    out = table.send(eng, table.signon("England") + "\nSET NAME Lord Byron")
+    code = re.search(r"CONFIRM ([A-Z2-7]{16})", table.reply_to(eng, out).body).group(1)
+    table.send(eng, f"CONFIRM {code}")
+    out = table.send(fra, table.signon("France") + "\nSET NAME lord byron")
+    code = re.search(r"CONFIRM ([A-Z2-7]{16})", table.reply_to(fra, out).body).group(1)
+    reply = " ".join(table.reply_to(fra, table.send(fra, f"CONFIRM {code}")).body.split())
+    assert ("Reports now name you lord byron (2) ('lord byron' is already how another player in one of your "
+            "games is shown).") in reply
+    assert table.rows("SELECT name FROM players WHERE address = ?", (fra,)) == [{"name": "lord byron (2)"}]

@@ -432,9 +432,16 @@ def confirm_code(h: Handler, cmd: Command) -> None:
     h.session.proved = True
     pid = games.player_id(h.ctx, h.mail.sender)
     if c.kind == "name":
-        name = str(c.payload.get("name", ""))
+        asked = str(c.payload.get("name", ""))
+        # unique among the people of every game not over that this player is in, as at sign-on
+        others = {n for (other,) in st.all(
+            "SELECT DISTINCT s2.player_id FROM seats s1 JOIN games g ON g.id = s1.game_id AND g.state NOT IN "
+            "('finished', 'terminated') JOIN seats s2 ON s2.game_id = g.id WHERE s1.player_id = ? "
+            "AND s2.player_id IS NOT NULL AND s2.player_id != ?", (pid, pid)) if (n := person_label(st, other))}
+        name = unique_name(asked, others) if asked else ""
         st.update("players", pid, name=name)
-        h.say(f"Reports now name you {name}." if name else "Reports now name you by your mailbox name.")
+        clash = f" ('{asked}' is already how another player in one of your games is shown)" if name != asked else ""
+        h.say(f"Reports now name you {name}{clash}." if name else "Reports now name you by your mailbox name.")
         return
     g = games.game_by_id(st, c.game_id) if c.game_id is not None else None
     if g is None or g.state in ("finished", "terminated"):
