@@ -176,3 +176,29 @@ def test_every_power_keeps_its_own_colours_in_the_mail_png(vname: str) -> None:
         far = {p.name: (shade(p), found[p.name]) for p in v.powers.values()
                if sum((a - b) ** 2 for a, b in zip(found[p.name], shade(p))) > near ** 2}
         assert not far, far
+
+
+@pytest.mark.parametrize("mode,names", [("PNG", ["map.png"]), ("SVG", ["map.svg"]), ("BOTH", ["map.png", "map.svg"])])
+def test_a_text_only_reader_gets_the_map_the_text_says_is_attached(tmp_path: Path, mode: str, names: list[str]) -> None:
+    """A reader of the text part alone (a text-only client, a phone app that shows no HTML) sees
+    the text and, beside it, the map as a file with its name: the map is not hidden under the
+    HTML part (``multipart/related``), and it is in the mail once."""
+    t = Table(tmp_path)
+    t.start_game()
+    t.send(MASTER, f"SIGNON Mtg masterpw\nSET MAP {mode}")
+    hold_all(t)
+    m = [m for m in t.mails if MASTER in m.to and m.subject.endswith(" Results")][-1]
+    assert m.msg.get_content_type() == "multipart/mixed"
+    assert not [p for p in m.msg.walk() if p.get_content_type() == "multipart/related"]
+    text = m.msg.get_body(("plain",)).get_content()
+    assert f"The map of the position is attached ({', '.join(names)})" in " ".join(text.split())
+    files = [(p.get_filename(), p.get_content_type()) for p in m.msg.iter_attachments()]
+    assert [f for f, _ in files] == names
+    pictures = [p for p in m.msg.walk() if p.get_content_maintype() == "image"]
+    assert len(pictures) == len(names)  # each picture once
+    assert pictures[0]["Content-ID"] == "<map>" and pictures[0].get_content_disposition() == "inline"
+    html = m.msg.get_body(("html",)).get_content()
+    assert 'src="cid:map"' in html  # the HTML reader still sees it in place
+    if mode == "PNG":  # the default: within the list budget (SVG and BOTH are larger by choice)
+        assert max(len(r["message"]) for r in t.rows("SELECT message FROM outbox WHERE kind = 'results'")) <= LIMIT
+    t.close()

@@ -15,7 +15,9 @@ def test_each_join_says_the_public_name_and_the_last_says_the_power(tmp_path) ->
             addr = f"p{i}@example.test"
             replies.append(t.reply_to(addr, t.send(addr, f"SIGNON ?jg pw{i}")).body)
         flat = [" ".join(r.split()) for r in replies]
-        assert all(f"Others see you as 'p{i}': SET NAME <your name> changes that." in f for i, f in enumerate(flat))
+        assert all(f"Others see you as 'p{i}' (your mailbox name: your mail program sends no name). SET NAME "
+                   f"<your name> changes it (the judge then mails you a code to CONFIRM)." in f
+                   for i, f in enumerate(flat))
         assert all("Your power is assigned when the game starts" in f for f in flat[:6])
         last = flat[6]
         assert "Your power is assigned" not in last and "the game has started and you are " in last, last

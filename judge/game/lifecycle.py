@@ -25,8 +25,12 @@ from judge.render import describe
 from judge.game import absence, deadlines, orderbook, outbox, replacements, results as zine
 from judge.game.config import JudgeConfig
 from judge.game.passwords import hash_password
-from judge.render.templates import render
-from judge.game.seats import address_of, anonymous, master_address, seat_addresses, seat_of_power, seats, shown_person
+from judge.render.templates import WIDTH, MailText, press_text, render
+from judge.render.zine import Attachment, mail_png
+from judge.mapdraw import draw_svg
+from judge.game.seats import (address_of, anonymous, master_address, public_label, seat_addresses, seat_of_power, seats,
+                              shown_person)
+from judge.game.settings_words import settings_lines
 from judge.game.store import Store, dumps, from_iso, iso, loads
 from judge.variant import Phase, Variant, VariantError, available_variants, load_variant
 
@@ -663,9 +667,15 @@ def start(ctx: Ctx, game: Game) -> None:
     pos = Position.from_json(v.start_position(), v)
     ph = open_phase(ctx, game, pos)
     letters = {p.name: p.letter for p in v.powers.values()}
+    order = list(v.powers)  # the variant's order (its seed's), not the order the powers were given in
     units = [f"{u.power}: {describe.KIND_WORD[u.kind]} {pos.map.name(u.loc)}"
-             for u in sorted(pos.units.values(), key=lambda u: (powers.index(u.power), u.loc))]
-    units += start_notes(pos, game.rules, powers)
+             for u in sorted(pos.units.values(), key=lambda u: (order.index(u.power), u.loc))]
+    units += start_notes(pos, game.rules, order)
+    by_power = {s["power"]: s for s in seats(ctx.store, game.id)}
+    roster = None if anonymous(game) else [(p, public_label(ctx.store, game, by_power.get(p)) or "(vacant)")
+                                           for p in order]
+    settings = settings_lines(game, game_zone(ctx, game), {k: switch(game, k) for k in SWITCHES})
+    pictures = start_pictures(game, pos)
     for s in seats(ctx.store, game.id):
         if s["player_id"] is None:
             continue
@@ -673,8 +683,11 @@ def start(ctx: Ctx, game: Game) -> None:
                                short=ph.short, power=s["power"], letter=letters[s["power"]],
                                examples=example_orders(pos, s["power"]),
                                phase=str(pos.phase), deadline=ctx.when(ph.deadline),
-                               units=units, vacant=[p for p in powers[len(players):]])
-        ctx.mail(seat_addresses(ctx.store, s), subject, text, game_id=game.id, kind="start")
+                               units=units, vacant=[p for p in order if p in powers[len(players):]],
+                               roster=roster, settings=settings, files=[a.filename for a in pictures],
+                               pictures=any(a.cid == "map" for a in pictures))
+        ctx.mail(seat_addresses(ctx.store, s), subject, MailText(text, text.html, pictures), game_id=game.id,
+                 kind="start")
     m = master_address(ctx.store, game)
     obs = [a for s in seats(ctx.store, game.id, "observer") if (a := seat_addresses(ctx.store, s))]
     if m:  # the master sees who plays what, with the addresses
@@ -687,6 +700,25 @@ def start(ctx: Ctx, game: Game) -> None:
     lst = list_address(ctx.store, game)
     for to in obs + ([[lst]] if lst else []):
         notice(ctx, game, "Game Starting", public, to=to)
+
+
+def start_pictures(game: Game, pos: Position) -> list[Any]:
+    """The map of the starting position for the Game Starting mail, as the game's results carry
+    their map (SET MAP): a small PNG (the SVG where no PNG can be drawn, or with SET MAP SVG), shown
+    in the HTML part and attached for text readers; none with SET MAP OFF or LINK (no archive page
+    exists before the first results)."""
+    mode = str(game.options.get("map") or "png")
+    if mode in ("off", "link"):
+        return []
+    v = game.variant
+    title = f"{game.name}: {pos.phase}"
+    if mode != "svg":
+        try:
+            return [Attachment("map.png", "image/png", mail_png(v, pos, [], pos.phase, title), "map")]
+        except (ImportError, OSError) as exc:  # no cairo here: the SVG instead
+            log.warning("start map: no PNG (%s); sending SVG", exc)
+    return [Attachment("map.svg", "image/svg+xml", draw_svg(v, pos, [], phase=pos.phase, title=title)
+                            .encode("utf-8"), "map")]
 
 
 def players_text(store: Store, game: Game, master: bool) -> str:
@@ -1096,8 +1128,9 @@ def publish_diaries(ctx: Ctx, game: Game) -> None:
 
 
 def diary_text(entries: list[Any]) -> str:
+    # as written, as press is: a diary's own line breaks kept, no line left for the notice to re-wrap
     return "\n\n".join(f"{e['power']}, {e['phase_name'] or 'before the start'}:\n"
-                        + "\n".join("  " + line for line in str(e["body"]).split("\n")) for e in entries)
+                        + press_text(str(e["body"]), 2, WIDTH) for e in entries)
 
 
 def record_late(ctx: Ctx, game: Game, ph: PhaseRow, late: list[str]) -> None:

@@ -59,8 +59,8 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
 
     Every message has a plain-text and an HTML part (``multipart/alternative``): the HTML that
     :mod:`judge.render.templates` made with the text (a :class:`~judge.render.templates.MailText`), or the text laid
-    out. Pictures with a Content-ID go with the HTML part (``multipart/related``, inline, with a
-    file name so text-only readers can save them); the others are attachments.
+    out. Files go beside the two (``multipart/mixed``): a picture with a Content-ID, which the HTML
+    shows, marked inline with its file name; the others as attachments.
 
     The header fields and the body are written out directly: going through the stdlib's
     ``EmailMessage`` re-parses every header with the header registry, which cost more than all
@@ -166,17 +166,15 @@ def _file_part(a: Any) -> str:
 
 
 def _mime_body(text: str, html: str, files: list[Any]) -> bytes:
-    """The body with pictures: text and HTML as alternatives, the HTML with its inline pictures
-    (``multipart/related``), the other files attached (``multipart/mixed`` round it all). Written
-    out directly, as the two-part body is: the stdlib's generator cost several times the rest."""
-    html_part = _text_part("html", html)
-    inline = [_file_part(a) for a in files if a.cid]
-    if inline:
-        html_part = _multipart("related", [html_part, *inline])
-    attached = [_file_part(a) for a in files if not a.cid]
-    body = _multipart("alternative", [_text_part("plain", text), html_part], top=not attached)
-    if attached:
-        body = _multipart("mixed", [body, *attached], top=True)
+    """The body with pictures: text and HTML as alternatives, and the files beside them
+    (``multipart/mixed``). A picture the HTML shows (``cid:map``) keeps its Content-ID there and
+    is marked inline with a file name: inside a ``multipart/related`` under the HTML part a reader
+    of the text part (a text-only client, some phone apps) never saw it, though the text says the
+    map is attached; as a sibling of the alternatives every reader gets it, still once (the mail
+    stays within its size budget). Written out directly, as the two-part body is: the stdlib's
+    generator cost several times the rest."""
+    alternative = _multipart("alternative", [_text_part("plain", text), _text_part("html", html)])
+    body = _multipart("mixed", [alternative, *(_file_part(a) for a in files)], top=True)
     return body.encode("ascii")
 
 

@@ -21,7 +21,7 @@ from html.parser import HTMLParser
 
 from judge.game.outbox import CONTROL, MSG_ID, thread_ids
 from judge.game.addresses import canonical_address
-from judge.mail.newtext import Ignored, header_block, new_text, strip_invisible
+from judge.mail.newtext import Ignored, header_block, new_text, one_quote_note, strip_invisible
 from judge.mail.textbounce import text_bounce_failures
 
 #: local parts of addresses that are machines, never people (njudge's list, and a few more)
@@ -52,6 +52,7 @@ _SUBJECT_JUNK = re.compile(r"^\s*(?:(?:re|fwd?|fw|aw|wg|sv|vs|vb|vl|antw|doorst|
 class IncomingMail:
     message_id: str  # the key for "handled once" (control characters and spaces removed)
     sender: str = ""  # the From address, lower case
+    sender_name: str = ""  # the From display name as written (decoded), "" when none or malformed
     reply_to: list[str] = field(default_factory=list)  # where answers go
     subject: str = ""  # Re:/Fwd:/judge tags stripped
     text: str = ""  # the new text: quotes and signature stripped
@@ -159,7 +160,7 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
         mail.notes.append(f"Your message was longer than {MAX_BODY_CHARS} characters; the rest ({rest} more "
                           f"{'line' if rest == 1 else 'lines'}) was not read, and nothing in it was acted on.")
     mail.text, more = new_text(text)
-    mail.ignored = ignored + more
+    mail.ignored = one_quote_note(ignored + more)
     return mail
 
 
@@ -171,6 +172,7 @@ def _parse_head(msg: EmailMessage, raw: bytes) -> IncomingMail:
     mail.references = thread_ids(_header(msg, "References") + " " + mid)
     from_addrs = _addresses(msg, "From")
     mail.sender = from_addrs[0] if from_addrs else ""
+    mail.sender_name = _display_name(msg) if from_addrs else ""
     # one address only: a Reply-To naming several would make every answer a fan-out
     replies = _addresses(msg, "Reply-To")
     mail.reply_to = replies[:1] if len(replies) == 1 else from_addrs[:1]
@@ -257,6 +259,19 @@ def _addresses(msg: EmailMessage, name: str) -> list[str]:
         elif not found:
             found = [a for _, a in getaddresses([bare])]
     return [c for c in (_canonical(a) for a in found) if c is not None]
+
+
+def _display_name(msg: EmailMessage) -> str:
+    """The From field's display name (encoded words decoded): only from a well-formed field naming
+    one address. It is a name to show, never a source of the address (:func:`_addresses`)."""
+    try:
+        hdr = msg.get("From")
+        if hdr is None or len(hdr.addresses) != 1 or any(isinstance(d, errors.InvalidHeaderDefect)
+                                                          for d in hdr.defects):
+            return ""
+        return str(hdr.addresses[0].display_name or "")
+    except Exception:  # a field the parser cannot take apart names no one
+        return ""
 
 
 def _raw_header(msg: EmailMessage, name: str) -> str:

@@ -35,12 +35,14 @@ class Ignored:
     kind: str  # "quote", "forward", "judge", "signature", "signoff", "device"
     lines: int  # non-blank lines left out
     marker: str = ""  # the line that gave it away (shortened)
+    places: int = 1  # quoted blocks counted in this one note (a reply quoting between its own lines)
 
     def describe(self) -> str:
         n, m = self.lines, _short(self.marker)
         if self.kind == "quote":
             where = f", from '{m}'" if m else ""
-            return f"Ignored {n} quoted {_lines(n)} (an earlier message{where})."
+            apart = f" in {self.places} places" if self.places > 1 else ""
+            return f"Ignored {n} quoted {_lines(n)}{apart} (an earlier message{where})."
         if self.kind == "forward":
             return f"Ignored {n} {_lines(n)} of a forwarded message (from '{m}')."
         if self.kind == "judge":
@@ -61,6 +63,19 @@ class Ignored:
         if self.kind == "greeting":
             return f"Ignored your greeting '{m}'."
         return f"Ignored your sign-off '{m}'."
+
+
+def one_quote_note(ignored: list[Ignored]) -> list[Ignored]:
+    """The quoted blocks of one mail as one note where the first was, counting all their lines: a
+    reply that answers between the lines it quotes gets "Ignored 7 quoted lines in 3 places", not
+    three notes."""
+    quotes = [b for b in ignored if b.kind == "quote"]
+    if len(quotes) < 2:
+        return ignored
+    one = Ignored("quote", sum(b.lines for b in quotes), quotes[0].marker, sum(b.places for b in quotes))
+    at = ignored.index(quotes[0])
+    rest = [b for b in ignored if b.kind != "quote"]
+    return rest[:at] + [one] + rest[at:]
 
 
 def _lines(n: int) -> str:
@@ -198,6 +213,10 @@ _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
     re.compile(r"^\s*From \S.* to \S.*:\s*$"),
     re.compile(r"^\s*[\w ,]*\d\d:\d\d(:\d\d)? [+-]\d{4}\)?\s*$"),  # a deadline wrapped at 72 columns
     _EXAMPLE_SIGNON,  # starting.txt's example (its orders: _as_the_judge_writes)
+    # starting.txt's map note, roster and settings (judge/game/settings_words.py names the topics)
+    re.compile(r"^\s*(The map of the starting position|Players:\s*$|The game.s settings|This game is anonymous"
+               r"|(Deadlines|Grace|A late power|Messages|Draws|Concessions|Victory|Results|Anonymous|Addresses"
+               r"|Predictions|Rules):\s)"),
     re.compile(r"^\s*(Message sent to|The map of the position|Wait flag is set|You have voted for a draw"
                r"|The game is paused|considered late if|units hold\.|No orders received\.|----- Pending orders"
                r"|Game \S+ - |Movement|Retreat|Adjustment)"),

@@ -53,7 +53,7 @@ CSS = {
     "td": "padding:3px 10px 3px 0;vertical-align:top;",
     "num": "padding:3px 0 3px 10px;text-align:right;vertical-align:top;",
     "press": ("margin:10px 0;padding:6px 10px;border-left:3px solid #c9bd9f;background:#faf6ea;"
-              "font-family:'Courier New',Courier,monospace;font-size:14px;white-space:pre-wrap;"),
+              "font-family:'Courier New',Courier,monospace;font-size:14px;white-space:pre-wrap;overflow-wrap:anywhere;"),
 }
 
 
@@ -137,8 +137,9 @@ def render_part(template_name: str, /, **context: Any) -> MailText:
     return MailText(text, html)
 
 
-def render(template_name: str, /, **context: Any) -> tuple[str, MailText]:
-    """Render a whole mail; returns ``(subject, body)``."""
+def render(template_name: str, /, *, width: int = WIDTH, **context: Any) -> tuple[str, MailText]:
+    """Render a whole mail; returns ``(subject, body)``. Lines longer than ``width`` are wrapped
+    (a mail carrying press passes :data:`PRESS_KEEP`: its press is laid out by :func:`press_text`)."""
     text = _env(str(TEMPLATES_DIR)).get_template(template_name).render(**context)
     first, _, body = text.partition("\n")
     if not first.startswith("Subject:"):
@@ -150,7 +151,7 @@ def render(template_name: str, /, **context: Any) -> tuple[str, MailText]:
         html = _html_env(str(TEMPLATES_DIR)).get_template(sibling).render(page_title=subject, **context)
     else:
         html = page(subject, text_to_html(body))
-    return subject, MailText(wrap_text(body), html)
+    return subject, MailText(wrap_text(body, width), html)
 
 
 def page(subject: str, content: str) -> str:
@@ -166,7 +167,7 @@ def render_page(template_name: str, /, **context: Any) -> str:
 def results_mail(report: "Report", **context: Any) -> tuple[str, MailText]:
     """A results mail: ``templates/results.txt`` (its njudge ``::`` lines, then the zine text of
     ``report``); the HTML part and the map pictures are the report's own."""
-    subject, text = render("results.txt", body=report.text, **context)
+    subject, text = render("results.txt", width=PRESS_KEEP, body=report.text, **context)  # its press as written
     return subject, MailText(text, report.html, report.attachments)
 
 
@@ -215,15 +216,44 @@ def wrap(text: str, indent: int = 4) -> str:
     return out.replace(NBSP, " ")
 
 
-def wrap_lines(text: str, indent: int = 2) -> str:
-    """Free text (press): each line kept, long lines wrapped, every line indented."""
+#: press lines up to this long are left as their writer (or the writer's mail program) broke them:
+#: RFC 5322's recommended line length, which hard-wrapping clients stay within (76-78 columns)
+PRESS_KEEP = 78
+
+
+def press_line(line: str, width: int = WIDTH, keep: int = PRESS_KEEP) -> list[str]:
+    """One line of press as its reader gets it: kept whole up to ``keep`` columns; a longer one (a
+    paragraph its mail program sent as one line) wrapped at ``width`` at spaces only (a word
+    longer than the line, a URL, stays whole), its indent kept, and never ending on a lone word
+    when a slightly narrower wrap keeps two words together."""
+    line = line.rstrip()
+    if len(line) <= keep:
+        return [line]
+    lead = line[:len(line) - len(line.lstrip(" "))]
+    words = line.split()
+    out: list[str] = []
+    for w in range(width, max(width - 16, len(lead) + 20) - 1, -1):
+        out = textwrap.wrap(line, w, initial_indent="", subsequent_indent=lead, break_long_words=False,
+                            break_on_hyphens=False)
+        if len(out) < 2 or len(out[-1].split()) > 1 or len(words) < 4:
+            break
+    return out or [line]
+
+
+def press_text(text: str, indent: int = 0, keep: int = PRESS_KEEP) -> str:
+    """Press as written: the writer's own line breaks and blank lines kept, only lines longer than
+    ``keep`` wrapped (:func:`press_line`); every line indented by ``indent``. ``keep=WIDTH`` for
+    a mail whose other lines are wrapped at :data:`WIDTH` (a notice quoting diaries)."""
     pad = " " * indent
-    lines = []
+    lines: list[str] = []
     for line in text.replace("\r\n", "\n").split("\n"):
-        line = line.rstrip()
-        lines.append(textwrap.fill(line, WIDTH, initial_indent=pad, subsequent_indent=pad,
-                                   break_long_words=True, break_on_hyphens=False) if line else "")
+        lines += [pad + part if part else "" for part in press_line(line, WIDTH - indent, keep - indent)]
     return "\n".join(lines).strip("\n")
+
+
+def wrap_lines(text: str, indent: int = 2) -> str:
+    """Free text (press) in the zine report: :func:`press_text`, every line indented."""
+    return press_text(text, indent)
 
 
 def wrap_text(text: str, width: int = WIDTH) -> str:

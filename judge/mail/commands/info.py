@@ -10,6 +10,7 @@ from judge.game.archive_paths import map_url
 from judge.game.game_options import GAME_OPTIONS
 from judge.game.lifecycle import Game
 from judge.game.seats import anonymous, player_label, shown_master, shown_person
+from judge.game.settings_words import victory_words
 from judge.mail import eia as eia_mail
 from judge.mail.commands import CommandError, command, help_lines, two_columns
 from judge.mail.language import Command
@@ -24,15 +25,7 @@ if TYPE_CHECKING:
 
 def victory_text(g: Any) -> str:
     """How the game is won, for LIST: solo centres, alliances (1885 II), the survivor (Deluge II)."""
-    v = g.variant.victory
-    parts = []
-    n = int(g.options.get("centres") or v.get("centres") or 0)
-    if n:
-        parts.append(f"{n} supply centres")
-    parts += [f"{a['centres']} jointly for {a['powers']} allied powers" for a in v.get("alliances", ())]
-    if v.get("survivor_after"):
-        parts.append(f"the survivor after {v['survivor_after']}")
-    return "; ".join(parts) or "by agreement"
+    return victory_words(g)
 
 
 # -- anyone ----------------------------------------------------------------------------------

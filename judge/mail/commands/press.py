@@ -23,7 +23,7 @@ from judge.game.store import dumps, iso
 from judge.mail.commands import CommandError, command, token_powers
 from judge.mail.language import Command
 from judge.orders import parse_orders
-from judge.render.templates import MailText, render
+from judge.render.templates import PRESS_KEEP, MailText, press_text, render
 
 if TYPE_CHECKING:
     from judge.mail.handler import Handler
@@ -317,11 +317,12 @@ def deliver(h: Handler, g: Game, sender: str, targets: set[str], broadcast_all: 
     who = sender if label is None else f"an observer ({label})"
 
     def text(truth: str) -> tuple[str, MailText]:
-        return render("press.txt", code=h.ctx.cfg.code, game=g.name, short=short, sender=who if not faked else shown_from,
+        return render("press.txt", width=PRESS_KEEP, code=h.ctx.cfg.code, game=g.name, short=short, sender=who if not faked else shown_from,
                       letter=v.powers[shown_from].letter if shown_from in v.powers else ("O" if label else "M"),
                       grey=grey, broadcast=shown_broadcast,
                       to_words="everyone" if shown_broadcast else _join(sorted(shown_to)),
-                      to_letters="" if shown_broadcast else "".join(v.powers[n].letter for n in names), body=body,
+                      to_letters="" if shown_broadcast else "".join(v.powers[n].letter for n in names), body=press_text(body),
+                      html_body=body,
                       truth=truth)
 
     subject, plain = text("")

@@ -9,7 +9,8 @@ from judge.game import lifecycle as games, replacements
 from judge.game.lifecycle import Game
 from judge.game.passwords import check_new_password, hash_password, verify_password
 from judge.game.store import iso
-from judge.game.seats import person_label
+from judge.game.public_names import clean_display_name, unique_name
+from judge.game.seats import anonymous, person_label
 from judge.mail import abuse, confirm
 from judge.mail.commands import BAD_SIGNON, CommandError, Session, Stop, command
 from judge.mail.commands.master import co_master_seat, drop_co_masters
@@ -97,11 +98,44 @@ def take_over(h: Handler, g: Game, seat: Any, password: str) -> None:
     games.taken_over(h.ctx, g, seat["power"])
     h.say(f"You have taken over {seat['power']} in '{g.name}'. Sign on from now on with:  "
              f"SIGNON {letter}{g.name} <your password>\n(WAIT is set for you this phase: send SET NOWAIT "
-             f"when your orders are complete.)")
+             f"when your orders are complete.) {public_name(h, g, pid)}")
     h.say(welcome(h, g, seat["power"]))
     games.notice(h.ctx, g, f"New Player Signon: {letter}",
                  f"{seat['power']} in game '{g.name}' has been taken over by a new player.")
     enter_seat(h, g, seat, quiet=True)
+
+
+def public_name(h: Handler, g: Game, pid: int) -> str:
+    """Name a player who has just joined ``g``: a player the judge has no name for yet gets the
+    display name of their From field (:func:`clean_display_name`), else their mailbox name; a name
+    another seat of ``g`` already shows gets "(2)" after it. Returns the sentence for the reply:
+    the name, where it came from, and how to change it (SET NAME, confirmed from the address)."""
+    st = h.ctx.store
+    row = st.one("SELECT name, address FROM players WHERE id = ?", (pid,))
+    mailbox = str(row["address"]).partition("@")[0]
+    others = {n for s in games.seats(st, g.id, None) if s["player_id"] not in (None, pid)
+              if (n := person_label(st, s["player_id"]))}
+    if g.master_id not in (None, pid):
+        others.add(person_label(st, g.master_id) or "")
+    had = (row["name"] or "").strip()
+    given = None if had else clean_display_name(h.mail.sender_name, str(row["address"]), frozenset(g.variant.powers))
+    name = unique_name(had or given or mailbox, others)
+    if name != (had or mailbox):  # the plain mailbox name is not stored: reports fall back to it
+        st.update("players", pid, name=name)
+    if had:
+        whence = "the name you have on this judge"
+    elif given:
+        whence = "the name your mail program sends with your address"
+    else:
+        whence = "your mailbox name" + (": the name your mail program sends is not one to show"
+                                        if h.mail.sender_name.strip() else ": your mail program sends no name")
+    clash = (f" ('{had or given or mailbox}' is already how another player in '{g.name}' is shown)"
+             if name != (had or given or mailbox) else "")
+    change = "SET NAME <your name> changes it (the judge then mails you a code to CONFIRM)."
+    if anonymous(g):
+        return (f"'{g.name}' is anonymous: no one sees your name until it is over; then you are shown as "
+                f"'{name}' ({whence}){clash}. {change}")
+    return f"Others see you as '{name}' ({whence}){clash}. {change}"
 
 
 def welcome(h: Handler, g: Game, power: str) -> str:
@@ -179,8 +213,7 @@ def signon_join(h: Handler, g: Game, password: str, invitation: str | None = Non
         if master:
             games.notice(h.ctx, g, "New Player Signon", f"A player has joined '{g.name}' "
                          f"({filled} of {need}).", to=[master])
-        shown = person_label(st, seat["player_id"])
-        named = (f" Others see you as '{shown}': SET NAME <your name> changes that." if shown else "")
+        named = " " + public_name(h, g, seat["player_id"])
         if filled >= need:  # started once the mail is read, so a SET PREFERENCE after this line counts
             def start() -> None:
                 games.start(h.ctx, g)
@@ -399,9 +432,16 @@ def confirm_code(h: Handler, cmd: Command) -> None:
     h.session.proved = True
     pid = games.player_id(h.ctx, h.mail.sender)
     if c.kind == "name":
-        name = str(c.payload.get("name", ""))
+        asked = str(c.payload.get("name", ""))
+        # unique among the people of every game not over that this player is in, as at sign-on
+        others = {n for (other,) in st.all(
+            "SELECT DISTINCT s2.player_id FROM seats s1 JOIN games g ON g.id = s1.game_id AND g.state NOT IN "
+            "('finished', 'terminated') JOIN seats s2 ON s2.game_id = g.id WHERE s1.player_id = ? "
+            "AND s2.player_id IS NOT NULL AND s2.player_id != ?", (pid, pid)) if (n := person_label(st, other))}
+        name = unique_name(asked, others) if asked else ""
         st.update("players", pid, name=name)
-        h.say(f"Reports now name you {name}." if name else "Reports now name you by your mailbox name.")
+        clash = f" ('{asked}' is already how another player in one of your games is shown)" if name != asked else ""
+        h.say(f"Reports now name you {name}{clash}." if name else "Reports now name you by your mailbox name.")
         return
     g = games.game_by_id(st, c.game_id) if c.game_id is not None else None
     if g is None or g.state in ("finished", "terminated"):
