@@ -334,7 +334,8 @@ def test_the_pages_fit_a_phone_and_a_desktop_in_chromium(site: Path, size: str, 
     shown; and a screenshot of each page, kept in ``$ARCHIVE_SHOTS`` when set (to look at)."""
     width = WIDTHS[size]
     with serving(site) as url:
-        for rel in ("index.html", "tg/index.html", "pg/index.html", "fg/index.html", "ag/index.html"):
+        for rel in ("index.html", "tg/index.html", "pg/index.html", "fg/index.html", "ag/index.html",
+                    "tg/002-F1901M.html"):  # a phase: the report as mailed, its figures wrapped on a phone
             seen = probe(url, site, rel, width)
             assert seen["inner"] == width, seen
             assert seen["scroll"] <= width, (rel, size, seen)  # no sideways scrolling
@@ -344,7 +345,7 @@ def test_the_pages_fit_a_phone_and_a_desktop_in_chromium(site: Path, size: str, 
                 assert seen["lines"] == 7
     shots = Path(os.environ.get("ARCHIVE_SHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
-    for rel in ("index.html", "tg/index.html", "pg/index.html"):
+    for rel in ("index.html", "tg/index.html", "pg/index.html", "tg/002-F1901M.html"):
         shot = shots / f"{rel.replace('/', '_').removesuffix('.html')}-{size}.png"
         r = chromium(f"--window-size={width},2000", "--hide-scrollbars", f"--screenshot={shot}",
                      (site / rel).as_uri())

@@ -99,7 +99,8 @@ def _game_info(store: Store, g: Any, phases: list[dict[str, Any]]) -> dict[str, 
     current = about.open_phase(store, g)
     chart = None
     if g.variant_name == "eia_afa":    # no map: the gazettes (the public text) and the teams
-        title, players, _ = eia_games.archive_listing(store, g)
+        title, team, _ = eia_games.archive_listing(store, g)
+        players = [{"since": None, "status": "", "before": [], **p} for p in team]
         columns: list[str] = []
         series: list[Any] = []
     else:
