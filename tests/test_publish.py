@@ -89,8 +89,10 @@ def test_judge_publish_command_and_rollback(tmp_path: Path) -> None:
         hold_all(t)
         assert t.phase() == "W1901A" or t.phase() == "S1902M"
         out = tmp_path / "site"
-        r = CliRunner().invoke(main, ["publish", str(out), "--db", str(t.cfg.db_path), "--code", "TEST"])
+        r = CliRunner().invoke(main, ["publish", str(out), "--db", str(t.cfg.db_path), "--code", "TEST",
+                                      "--url", "https://example.org/dip"])
         assert r.exit_code == 0, r.output
+        assert 'xml:base="https://example.org/dip/tg/"' in (out / "tg" / "feed.xml").read_text(encoding="utf-8")
         assert json.loads(r.output) == {"games": 1, "phases": 2, "pictures": 2, "written": 2 * 4 + 3}
         assert (out / "tg" / "002-F1901M.html").is_file()
         t.send(MASTER, "SIGNON Mtg masterpw\nROLLBACK S1901M")

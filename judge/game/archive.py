@@ -131,12 +131,14 @@ def _game_info(store: Store, g: Any, phases: list[dict[str, Any]]) -> dict[str, 
 
 
 def _feed(code: str, g: Any, row: Any, info: dict[str, Any], phases: list[dict[str, Any]], base_url: str | None) -> bytes:
+    # every Atom entry needs a time: a phase is stamped when processed (the game's start stands in
+    # for a phase without one, as no store should have)
+    start = row["started"] or row["created"] or "1970-01-01T00:00:00+00:00"
     entries = [Entry(key=f"phase-{p['row']['id']}", title=f"{p['name']} ({p['short']})",
-                     updated=p["row"]["processed_at"] or "", href=p["href"], text=p["text"], picture=p["picture"])
+                     updated=p["row"]["processed_at"] or start, href=p["href"], text=p["text"], picture=p["picture"])
                for p in reversed(phases)]
-    updated = max((e.updated for e in entries), default="") or row["started"] or row["created"] or "1970-01-01T00:00:00+00:00"
     return atom_feed(code=code, game=g.name, title=f"Game {g.name} ({info['variant']}) on judge {code}",
-                     updated=updated, entries=entries, base_url=base_url)
+                     updated=max((e.updated for e in entries), default=start), entries=entries, base_url=base_url)
 
 
 def write_archive(store: Store, out: Path, code: str = "judge", base_url: str | None = None) -> dict[str, int]:
