@@ -142,8 +142,12 @@ def test_the_supply_centre_chart_is_svg_with_a_line_per_power_axes_and_a_descrip
 def test_a_paused_game_says_paused_and_a_game_without_a_played_year_has_no_chart(site: Path) -> None:
     dom = Dom(page(site, "pg/index.html"))
     assert dom.by_id("state") == "paused"
-    assert dom.by_id("deadline") == "paused by the master"
-    assert not dom.all("svg") and not dom.all("img")  # no year played, no phase processed yet
+    assert dom.by_id("deadline") == "none while the game is paused"
+    assert not dom.all("svg")  # no year played: no chart
+    # no phase processed yet: the map is the board at the start, drawn once
+    [(img, _)] = dom.all("img")
+    assert img["src"] == "000-start.svg" and "at the start, Spring 1901 Movement" in img["alt"]
+    assert "<svg" in page(site, "pg/000-start.svg")
 
 
 def test_a_finished_game_shows_its_result_and_no_deadline(tmp_path: Path) -> None:
@@ -187,7 +191,7 @@ def test_the_all_games_page_lists_state_variant_phase_and_players(site: Path) ->
     assert tg.startswith("tg · running · Standard Diplomacy")
     assert "Now playing: Spring 1903 Movement; deadline Tue 8 Jan 2030, 12:00 UTC" in tg
     assert f"England: {NAMES['England']}" in tg and f"Turkey: {NAMES['Turkey']}" in tg
-    assert cards["game-pg"].startswith("pg · paused") and "Paused by the master in Spring 1901 Movement" in cards["game-pg"]
+    assert cards["game-pg"].startswith("pg · paused") and "Paused in Spring 1901 Movement" in cards["game-pg"]
     assert cards["game-fg"].startswith("fg · forming") and "Joined: p0" in cards["game-fg"]
     # an anonymous game names nobody until it ends
     ag = cards["game-ag"]
@@ -339,6 +343,7 @@ def test_the_pages_fit_a_phone_and_a_desktop_in_chromium(site: Path, size: str, 
             seen = probe(url, site, rel, width)
             assert seen["inner"] == width, seen
             assert seen["scroll"] <= width, (rel, size, seen)  # no sideways scrolling
+            assert all(i["ok"] for i in seen["imgs"]), (rel, seen)
             if rel == "tg/index.html":
                 assert [i["ok"] for i in seen["imgs"]] == [True]
                 assert 300 <= seen["imgs"][0]["w"] <= width and 300 <= seen["svg"] <= min(width, 600), seen

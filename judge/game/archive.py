@@ -92,6 +92,23 @@ def _write_phases(store: Store, g: Any, folder: Path, counts: dict[str, int]) ->
     return phases, written
 
 
+def _start_map(store: Store, g: Any, folder: Path, counts: dict[str, int]) -> str | None:
+    """A started game's board before its first phase is processed, drawn once (SVG) as
+    ``000-start.svg``: the game's page shows it until the first results bring their own map."""
+    from judge.mapdraw import draw_svg
+
+    first = store.one("SELECT * FROM phases WHERE game_id = ? AND state = 'open' ORDER BY seq LIMIT 1", (g.id,))
+    if first is None:
+        return None
+    name = "000-start.svg"
+    if not (folder / name).is_file():  # the start does not change: drawn on the first run only
+        ph = lifecycle._phase(first, g.variant)
+        (folder / name).write_text(draw_svg(g.variant, ph.position, title=f"{g.name}: the start, {ph.name}"),
+                                   encoding="utf-8")
+        counts["written"] += 1
+    return name
+
+
 def _game_info(store: Store, g: Any, phases: list[dict[str, Any]]) -> dict[str, Any]:
     """What the game's page and the all-games page say of ``g`` (public matter only)."""
     from judge.game import eia as eia_games
@@ -154,6 +171,9 @@ def write_archive(store: Store, out: Path, code: str = "judge", base_url: str | 
         folder.mkdir(exist_ok=True)
         phases, written = _write_phases(store, g, folder, counts)
         info = _game_info(store, g, phases)
+        if not phases and g.state in ("active", "paused") and g.variant_name != "eia_afa":
+            info["picture"] = _start_map(store, g, folder, counts)  # the board before the first moves
+            written.add(info["picture"] or "")
         _put(folder / "index.html", render_page("archive/game.html", page_title=f"Game {g.name} ({info['variant']})",
                                                 code=code, g=info), counts)
         _put(folder / "feed.xml", _feed(code, g, row, info, phases, base_url), counts)

@@ -65,7 +65,7 @@ def open_phase(store: Store, game: "Game") -> Any:
 def deadline_words(game: "Game", phase: Any) -> tuple[str, str]:
     """(what the page says of the next deadline, its ISO time for ``<time datetime>`` or "")."""
     if game.state == "paused":
-        return "paused by the master", ""
+        return "none while the game is paused", ""  # by the master, or by every player's vote
     if game.state != "active" or phase is None:
         return "", ""
     deadline, grace = from_iso(phase["deadline"]), from_iso(phase["grace_end"])
