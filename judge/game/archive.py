@@ -147,7 +147,8 @@ def _game_info(store: Store, g: Any, phases: list[dict[str, Any]]) -> dict[str, 
             "href": f"{g.name}/index.html"}
 
 
-def _feed(code: str, g: Any, row: Any, info: dict[str, Any], phases: list[dict[str, Any]], base_url: str | None) -> bytes:
+def _feed(code: str, g: Any, row: Any, info: dict[str, Any], phases: list[dict[str, Any]],
+          base_url: str | None) -> bytes:
     # every Atom entry needs a time: a phase is stamped when processed (the game's start stands in
     # for a phase without one, as no store should have)
     start = row["started"] or row["created"] or "1970-01-01T00:00:00+00:00"

@@ -101,7 +101,8 @@ def players(store: Store, game: "Game") -> list[dict[str, Any]]:
 
 def forming_players(store: Store, game: "Game") -> list[str]:
     """Who has joined a game that has not started (no powers yet): public names, or "anonymous"."""
-    return [public_label(store, game, s) or ANONYMOUS_LABEL for s in seats(store, game.id) if s["player_id"] is not None]
+    return [public_label(store, game, s) or ANONYMOUS_LABEL for s in seats(store, game.id)
+            if s["player_id"] is not None]
 
 
 def centre_history(store: Store, game: "Game") -> tuple[list[str], list[Series]]:

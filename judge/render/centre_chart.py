@@ -72,7 +72,8 @@ def centre_chart(columns: list[str], series: list[Series], *, chart_id: str, tit
     # the x axis's years (thinned out when there are many, so they never overlap)
     every = max(1, -(-n // 7))
     for i, col in enumerate(columns):
-        out.append(f'<line x1="{_f(x(i))}" y1="{TOP + plot_h}" x2="{_f(x(i))}" y2="{TOP + plot_h + 5}" stroke="{INK}"/>')
+        out.append(f'<line x1="{_f(x(i))}" y1="{TOP + plot_h}" x2="{_f(x(i))}" y2="{TOP + plot_h + 5}" '
+                   f'stroke="{INK}"/>')
         if i % every == 0 or i == n - 1:
             out.append(f'<text x="{_f(x(i))}" y="{TOP + plot_h + 20}" text-anchor="middle" font-size="12" '
                        f'fill="{INK}">{escape(col)}</text>')
@@ -87,7 +88,8 @@ def centre_chart(columns: list[str], series: list[Series], *, chart_id: str, tit
         pts = " ".join(f"{_f(x(i))},{_f(y(c) + shifts[k][i])}" for i, c in enumerate(s.counts))
         colour = escape(s.colour)
         out.append(f'<g><title>{escape(s.power)}</title>'
-                   f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2.4" stroke-linejoin="round"/>'
+                   f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2.4" '
+                   'stroke-linejoin="round"/>'
                    + "".join(f'<circle cx="{_f(x(i))}" cy="{_f(y(c) + shifts[k][i])}" r="3" fill="{colour}" '
                              f'stroke="{INK}" stroke-width="0.6"/>' for i, c in enumerate(s.counts)) + "</g>")
         ends.setdefault(s.counts[-1], []).append(s)
