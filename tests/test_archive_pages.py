@@ -146,8 +146,8 @@ def test_a_paused_game_says_paused_and_a_game_without_a_played_year_has_no_chart
     assert not dom.all("svg")  # no year played: no chart
     # no phase processed yet: the map is the board at the start, drawn once
     [(img, _)] = dom.all("img")
-    assert img["src"] == "000-start.svg" and "at the start, Spring 1901 Movement" in img["alt"]
-    assert "<svg" in page(site, "pg/000-start.svg")
+    assert img["src"] == "000-start.png" and "at the start, Spring 1901 Movement" in img["alt"]
+    assert (site / "pg" / "000-start.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_a_finished_game_shows_its_result_and_no_deadline(tmp_path: Path) -> None:

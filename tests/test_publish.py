@@ -99,7 +99,7 @@ def test_judge_publish_command_and_rollback(tmp_path: Path) -> None:
         r = CliRunner().invoke(main, ["publish", str(out), "--db", str(t.cfg.db_path)])
         assert json.loads(r.output)["phases"] == 0
         # the undone phases are gone from the archive; the game's page shows the board at the start
-        assert [f.name for f in (out / "tg").glob("00*")] == ["000-start.svg"]
+        assert [f.name for f in (out / "tg").glob("00*")] == ["000-start.png"]
     finally:
         t.close()
     r = CliRunner().invoke(main, ["publish", str(tmp_path / "x"), "--db", str(tmp_path / "none.sqlite")])

@@ -93,18 +93,20 @@ def _write_phases(store: Store, g: Any, folder: Path, counts: dict[str, int]) ->
 
 
 def _start_map(store: Store, g: Any, folder: Path, counts: dict[str, int]) -> str | None:
-    """A started game's board before its first phase is processed, drawn once (SVG) as
-    ``000-start.svg``: the game's page shows it until the first results bring their own map."""
-    from judge.mapdraw import draw_svg
+    """A started game's board before its first phase is processed, drawn once as
+    ``000-start.png`` (as the results' maps are drawn): the game's page shows it until the first
+    results bring their own map."""
+    from judge.mapdraw import draw_png
+    from judge.render.zine import MAIL_SCALE
 
     first = store.one("SELECT * FROM phases WHERE game_id = ? AND state = 'open' ORDER BY seq LIMIT 1", (g.id,))
     if first is None:
         return None
-    name = "000-start.svg"
+    name = "000-start.png"
     if not (folder / name).is_file():  # the start does not change: drawn on the first run only
         ph = lifecycle._phase(first, g.variant)
-        (folder / name).write_text(draw_svg(g.variant, ph.position, title=f"{g.name}: the start, {ph.name}"),
-                                   encoding="utf-8")
+        (folder / name).write_bytes(draw_png(g.variant, ph.position, title=f"{g.name}: the start, {ph.name}",
+                                             scale=MAIL_SCALE))
         counts["written"] += 1
     return name
 
