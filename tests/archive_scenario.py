@@ -1,6 +1,6 @@
 """A club's judge for the archive's tests and screenshots: one game played two years with a
 replacement (Turkey's first player resigns, a newcomer takes over), one paused, one forming,
-one anonymous (gunboat) game running. Names include a hostile one."""
+one anonymous (gunboat) game running. Names include a hostile one and a long one."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from test_service_helpers import MASTER, Table, hold_all
 
 NEWCOMER = "newcomer@example.test"
 HOSTILE_NAME = "<script>alert('name')</script> Mallory"
-NAMES = {"England": "Eleanor Quillfeather", "France": HOSTILE_NAME, "Turkey": "Tomas Newcomer"}
+#: one name without a space, as long as a name may be: it must wrap on a phone, not widen the page
+LONG_NAME = "Featherstonehaughworthingtonsmythejonese"
+NAMES = {"England": "Eleanor Quillfeather", "France": HOSTILE_NAME, "Germany": LONG_NAME, "Turkey": "Tomas Newcomer"}
 OPTIONS = "move=24h retreat=12h adjust=12h grace=12h"
 
 

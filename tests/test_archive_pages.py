@@ -109,7 +109,7 @@ def test_a_running_game_shows_its_map_deadline_master_and_players_with_the_repla
     players = dom.by_id("players")
     assert f"England {NAMES['England']}" in players
     assert f"Turkey {NAMES['Turkey']} (from S1901M) before: p2, S1901M to S1901M (resigned)" in players
-    assert "Germany p" in players  # a player without a name set: the mailbox name
+    assert "Italy p" in players  # a player without a name set: the mailbox name
     # the feed is announced to browsers and feed readers, and linked for people
     assert dom.all("link", rel="alternate", type="application/atom+xml", href="feed.xml")
     assert ({"href": "feed.xml"}, "Atom feed") in dom.all("a")
