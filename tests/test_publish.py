@@ -29,7 +29,7 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("archive")
     counts = write_archive(t.judge.store, out, "TEST")
     t.close()
-    assert counts == {"games": 1, "phases": 4, "pictures": 4}
+    assert counts == {"games": 1, "phases": 4, "pictures": 4, "written": 4 * 4 + 3}  # + index, game, feed
     return out
 
 
@@ -73,7 +73,7 @@ def test_phase_page_shows_the_report_and_the_map(archive: Path) -> None:
 
 
 def test_only_public_matter_is_published(archive: Path) -> None:
-    everything = "\n".join(p.read_text(encoding="utf-8") for p in archive.rglob("*") if p.suffix in (".html", ".txt"))
+    everything = "\n".join(p.read_text(encoding="utf-8") for p in archive.rglob("*") if p.suffix in (".html", ".txt", ".xml"))
     assert SECRET not in everything  # private press
     assert PUBLIC in everything  # a broadcast
     assert "@example.test" not in everything  # no player's address
@@ -89,14 +89,17 @@ def test_judge_publish_command_and_rollback(tmp_path: Path) -> None:
         hold_all(t)
         assert t.phase() == "W1901A" or t.phase() == "S1902M"
         out = tmp_path / "site"
-        r = CliRunner().invoke(main, ["publish", str(out), "--db", str(t.cfg.db_path), "--code", "TEST"])
+        r = CliRunner().invoke(main, ["publish", str(out), "--db", str(t.cfg.db_path), "--code", "TEST",
+                                      "--url", "https://example.org/dip"])
         assert r.exit_code == 0, r.output
-        assert json.loads(r.output) == {"games": 1, "phases": 2, "pictures": 2}
+        assert 'xml:base="https://example.org/dip/tg/"' in (out / "tg" / "feed.xml").read_text(encoding="utf-8")
+        assert json.loads(r.output) == {"games": 1, "phases": 2, "pictures": 2, "written": 2 * 4 + 3}
         assert (out / "tg" / "002-F1901M.html").is_file()
         t.send(MASTER, "SIGNON Mtg masterpw\nROLLBACK S1901M")
         r = CliRunner().invoke(main, ["publish", str(out), "--db", str(t.cfg.db_path)])
         assert json.loads(r.output)["phases"] == 0
-        assert not list((out / "tg").glob("00*"))  # the undone phases are gone from the archive
+        # the undone phases are gone from the archive; the game's page shows the board at the start
+        assert [f.name for f in (out / "tg").glob("00*")] == ["000-start.png"]
     finally:
         t.close()
     r = CliRunner().invoke(main, ["publish", str(tmp_path / "x"), "--db", str(tmp_path / "none.sqlite")])

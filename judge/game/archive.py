@@ -1,9 +1,12 @@
 """``judge publish DIR``: a static HTML archive of every game, turn by turn.
 
-``DIR/index.html`` lists the games; ``DIR/<game>/index.html`` lists a game's processed phases;
+``DIR/index.html`` lists the games (state, variant, phase, players); ``DIR/<game>/index.html`` is
+a game's page (the current map, the supply-centre chart, the next deadline, the master, the
+players and who they replaced, the result, the phases); ``DIR/<game>/feed.xml`` its Atom feed;
 ``DIR/<game>/NNN-SHORT.html`` is one phase's report as it was mailed (the ``reports`` table), the
 map as ``NNN-SHORT.png`` (and ``.svg``), the text part as ``.txt``. Links are relative and no page
-needs JavaScript, so the folder can be served by any web server or opened from disk.
+needs JavaScript, so the folder can be served by any web server or opened from disk. A file is
+written only when its content changes, so publishing after every phase rewrites a few files.
 
 Only what observers could see is published: phases are shown once processed, and reports carry
 the broadcast press only (:mod:`judge.game.results`). Player addresses are never shown.
@@ -12,26 +15,37 @@ the broadcast press only (:mod:`judge.game.results`). Player addresses are never
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import click
 from markupsafe import Markup
 
-from judge.render.templates import render_page
+from judge.game import archive_game as about, lifecycle
+from judge.game.archive_feed import Entry, atom_feed
 from judge.game.archive_paths import phase_stem
-from judge.game.store import SchemaMismatch, Store
+from judge.game.seats import anonymous, person_label
+from judge.game.store import SchemaMismatch, Store, from_iso
+from judge.render.templates import render_page
 
 PAGE_FILE = re.compile(r"^\d{3,}-[A-Za-z0-9_-]+\.(?:html|png|svg|txt)$")  # what we write in a game's folder
 
 
-def _outcome(outcome: dict[str, Any] | None) -> str:
-    if not outcome:
-        return ""
-    kind = str(outcome.get("kind", ""))
-    who = outcome.get("winner") or outcome.get("powers") or []
-    return f"{kind}: {', '.join(who)}" if who else kind
+#: the all-games page lists the games being played first, then those forming, then the finished ones
+LISTING_ORDER = {"running": 0, "paused": 0, "forming": 1, "finished": 2}
+
+
+def _put(path: Path, data: str | bytes, counts: dict[str, int]) -> None:
+    """Write ``path`` only when its content changes: a publish run after every phase rewrites the
+    few files the phase changed, and the rest keep their times (for rsync, caches, feed readers)."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        if path.stat().st_size == len(raw) and path.read_bytes() == raw:
+            return
+    except FileNotFoundError:
+        pass
+    path.write_bytes(raw)
+    counts["written"] += 1
 
 
 def _report_body(html: str, picture: str) -> str:
@@ -41,80 +55,141 @@ def _report_body(html: str, picture: str) -> str:
     return inner.replace('src="cid:map"', f'src="{picture}"')
 
 
-def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int]:
-    """Write the archive of every game in ``store`` into ``out``; returns counts."""
-    from judge.game import lifecycle as games
-    from judge.game.seats import public_label
+def _write_phases(store: Store, g: Any, folder: Path, counts: dict[str, int]) -> tuple[list[dict[str, Any]], set[str]]:
+    """Each processed phase's page, map and text; returns the phases (oldest first) and the files."""
+    written: set[str] = set()
+    phases = []
+    for r in store.all("SELECT p.id, p.seq, p.name, p.short, p.processed_at, p.report AS text_report, r.subject, "
+                       "r.text, r.html, r.png, r.svg FROM phases p LEFT JOIN reports r ON r.phase_id = p.id "
+                       "WHERE p.game_id = ? AND p.state = 'processed' ORDER BY p.seq", (g.id,)):
+        stem = phase_stem(r["seq"], r["short"])
+        phases.append({"row": r, "stem": stem, "href": f"{stem}.html", "name": r["name"], "short": r["short"]})
+    for i, ph in enumerate(phases):
+        r, stem = ph["row"], ph["stem"]
+        picture = svg = txt = None
+        if r["png"]:
+            _put(folder / f"{stem}.png", bytes(r["png"]), counts)
+            picture = f"{stem}.png"
+        if r["svg"]:
+            _put(folder / f"{stem}.svg", r["svg"], counts)
+            svg = f"{stem}.svg"
+            picture = picture or svg
+        text = r["text"] or r["text_report"] or ""
+        if text:
+            _put(folder / f"{stem}.txt", text, counts)
+            txt = f"{stem}.txt"
+        ph.update(picture=picture, text=text)
+        counts["pictures"] += bool(picture)
+        html = render_page("archive/phase.html", page_title=r["subject"] or f"{g.name} - {r['short']}",
+                           game=g.name, title=f"Game {g.name} - {r['name']}",
+                           # the report's own HTML, escaped when it was made
+                           report=Markup(_report_body(r["html"], picture or "")) if r["html"] else None,
+                           text=None if r["html"] else text, picture=picture, svg=svg, txt=txt,
+                           prev=phases[i - 1] if i else None, next=phases[i + 1] if i + 1 < len(phases) else None)
+        _put(folder / ph["href"], html, counts)
+        written.update(x for x in (ph["href"], picture, svg, txt) if x)
+        counts["phases"] += 1
+    return phases, written
 
+
+def _start_map(store: Store, g: Any, folder: Path, counts: dict[str, int]) -> str | None:
+    """A started game's board before its first phase is processed, drawn once as
+    ``000-start.png`` (as the results' maps are drawn): the game's page shows it until the first
+    results bring their own map."""
+    from judge.mapdraw import draw_png
+    from judge.render.zine import MAIL_SCALE
+
+    first = store.one("SELECT * FROM phases WHERE game_id = ? AND state = 'open' ORDER BY seq LIMIT 1", (g.id,))
+    if first is None:
+        return None
+    name = "000-start.png"
+    if not (folder / name).is_file():  # the start does not change: drawn on the first run only
+        ph = lifecycle._phase(first, g.variant)
+        (folder / name).write_bytes(draw_png(g.variant, ph.position, title=f"{g.name}: the start, {ph.name}",
+                                             scale=MAIL_SCALE))
+        counts["written"] += 1
+    return name
+
+
+def _game_info(store: Store, g: Any, phases: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the game's page and the all-games page say of ``g`` (public matter only)."""
+    from judge.game import eia as eia_games
+
+    current = about.open_phase(store, g)
+    chart = None
+    if g.variant_name == "eia_afa":    # no map: the gazettes (the public text) and the teams
+        title, team, _ = eia_games.archive_listing(store, g)
+        players = [{"since": None, "status": "", "before": [], **p} for p in team]
+        columns: list[str] = []
+        series: list[Any] = []
+    else:
+        title = g.variant.title
+        players = about.players(store, g) if g.state != "forming" else []
+        columns, series = about.centre_history(store, g)
+        chart = about.chart(g, columns, series)
+    deadline, deadline_iso = about.deadline_words(g, current)
+    over = g.state in ("finished", "terminated")
+    # DIARY notes are private until the game is over, then published with it
+    diaries = ([{"power": d["power"], "phase": d["phase_name"] or "", "body": d["body"]}
+                for d in lifecycle.diary_entries(store, g)] if over else [])
+    latest = phases[-1] if phases else None
+    return {"name": g.name, "variant": title, "state": about.STATES.get(g.state, g.state), "over": over,
+            "result": about.result_words(g.outcome) if over else "", "diaries": diaries,
+            "current": current["name"] if current is not None and not over else "",
+            "latest": latest["name"] if latest else "",
+            "deadline": deadline, "deadline_iso": deadline_iso, "anonymous": anonymous(g),
+            "deadline_short": about.when(from_iso(current["deadline"])) if current is not None and g.state == "active"
+            and current["deadline"] else "",
+            "master": person_label(store, g.master_id), "players": players,
+            "joined": about.forming_players(store, g) if g.state == "forming" else [],
+            "chart": chart, "columns": columns, "series": series,
+            "picture": latest["picture"] if latest else None,
+            "picture_phase": latest["name"] if latest else "",
+            "phases": [{k: p[k] for k in ("href", "name", "short")} for p in phases],
+            "href": f"{g.name}/index.html"}
+
+
+def _feed(code: str, g: Any, row: Any, info: dict[str, Any], phases: list[dict[str, Any]],
+          base_url: str | None) -> bytes:
+    # every Atom entry needs a time: a phase is stamped when processed (the game's start stands in
+    # for a phase without one, as no store should have)
+    start = row["started"] or row["created"] or "1970-01-01T00:00:00+00:00"
+    entries = [Entry(key=f"phase-{p['row']['id']}", title=f"{p['name']} ({p['short']})",
+                     updated=p["row"]["processed_at"] or start, href=p["href"], text=p["text"], picture=p["picture"])
+               for p in reversed(phases)]
+    return atom_feed(code=code, game=g.name, title=f"Game {g.name} ({info['variant']}) on judge {code}",
+                     updated=max((e.updated for e in entries), default=start), entries=entries, base_url=base_url)
+
+
+def write_archive(store: Store, out: Path, code: str = "judge", base_url: str | None = None) -> dict[str, int]:
+    """Write the archive of every game in ``store`` into ``out``; returns counts (``written``:
+    the files whose content changed). ``base_url``: where the archive is served, if known (the
+    feeds' links are relative to it)."""
     out.mkdir(parents=True, exist_ok=True)
-    counts = {"games": 0, "phases": 0, "pictures": 0}
+    counts = {"games": 0, "phases": 0, "pictures": 0, "written": 0}
     listing = []
     for row in store.all("SELECT * FROM games ORDER BY name"):
-        g = games._game(row)
+        g = lifecycle._game(row)
         folder = out / g.name
         folder.mkdir(exist_ok=True)
-        written: set[str] = set()
-        phases = []
-        for r in store.all("SELECT p.id, p.seq, p.name, p.short, p.report AS text_report, r.subject, r.text, r.html, "
-                           "r.png, r.svg FROM phases p LEFT JOIN reports r ON r.phase_id = p.id "
-                           "WHERE p.game_id = ? AND p.state = 'processed' ORDER BY p.seq", (g.id,)):
-            stem = phase_stem(r["seq"], r["short"])
-            phases.append({"row": r, "stem": stem, "href": f"{stem}.html", "name": r["name"], "short": r["short"]})
-        for i, ph in enumerate(phases):
-            r, stem = ph["row"], ph["stem"]
-            picture = svg = txt = None
-            if r["png"]:
-                (folder / f"{stem}.png").write_bytes(bytes(r["png"]))
-                picture = f"{stem}.png"
-            if r["svg"]:
-                (folder / f"{stem}.svg").write_text(r["svg"], encoding="utf-8")
-                svg = f"{stem}.svg"
-                picture = picture or svg
-            text = r["text"] or r["text_report"] or ""
-            if text:
-                (folder / f"{stem}.txt").write_text(text, encoding="utf-8")
-                txt = f"{stem}.txt"
-            counts["pictures"] += bool(picture)
-            html = render_page("archive/phase.html", page_title=r["subject"] or f"{g.name} - {r['short']}",
-                               game=g.name, title=f"Game {g.name} - {r['name']}",
-                               # the report's own HTML, escaped when it was made
-                               report=Markup(_report_body(r["html"], picture or "")) if r["html"] else None,
-                               text=None if r["html"] else text, picture=picture, svg=svg, txt=txt,
-                               prev=phases[i - 1] if i else None, next=phases[i + 1] if i + 1 < len(phases) else None)
-            (folder / ph["href"]).write_text(html, encoding="utf-8")
-            written.update(x for x in (ph["href"], picture, svg, txt) if x)
-            counts["phases"] += 1
-        if g.variant_name == "eia_afa":    # no map: the gazettes (the public text) and the teams
-            from judge.game import eia as eia_games
-
-            title, players, current_name = eia_games.archive_listing(store, g)
-        else:
-            v = g.variant
-            current = games.current_phase(store, g)
-            current_name = current.name if current is not None else ""
-            title = v.title
-            players = [{"power": s["power"], "player": public_label(store, g, s), "colour": v.powers[s["power"]].colour}
-                       for s in games.seats(store, g.id) if s["power"] in v.powers]
-            players.sort(key=lambda p: list(v.powers).index(p["power"]))
-        # DIARY notes are private until the game is over, then published with it
-        diaries = ([{"power": d["power"], "phase": d["phase_name"] or "", "body": d["body"]}
-                    for d in games.diary_entries(store, g)] if g.state in ("finished", "terminated") else [])
-        info = {"name": g.name, "variant": title, "state": g.state, "outcome": _outcome(g.outcome), "diaries": diaries,
-                "current": current_name if g.state in ("active", "paused") else "",
-                "players": players, "phases": [{k: p[k] for k in ("href", "name", "short")} for p in phases],
-                "href": f"{g.name}/index.html"}
-        (folder / "index.html").write_text(
-            render_page("archive/game.html", page_title=f"Game {g.name} ({title})", code=code, g=info),
-            encoding="utf-8")
+        phases, written = _write_phases(store, g, folder, counts)
+        info = _game_info(store, g, phases)
+        if not phases and g.state in ("active", "paused") and g.variant_name != "eia_afa":
+            info["picture"] = _start_map(store, g, folder, counts)  # the board before the first moves
+            written.add(info["picture"] or "")
+        _put(folder / "index.html", render_page("archive/game.html", page_title=f"Game {g.name} ({info['variant']})",
+                                                code=code, g=info), counts)
+        _put(folder / "feed.xml", _feed(code, g, row, info, phases, base_url), counts)
         for f in folder.iterdir():  # phases undone by a rollback since the last run
             if f.is_file() and PAGE_FILE.match(f.name) and f.name not in written:
                 f.unlink()
+                counts["written"] += 1
         listing.append(info)
         counts["games"] += 1
-    published = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    (out / "index.html").write_text(
-        render_page("archive/index.html", page_title=f"Judge {code}: games", code=code, games=listing,
-                    published=published), encoding="utf-8")
+    listing.sort(key=lambda info: (LISTING_ORDER.get(info["state"], 9), info["name"]))
+    latest = store.scalar("SELECT MAX(processed_at) FROM phases WHERE state = 'processed'")
+    _put(out / "index.html", render_page("archive/index.html", page_title=f"Judge {code}: games", code=code,
+                                         games=listing, latest=about.when(from_iso(latest)) if latest else ""), counts)
     return counts
 
 
@@ -123,7 +198,9 @@ def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int
 @click.option("--db", envvar="JUDGE_DB", default="judge.sqlite", show_default=True,
               help="The judge's SQLite file (env JUDGE_DB).")
 @click.option("--code", envvar="JUDGE_CODE", default="JUDGE", show_default=True, help="Judge code shown in titles.")
-def publish(directory: str, db: str, code: str) -> None:
+@click.option("--url", envvar="JUDGE_ARCHIVE_URL", default=None,
+              help="Where DIRECTORY is served (env JUDGE_ARCHIVE_URL), for the games' Atom feeds.")
+def publish(directory: str, db: str, code: str, url: str | None) -> None:
     """Write a static HTML archive of every game (reports and maps, turn by turn) into DIRECTORY."""
     import json
 
@@ -134,7 +211,7 @@ def publish(directory: str, db: str, code: str) -> None:
     except SchemaMismatch as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        counts = write_archive(store, Path(directory), code)
+        counts = write_archive(store, Path(directory), code, url)
     finally:
         store.close()
     click.echo(json.dumps(counts))

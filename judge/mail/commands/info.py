@@ -11,6 +11,7 @@ from judge.game.game_options import GAME_OPTIONS
 from judge.game.lifecycle import Game
 from judge.game.seats import anonymous, player_label, shown_master, shown_person
 from judge.game.settings_words import victory_words
+from judge.game.standings import centre_years, departures
 from judge.mail import eia as eia_mail
 from judge.mail.commands import CommandError, command, help_lines, two_columns
 from judge.mail.language import Command
@@ -239,24 +240,6 @@ def history(h: Handler, cmd: Command) -> None:
                    f"{own}'s diary (private until the game ends):") + "\n\n" + games.diary_text(entries))
 
 
-def centre_years(positions: list[Any], outcome: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Centre counts per played year, after its adjustments: ownership is worked out on entering
-    a year's adjustment phase, so a year's figures are those of its adjustment phase, or (no
-    adjustment was due) of the first phase of the next year; a finished game keeps its last in
-    its outcome. A year still being played has none yet."""
-    counts: dict[int, dict[str, int]] = {}
-    played = {p.phase.year for p in positions}
-    for pos in positions:
-        y = pos.phase.year
-        if pos.phase.kind == "adjustment":
-            counts.setdefault(y, describe.centre_counts(pos))
-        elif y - 1 in played:
-            counts.setdefault(y - 1, describe.centre_counts(pos))
-    if outcome and outcome.get("centres") and outcome.get("centres_year") is not None:
-        counts.setdefault(int(outcome["centres_year"]), dict(outcome["centres"]))
-    return [{"year": y, "counts": counts[y]} for y in sorted(counts)]
-
-
 def replaced_line(st: Any, b: dict[str, Any]) -> str:
     """A player who left a power, by public name, with the phases they played it: ``Smith, S1901M
     to F1902M (resigned)``."""
@@ -275,9 +258,8 @@ def summary(h: Handler, cmd: Command) -> None:
     master, own = reader(h, g)
     hidden = anonymous(g) and not master and g.state not in ("finished", "terminated")
     players = []
-    before = g.options.get("players_before") or []
     for s in games.seats(st, g.id):
-        gone = [b for b in before if b.get("power") == s["power"]]
+        gone = departures(g.options, s["power"])
         players.append({"power": s["power"] or "?", "status": s["status"],
                         "address": shown_person(st, g, s, master=master, own=s["id"] == own) or "(vacant)",
                         # who held a power before is hidden in a running anonymous game, as its player is
