@@ -21,7 +21,7 @@ from judge.engine import adjudicate
 from judge.engine.position import Position, Unit
 from judge.rules import RuleError, check_rule, merge_rules
 from judge.orders import parse_orders
-from judge.render import describe
+from judge.render import describe, lateness
 from judge.game import absence, deadlines, orderbook, outbox, replacements, results as zine
 from judge.game.config import JudgeConfig
 from judge.game.passwords import hash_password
@@ -1122,6 +1122,16 @@ def late_count(game: Game, player_id: int | None) -> int:
     return len((game.options.get("late") or {}).get(str(player_id), [])) if player_id is not None else 0
 
 
+def late_dues(store: Store, game: Game, ph: PhaseRow, late: list[str]) -> list[str]:
+    """In an adjustment phase, the builds and removals each late power still owes
+    (``France: 2 builds due``); in other phases the names say enough."""
+    pos = ph.position
+    if pos.phase.kind != "adjustment":
+        return []
+    return [lateness.still_due(pos, p, orderbook.missing(pos, p, orderbook.current_orders(store, ph.id, p), game.rules))
+            for p in late]
+
+
 # -- the timed events ---------------------------------------------------------------------------------
 def run_phase_event(ctx: Ctx, game: Game, ev: Any) -> None:
     """A Diplomacy game's timed event (reminder, deadline, grace): :func:`judge.game.events.run_event`
@@ -1159,7 +1169,9 @@ def run_phase_event(ctx: Ctx, game: Game, ev: Any) -> None:
                            if s["power"] in late and set(seat_addresses(ctx.store, s)) & set(to)]
             subject, text = render("late.txt", code=ctx.cfg.code, game=game.name, variant=game.variant.title,
                                    short=ph.short, late=late, you_late=bool(seat_powers),
-                                   deadline=ctx.when(ph.deadline), grace_end=ctx.when(grace_end))
+                                   deadline=ctx.when(ph.deadline), grace_end=ctx.when(grace_end),
+                                   dues=late_dues(ctx.store, game, ph, late),
+                                   after=lateness.after_grace(replacements.nmr_mode(game), pos.phase.kind))
             ctx.mail(to, subject, text, game_id=game.id, kind="late")
         deadlines.schedule(ctx.store, game.id, ph.id, "grace", grace_end)
         return

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from judge.render import describe
-from judge.game import deadlines, lifecycle as games, orderbook, outbox
+from judge.render import describe, lateness
+from judge.game import deadlines, lifecycle as games, orderbook, outbox, replacements
 from judge.mail import eia as eia_mail
 from judge.mail.commands import REGISTRY, CommandError, Session, Stop, load as load_commands
 from judge.mail.commands.signon import _power_names
@@ -327,12 +327,38 @@ class Handler:
                              "orders_status.txt", game=g.name, power=s.power, kind=describe.PHASE_WORD[pos.phase.kind],
                              title=describe.phase_title(pos.phase), seq=f"{ph.seq:03d}",
                              orders=describe.order_list(pos, s.power, cur, g.rules), need=need, missing=miss,
+                             due=lateness.still_due(pos, s.power, miss),
                              wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=describe.adjustment_note(pos, s.power, g.rules),
-                             deadline=self.ctx.when(ph.deadline), grace_end=self.ctx.when(ph.grace_end),
-                             left=deadlines.format_left(ph.deadline - self.ctx.now) if ph.deadline else "",
                              paused=g.state == "paused", pending=sorted(set(pending)),
-                             default_rule=default_rule(pos, s.power))
+                             default_rule=default_rule(pos, s.power), **self.timing(g, ph, s.power, silent=not cur))
         self.say(self.status_section)
+
+    def timing(self, g: Game, ph: PhaseRow, power: str, silent: bool) -> dict[str, Any]:
+        """Where the phase stands in time, for the orders status: ``stage`` is ``processing`` (this
+        mail completed it: it is processed as soon as the reply is written), ``open`` (before the
+        deadline), ``grace`` (deadline passed, grace running) or ``over`` (grace ended too); with the
+        deadline and the end of grace in the game's zone, who is still late, and what becomes of a
+        power still late at the end of grace. ``silent``: ``power`` has given no order at all."""
+        now, zone = self.ctx.now, games.game_zone(self.ctx, g)
+        out: dict[str, Any] = {"deadline": deadlines.format_time(ph.deadline, zone),
+                               "grace_end": deadlines.format_time(ph.grace_end, zone),
+                               "left": deadlines.format_left(ph.deadline - now) if ph.deadline else ""}
+        if g.state != "active":
+            out["stage"] = "paused"
+        elif self.touched and games.ready(self.ctx, g, ph):
+            out["stage"] = "processing"
+        elif ph.deadline is None or now < ph.deadline:
+            out["stage"] = "open"
+        else:
+            out["stage"] = "grace" if ph.grace_end is not None and now < ph.grace_end else "over"
+            late = [*games.late_powers(self.ctx.store, g, ph), *games.awaited(self.ctx.store, g, ph)]
+            nmr = replacements.nmr_mode(g)
+            out.update(late=[p + (" (you)" if p == power else "") for p in dict.fromkeys(late)], nmr=nmr,
+                       grace_left=deadlines.format_left(ph.grace_end - now) if ph.grace_end else "",
+                       after=lateness.after_grace(nmr, ph.position.phase.kind),
+                       missed=lateness.missed_phases(replacements.abandon_after(g))
+                       if silent and power in late and nmr == "cd" else "")
+        return out
 
     def capped_sections(self, limit: int | None = None) -> list[str]:
         """The reply's sections, cut where they pass ``max_reply_chars`` (or ``limit``, if less),

@@ -1,0 +1,111 @@
+"""What the reply to a player's orders says about time, read as the player gets it through the
+Maildir path: late in grace (the deadline passed, when grace ends in the game's zone, what
+becomes of a power still late then), and the last orders completing a phase (processed now)."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_service_helpers import Table, hold_all
+from test_service_retreats import flat
+
+FRANCE = "A Par H\nA Mar H\nF Bre H"
+
+
+@pytest.fixture
+def t(tmp_path) -> Table:
+    """A standard game just started (move 24h, grace 12h)."""
+    table = Table(tmp_path)
+    table.start_game()
+    return table
+
+
+def said(t: Table, power: str, orders: str) -> str:
+    """The reply to ``power``'s ``orders``, its wrapping undone."""
+    return flat(t.reply_to(t.powers[power], t.order(power, orders)).body)
+
+
+def late_in_grace(t: Table, skip: tuple[str, ...] = ("France",)) -> None:
+    """Everyone but ``skip`` holds; the deadline passes (late notices go out): grace is running."""
+    hold_all(t, skip=skip)
+    t.advance(hours=24, minutes=30)  # the deadline Tue 12:00 has passed, grace runs to Wed 00:00
+    assert t.phase() == "S1901M"
+
+
+def test_a_player_late_in_grace_is_told_the_deadline_passed_when_grace_ends_and_what_then(t: Table) -> None:
+    late_in_grace(t)
+    body = said(t, "France", "A Par H\nA Mar H")
+    assert "The deadline has passed and your orders are not complete (1 missing): you are late." in body
+    assert "considered late if they are not complete by the deadline" not in body  # the old contradiction
+    assert ("The phase is processed as soon as every power's orders are complete, or at the end of the grace "
+            "period, Wed Jan 09 2030 00:00:00 +0000, with the orders given by then.") in body
+    assert "A power still late then is put in civil disorder: its unordered units hold." in body
+    assert "Still late: France (you)." in body
+    assert "grace ends in 11 hours, 30 minutes" in body
+    assert "sends no orders at all" not in body  # France has given orders this phase
+
+
+def test_grace_is_told_in_the_games_zone(tmp_path) -> None:
+    t = Table(tmp_path)
+    t.start_game(setup="SET TIMEZONE Europe/Paris")
+    late_in_grace(t)
+    body = said(t, "France", "A Par H")
+    # the end of grace, Wed 00:00 UTC, as the game's clock reads it
+    assert "at the end of the grace period, Wed Jan 09 2030 01:00:00 +0100" in body
+    assert "Deadline: Tue Jan 08 2030 13:00:00 +0100 (grace until Wed Jan 09 2030 01:00:00 +0100)" in body
+
+
+def test_a_player_with_no_orders_in_grace_is_told_the_takeover_rule(t: Table) -> None:
+    late_in_grace(t)
+    body = flat(t.reply_to(t.powers["France"], t.send(t.powers["France"], t.signon("France"))).body)
+    assert "France: Army Paris, No Order Processed." in body and "(3 missing): you are late." in body
+    assert "A power that sends no orders at all for 2 phases in a row is opened for takeover." in body
+
+
+def test_an_nmr_wait_game_says_a_power_still_late_is_opened_for_takeover(tmp_path) -> None:
+    t = Table(tmp_path)
+    t.start_game(options="move=24h retreat=12h adjust=12h grace=12h nmr=wait")
+    late_in_grace(t)
+    body = said(t, "France", "A Par H")
+    assert ("A power still late then is opened for takeover, and the phase waits for its new player (or for "
+            "the master's PROCESS).") in body
+    assert "civil disorder" not in body and "sends no orders at all" not in body
+
+
+def test_a_complete_player_in_grace_is_told_who_is_still_late(t: Table) -> None:
+    late_in_grace(t, skip=("France", "Italy"))
+    body = said(t, "France", FRANCE)
+    assert "Your orders are complete." in body and "you are late" not in body
+    assert "Still late: Italy." in body
+    assert "at the end of the grace period, Wed Jan 09 2030 00:00:00 +0000" in body
+    assert t.phase() == "S1901M"
+
+
+def test_the_last_orders_in_grace_are_told_the_phase_is_processed_now(t: Table) -> None:
+    late_in_grace(t)
+    out = t.order("France", FRANCE)
+    body = flat(t.reply_to(t.powers["France"], out).body)
+    assert ("Your orders are complete. Every power's orders are in: the phase is being processed now, and the "
+            "results follow by mail.") in body
+    assert "Time to deadline" not in body and "late" not in body
+    assert any(m.subject == "TEST:tg - S1901M Results" for m in t.to(t.powers["France"], out))  # as promised
+    assert t.phase() == "F1901M"
+
+
+def test_the_last_orders_before_the_deadline_are_told_the_phase_is_processed_now(t: Table) -> None:
+    hold_all(t, skip=("France",))
+    out = t.order("France", FRANCE)
+    assert "the phase is being processed now" in flat(t.reply_to(t.powers["France"], out).body)
+    assert t.phase() == "F1901M"
+
+
+def test_orders_that_do_not_complete_the_phase_do_not_promise_processing(t: Table) -> None:
+    hold_all(t, skip=("France", "Italy"))
+    body = said(t, "France", FRANCE)
+    assert "Your orders are complete." in body and "processed now" not in body
+    assert "Time to deadline: 23 hours" in body or "Time to deadline: 1 day" in body
+    # a wait flag holds a complete phase: not processed now, and the reply says so
+    t.send(t.powers["France"], t.signon("France") + "\nSET WAIT")
+    body = said(t, "Italy", "A Ven H\nA Rom H\nF Nap H")
+    assert "processed now" not in body and t.phase() == "S1901M"
+
