@@ -109,3 +109,30 @@ def test_orders_that_do_not_complete_the_phase_do_not_promise_processing(t: Tabl
     body = said(t, "Italy", "A Ven H\nA Rom H\nF Nap H")
     assert "processed now" not in body and t.phase() == "S1901M"
 
+
+
+def winter_with_builds_and_a_removal(t: Table) -> None:
+    """W1901A with Germany (Denmark) and Italy (Trieste) to build one each, Austria to remove one."""
+    t.order("Germany", "F Kie - Den\nA Ber H\nA Mun H")
+    t.order("Italy", "A Ven - Tyr\nA Rom H\nF Nap H")
+    hold_all(t, skip=("Germany", "Italy"))
+    t.order("Italy", "A Tyr - Tri\nA Rom H\nF Nap H")
+    t.order("Austria", "F Tri - Alb\nA Vie H\nA Bud H")
+    hold_all(t, skip=("Italy", "Austria"))
+    assert t.phase() == "W1901A"
+
+
+def test_an_adjustment_reply_names_the_builds_or_removals_still_due(t: Table) -> None:
+    winter_with_builds_and_a_removal(t)
+    body = flat(t.reply_to(t.powers["Austria"], t.send(t.powers["Austria"], t.signon("Austria"))).body)
+    assert "Austria must remove 1 unit." in body
+    assert ("Orders not complete (Austria: 1 removal due): you will be considered late if they are not complete "
+            "by the deadline. Removals not ordered are chosen for you by the civil disorder rule.") in body
+    assert "for all units" not in body
+    assert "Your orders are complete." in said(t, "Italy", "Build A Ven")
+    t.advance(hours=24, minutes=1)  # the deadline passes with Germany and Austria still owing
+    notice = [m for m in t.to(t.powers["England"]) if "Late Notice" in m.subject][-1].body
+    due = notice.split("Pending orders:\n")[1].split("\n\n")[0].split("\n")
+    assert sorted(due) == ["  Austria: 1 removal due", "  Germany: 1 build due"]  # Italy's build is in
+    assert ("A power still late then is put in civil disorder: builds it did not order are waived; removals it "
+            "did not order are chosen by the civil disorder rule.") in flat(notice)
