@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_service_helpers import Table, hold_all
+from test_service_helpers import MASTER, Table, hold_all
 from test_service_retreats import flat
 
 FRANCE = "A Par H\nA Mar H\nF Bre H"
@@ -136,3 +136,20 @@ def test_an_adjustment_reply_names_the_builds_or_removals_still_due(t: Table) ->
     assert sorted(due) == ["  Austria: 1 removal due", "  Germany: 1 build due"]  # Italy's build is in
     assert ("A power still late then is put in civil disorder: builds it did not order are waived; removals it "
             "did not order are chosen by the civil disorder rule.") in flat(notice)
+
+
+def deadline_line(body: str) -> str:
+    return next(line for line in body.splitlines() if line.startswith(":: Deadline:"))
+
+
+def test_a_paused_games_deadline_line_says_paused(t: Table) -> None:
+    paused = ":: Deadline: S1901M (game paused: no deadline until the master resumes it)"
+    out = t.send(MASTER, "SIGNON Mtg masterpw\nPAUSE")
+    notices = [m for m in out if m.subject == "TEST:tg - S1901M Paused"]
+    assert len(notices) == 8 and {deadline_line(m.body) for m in notices} == {paused}
+    assert deadline_line(t.reply_to(MASTER, out).body) == paused
+    reply = t.reply_to(t.powers["France"], t.order("France", "A Par H"))
+    assert deadline_line(reply.body) == paused
+    assert "Tue Jan 08 2030" not in reply.body  # the stale date is nowhere
+    out = t.send(MASTER, "SIGNON Mtg masterpw\nRESUME")
+    assert deadline_line(t.reply_to(MASTER, out).body).startswith(":: Deadline: S1901M Tue Jan 08 2030 12:00:00")

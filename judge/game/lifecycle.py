@@ -337,13 +337,25 @@ def example_orders(pos: Position, power: str) -> list[str]:
     return out
 
 
+#: the ``:: Deadline:`` line's time while the game is paused: no deadline runs
+PAUSED_DEADLINE = "(game paused: no deadline until the master resumes it)"
+
+
+def shown_deadline(ctx: Ctx, game: Game, phase: "PhaseRow | None") -> str | None:
+    """The deadline a mail's ``:: Deadline:`` line shows: none once the game is over, words while
+    it is paused (the stored date means nothing then: RESUME sets a new one)."""
+    state = ctx.store.scalar("SELECT state FROM games WHERE id = ?", (game.id,))
+    if phase is None or state in ("finished", "terminated"):
+        return None
+    return PAUSED_DEADLINE if state == "paused" else ctx.when(phase.deadline)
+
+
 def notice(ctx: Ctx, game: Game, title: str, text: str, short: str | None = None, to: list[str] | None = None) -> None:
     """A short game notice (signon, resignation, civil disorder …) to everyone, or to ``to``."""
     phase = current_phase(ctx.store, game)
-    over = ctx.store.scalar("SELECT state FROM games WHERE id = ?", (game.id,)) in ("finished", "terminated")
     subject, body = render("notice.txt", code=ctx.cfg.code, game=game.name, variant=game.variant.title,
                            short=short or (phase.short if phase else None), title=title, text=text,
-                           deadline=ctx.when(phase.deadline) if phase and not over else None)
+                           deadline=shown_deadline(ctx, game, phase))
     if to is None:
         tell_all(ctx, game, subject, body)
     else:

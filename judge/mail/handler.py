@@ -420,7 +420,7 @@ class Handler:
         while True:  # the whole mail (text, HTML, headers) within max_reply_bytes: cut harder until it is
             subject, text = render("reply.txt", code=self.ctx.cfg.code, game=g.name if g else None,
                                    variant=g.variant.title if g else None, short=ph.short if ph else None,
-                                   deadline=self.ctx.when(ph.deadline) if ph else None,
+                                   deadline=games.shown_deadline(self.ctx, g, ph) if g else None,
                                    subject=safe_subject(self.mail.subject, self.ctx.cfg.code, self.secrets),
                                    error=self.errors > 0, errors=self.errors, sections=self.capped_sections(limit))
             # a short text cannot make a long mail (the HTML part and quoted-printable at most ~10x)
