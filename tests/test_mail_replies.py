@@ -50,7 +50,8 @@ def test_replying_to_a_results_mail_keeps_one_tag(table: Table) -> None:
     eng = table.powers["England"]
     results = [m for m in table.mails if m.subject.endswith("S1901M Results")][0]
     out = table.send(eng, table.signon("England"), subject=f"Re: {results.subject}")
-    assert table.reply_to(eng, out).subject == "Re: TEST:tg - F1901M Results"
+    # the answer reads as the answer to England's mail, not as the results again
+    assert table.reply_to(eng, out).subject == "Re: TEST:tg - F1901M Answer to your commands"
 
 
 def test_movement_status_says_unordered_units_hold(table: Table) -> None:

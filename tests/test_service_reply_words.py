@@ -153,3 +153,28 @@ def test_a_paused_games_deadline_line_says_paused(t: Table) -> None:
     assert "Tue Jan 08 2030" not in reply.body  # the stale date is nowhere
     out = t.send(MASTER, "SIGNON Mtg masterpw\nRESUME")
     assert deadline_line(t.reply_to(MASTER, out).body).startswith(":: Deadline: S1901M Tue Jan 08 2030 12:00:00")
+
+
+def test_answering_a_judges_mail_gets_an_answer_subject_not_that_mails_subject(t: Table) -> None:
+    fra = t.powers["France"]
+    hold_all(t, skip=("France",))
+    t.advance(hours=17)  # the reminder
+    t.advance(hours=8)  # the late notice
+    t.order("France", FRANCE)  # the results
+    t.send(MASTER, "SIGNON Mtg masterpw\nBROADCAST\nHello all.\nENDPRESS\nPAUSE")
+    t.send(MASTER, "SIGNON Mtg masterpw\nRESUME")
+    theirs = sorted({m.subject for m in t.to(fra) if not m.subject.startswith("Re:")})
+    kinds = ("Game Starting", "Reminder", "[You are late!] Late Notice: France", "Results", "Broadcast from M",
+             "Paused", "Resumed")
+    assert all(any(s.endswith(k) for s in theirs) for k in kinds), theirs
+    for subject in theirs:
+        for prefix in ("Re: ", "AW: ", "Re: Re: "):
+            out = t.send(fra, t.signon("France"), subject=prefix + subject)
+            assert t.reply_to(fra, out).subject == "Re: TEST:tg - F1901M Answer to your commands", subject
+    # the player's own words are echoed, also in a reply to the judge's answer
+    out = t.send(fra, t.signon("France"), subject="Re: TEST:tg - F1901M My moves")
+    assert t.reply_to(fra, out).subject == "Re: TEST:tg - F1901M My moves"
+    out = t.send(fra, t.signon("France"), subject="Results")
+    assert t.reply_to(fra, out).subject == "Re: TEST:tg - F1901M Answer to your commands"  # the judge's words
+    out = t.send(fra, t.signon("France"), subject="")
+    assert t.reply_to(fra, out).subject == "Re: TEST:tg - F1901M Answer to your commands"

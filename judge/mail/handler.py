@@ -421,7 +421,7 @@ class Handler:
             subject, text = render("reply.txt", code=self.ctx.cfg.code, game=g.name if g else None,
                                    variant=g.variant.title if g else None, short=ph.short if ph else None,
                                    deadline=games.shown_deadline(self.ctx, g, ph) if g else None,
-                                   subject=safe_subject(self.mail.subject, self.ctx.cfg.code, self.secrets),
+                                   subject=answer_subject(self.mail.subject, self.ctx.cfg.code, self.secrets),
                                    error=self.errors > 0, errors=self.errors, sections=self.capped_sections(limit))
             # a short text cannot make a long mail (the HTML part and quoted-printable at most ~10x)
             if len(str(text).encode("utf-8")) * 12 < most or (limit is not None and limit < 1_000):
@@ -504,6 +504,30 @@ def safe_subject(subject: str, code: str, secrets: set[str] | frozenset[str] = f
     if secrets:
         words = ["****" if w in secrets or w.strip(".,;:()[]'\"") in secrets else w for w in words]
     return cut(" ".join(words), MAX_SUBJECT)
+
+
+#: the words after the game tag in the subjects of the judge's own mails (results, notices, press,
+#: reminders: templates/*.txt and the notices' titles); a reply to one of them is not echoed
+_JUDGE_TITLE = re.compile(
+    r"(\[You are late!\] )?(\[Error Flag\] )?(Results|Victory: .*|Game Starting|Late Notice: .*|Reminder|Pending orders.*"
+    r"|(Broadcast|Press)( from \S+)?( to .*)?|Master's record|\S+ ledger|Mail not delivered|Paused|Resumed"
+    r"|Deadline (changed|moved)|New Player Signon.*|Resignation: .*|Draw|Concession|Game over|Terminated|Unstarted"
+    r"|Rollback to .*|Ejected.*|Waiting for Replacements: .*|Open for takeover: .*|Absence.*|Alliance .*"
+    r"|Players revealed|Diaries|Vote: .*|Pause (requested|vote): .*|Dead address: .*|Co-master|\S+ returns"
+    r"|New team member|Wrong passwords: .*|Dice secret revealed|Income before the economic step)\s*", re.I)
+#: what the answer's subject says after the game tag in their place (and for an empty subject)
+ANSWER_SUBJECT = "Answer to your commands"
+
+
+def answer_subject(subject: str, code: str, secrets: set[str] | frozenset[str] = frozenset()) -> str:
+    """The words after the game tag in the subject of the judge's answer: the sender's own subject
+    (:func:`safe_subject`), unless it is empty or the words of one of the judge's own subjects, as
+    in a reply to a results mail ("Re: TEST:tg - S1901M Results"): echoed back, they would read as
+    the results (or the notice) again, not as the answer to what the sender wrote."""
+    own = safe_subject(subject, code, secrets)
+    if not own or _JUDGE_TITLE.fullmatch(own):
+        return ANSWER_SUBJECT
+    return own
 
 
 def hidden_words(cmd: Command) -> set[str]:
