@@ -178,3 +178,24 @@ def test_answering_a_judges_mail_gets_an_answer_subject_not_that_mails_subject(t
     assert t.reply_to(fra, out).subject == "Re: TEST:tg - F1901M Answer to your commands"  # the judge's words
     out = t.send(fra, t.signon("France"), subject="")
     assert t.reply_to(fra, out).subject == "Re: TEST:tg - F1901M Answer to your commands"
+
+
+def test_history_never_promises_a_map_it_cannot_send(t: Table) -> None:
+    hold_all(t)
+    stranger = "stranger@example.test"
+    reply = t.reply_to(stranger, t.send(stranger, "HISTORY tg S1901M S1901M"))
+    body = flat(reply.body)
+    assert not list(reply.msg.iter_attachments()) and "is attached" not in body
+    # the stranger is not sent to HISTORY for a map it would not get either
+    assert "The map of the position is not attached here: maps go only to addresses the judge knows." in body
+    assert "sends it" not in body
+    # a phase whose map is not kept (it could not be drawn): no map is promised anywhere
+    st = t.judge.store
+    with st.transaction():
+        st.conn.execute("UPDATE reports SET png = NULL, svg = NULL WHERE phase_id = "
+                        "(SELECT id FROM phases WHERE short = 'S1901M')")
+    reply = t.reply_to(t.powers["Austria"], t.send(t.powers["Austria"], "HISTORY tg"))
+    body = flat(reply.body)
+    assert not list(reply.msg.iter_attachments())
+    assert "The map of the position is not kept for this phase, so it is not attached." in body
+    assert "is attached" not in body and "sends it" not in body
