@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_service_helpers import MASTER, Table, hold_all
+from test_service_helpers import MASTER, Table, hold_all, observe
 from test_service_retreats import flat
 
 FRANCE = "A Par H\nA Mar H\nF Bre H"
@@ -199,3 +199,24 @@ def test_history_never_promises_a_map_it_cannot_send(t: Table) -> None:
     assert not list(reply.msg.iter_attachments())
     assert "The map of the position is not kept for this phase, so it is not attached." in body
     assert "is attached" not in body and "sends it" not in body
+
+
+def test_a_masters_pause_with_a_broadcast_is_one_mail_per_recipient(t: Table) -> None:
+    observe(t, "watcher@example.test")
+    out = t.send(MASTER, "SIGNON Mtg masterpw\nPAUSE\nBROADCAST\nHoliday week, back on Monday.\nENDPRESS")
+    everyone = [*t.powers.values(), "watcher@example.test", MASTER]
+    for addr in everyone:
+        mine = t.to(addr, out)
+        assert len(mine) == (2 if addr == MASTER else 1), (addr, [m.subject for m in mine])  # the master: + the reply
+    assert len(out) == len(everyone) + 1
+    fra = t.to(t.powers["France"], out)[0]
+    assert fra.subject == "TEST:tg - S1901M Paused; Broadcast from M"
+    body = flat(fra.body)
+    assert body.count(":: Judge:") == 1 and ":: Deadline: S1901M (game paused" in body
+    assert body.index("The master has paused 'tg'.") < body.index("Broadcast message from Master in 'tg': "
+                                                                  "Holiday week, back on Monday.")
+    assert "Holiday week, back on Monday." in fra.msg.get_body(("html",)).get_content()
+    # a player's press is not folded: each letter is a mail of its own, as before
+    out = t.send(t.powers["England"], t.signon("England") + "\nPRESS TO F\nHi France.\nENDPRESS\n"
+                 "BROADCAST\nHi all.\nENDPRESS")
+    assert len(t.to(t.powers["France"], out)) == 2

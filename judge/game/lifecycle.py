@@ -22,7 +22,7 @@ from judge.engine.position import Position, Unit
 from judge.rules import RuleError, check_rule, merge_rules
 from judge.orders import parse_orders
 from judge.render import describe, lateness
-from judge.game import absence, deadlines, orderbook, outbox, replacements, results as zine
+from judge.game import absence, deadlines, digest, orderbook, outbox, replacements, results as zine
 from judge.game.config import JudgeConfig
 from judge.game.passwords import hash_password
 from judge.render.templates import render
@@ -46,9 +46,13 @@ class Ctx:
     cfg: JudgeConfig
     now: datetime
     processed: list[str] = field(default_factory=list)  # "game phase" processed during this transaction
+    held: list[Any] | None = None  # game notices and press held while a mail is read (judge.game.digest)
 
     def mail(self, to: list[str], subject: str, text: str, *, game_id: int | None = None, kind: str = "notice",
              in_reply_to: str | None = None, references: str | None = None, auto: str = "auto-generated") -> None:
+        if self.held is not None and game_id is not None and kind in digest.FOLDED and in_reply_to is None:
+            self.held.append(digest.Held(list(to), subject, text, game_id, kind))  # sent by digest.release
+            return
         outbox.queue(self.store, self.cfg, to, subject, text, self.now, in_reply_to=in_reply_to,
                      references=references, auto=auto, game_id=game_id, kind=kind)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from judge.render import describe, lateness
-from judge.game import deadlines, lifecycle as games, orderbook, outbox, replacements
+from judge.game import deadlines, digest, lifecycle as games, orderbook, outbox, replacements
 from judge.mail import eia as eia_mail
 from judge.mail.commands import REGISTRY, CommandError, Session, Stop, load as load_commands
 from judge.mail.commands.signon import _power_names
@@ -72,6 +72,7 @@ class Handler:
             self.say(render_part("ignored.txt", notes=[b.describe() for b in self.mail.ignored]))
         cmds = parse_commands(self.mail.text)
         at = 0
+        self.ctx.held = []  # one mail per recipient for what a master's mail makes (judge.game.digest)
         self.secrets = {w for c in cmds if c.name != "ORDER" for w in hidden_words(c)}
         try:
             for at, cmd in enumerate(cmds):
@@ -103,6 +104,7 @@ class Handler:
                         f"the {len(lines)} order {'line' if len(lines) == 1 else 'lines'} above your SIGNON "
                         f"{'was' if len(lines) == 1 else 'were'} not read: no power was signed on to. ")
                        + "Use 'help' for info.")
+        digest.release(self.ctx, folded=self.session.master)
         self.order_status()
         self.send_reply()
         g = self.session.game
