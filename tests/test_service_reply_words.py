@@ -43,6 +43,9 @@ def test_a_player_late_in_grace_is_told_the_deadline_passed_when_grace_ends_and_
     assert "Still late: France (you)." in body
     assert "grace ends in 11 hours, 30 minutes" in body
     assert "sends no orders at all" not in body  # France has given orders this phase
+    html = t.reply_to(t.powers["France"], t.order("France", "A Par H")).msg.get_body(("html",)).get_content()
+    assert "you are late." in html and "at the end of the grace\nperiod, <b>Wed Jan 09 2030 00:00:00 +0000</b>" in html
+    assert "considered late" not in html
 
 
 def test_grace_is_told_in_the_games_zone(tmp_path) -> None:
