@@ -4,6 +4,8 @@ becomes of a power still late then), and the last orders completing a phase (pro
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from test_service_helpers import MASTER, Table, hold_all, observe
@@ -167,8 +169,8 @@ def test_answering_a_judges_mail_gets_an_answer_subject_not_that_mails_subject(t
     t.send(MASTER, "SIGNON Mtg masterpw\nBROADCAST\nHello all.\nENDPRESS\nPAUSE")
     t.send(MASTER, "SIGNON Mtg masterpw\nRESUME")
     theirs = sorted({m.subject for m in t.to(fra) if not m.subject.startswith("Re:")})
-    kinds = ("Game Starting", "Reminder", "[You are late!] Late Notice: France", "Results", "Broadcast from M",
-             "Paused", "Resumed")
+    kinds = ("Game Starting", "Reminder", "[You are late!] Late Notice: France", "Results",
+             "Broadcast from M; Paused", "Resumed")  # (the master's one mail folds two)
     assert all(any(s.endswith(k) for s in theirs) for k in kinds), theirs
     for subject in theirs:
         for prefix in ("Re: ", "AW: ", "Re: Re: "):
@@ -223,3 +225,18 @@ def test_a_masters_pause_with_a_broadcast_is_one_mail_per_recipient(t: Table) ->
     out = t.send(t.powers["England"], t.signon("England") + "\nPRESS TO F\nHi France.\nENDPRESS\n"
                  "BROADCAST\nHi all.\nENDPRESS")
     assert len(t.to(t.powers["France"], out)) == 2
+
+
+def test_orders_read_after_the_end_of_grace_are_told_the_phase_is_processed_now(tmp_path) -> None:
+    """A mail read in the same run as the deadline of a game without grace (delivered before the
+    deadline was processed): it still counts, and the reply says the phase is processed now."""
+    t = Table(tmp_path)
+    t.start_game(options="move=24h retreat=12h adjust=12h grace=0h")
+    hold_all(t, skip=("France",))
+    t.now += timedelta(hours=24, minutes=5)
+    out = t.send(t.powers["France"], t.signon("France") + "\nA Par - Bur")
+    body = flat(t.reply_to(t.powers["France"], out).body)
+    assert "The deadline has passed and your orders are not complete (2 missing): you are late." in body
+    assert ("The grace period ended Tue Jan 08 2030 12:00:00 +0000: the phase is processed now with the orders "
+            "given. A power still late is put in civil disorder: its unordered units hold.") in body
+    assert any("S1901M Results" in m.subject for m in t.to(t.powers["France"], out)) and t.phase() == "F1901M"

@@ -357,7 +357,7 @@ class Handler:
             nmr = replacements.nmr_mode(g)
             out.update(late=[p + (" (you)" if p == power else "") for p in dict.fromkeys(late)], nmr=nmr,
                        grace_left=deadlines.format_left(ph.grace_end - now) if ph.grace_end else "",
-                       after=lateness.after_grace(nmr, ph.position.phase.kind),
+                       after=lateness.after_grace(nmr, ph.position.phase.kind, now=out["stage"] == "over"),
                        missed=lateness.missed_phases(replacements.abandon_after(g))
                        if silent and power in late and nmr == "cd" else "")
         return out
@@ -510,13 +510,15 @@ def safe_subject(subject: str, code: str, secrets: set[str] | frozenset[str] = f
 
 #: the words after the game tag in the subjects of the judge's own mails (results, notices, press,
 #: reminders: templates/*.txt and the notices' titles); a reply to one of them is not echoed
-_JUDGE_TITLE = re.compile(
+_TITLE = (
     r"(\[You are late!\] )?(\[Error Flag\] )?(Results|Victory: .*|Game Starting|Late Notice: .*|Reminder|Pending orders.*"
     r"|(Broadcast|Press)( from \S+)?( to .*)?|Master's record|\S+ ledger|Mail not delivered|Paused|Resumed"
     r"|Deadline (changed|moved)|New Player Signon.*|Resignation: .*|Draw|Concession|Game over|Terminated|Unstarted"
     r"|Rollback to .*|Ejected.*|Waiting for Replacements: .*|Open for takeover: .*|Absence.*|Alliance .*"
     r"|Players revealed|Diaries|Vote: .*|Pause (requested|vote): .*|Dead address: .*|Co-master|\S+ returns"
-    r"|New team member|Wrong passwords: .*|Dice secret revealed|Income before the economic step)\s*", re.I)
+    r"|New team member|Wrong passwords: .*|Dice secret revealed|Income before the economic step)")
+#: ... one of them, or several joined as judge.game.digest folds them ("Paused; Broadcast from M")
+_JUDGE_TITLE = re.compile(rf"{_TITLE}(; {_TITLE})*\s*", re.I)
 #: what the answer's subject says after the game tag in their place (and for an empty subject)
 ANSWER_SUBJECT = "Answer to your commands"
 

@@ -30,14 +30,13 @@ CIVIL_DISORDER = {
 }
 
 
-def after_grace(nmr: str, kind: str) -> str:
+def after_grace(nmr: str, kind: str, now: bool = False) -> str:
     """What happens at the end of grace to a power still without complete orders (``nmr``: the
-    game's SET NMR, ``cd`` or ``wait``; ``kind``: the phase's kind)."""
+    game's SET NMR, ``cd`` or ``wait``; ``kind``: the phase's kind; ``now``: grace has ended)."""
+    late = "A power still late" + ("" if now else " then")
     if nmr == "wait":
-        return ("A power still late then is opened for takeover, and the phase waits for its new "
-                "player (or for the master's PROCESS).")
-    rule = CIVIL_DISORDER.get(kind, CIVIL_DISORDER["movement"])
-    return f"A power still late then is put in civil disorder: {rule}."
+        return f"{late} is opened for takeover, and the phase waits for its new player (or for the master's PROCESS)."
+    return f"{late} is put in civil disorder: {CIVIL_DISORDER.get(kind, CIVIL_DISORDER['movement'])}."
 
 
 def missed_phases(abandon: int) -> str:
