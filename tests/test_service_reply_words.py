@@ -240,3 +240,32 @@ def test_orders_read_after_the_end_of_grace_are_told_the_phase_is_processed_now(
     assert ("The grace period ended Tue Jan 08 2030 12:00:00 +0000: the phase is processed now with the orders "
             "given. A power still late is put in civil disorder: its unordered units hold.") in body
     assert any("S1901M Results" in m.subject for m in t.to(t.powers["France"], out)) and t.phase() == "F1901M"
+
+
+def test_the_new_words_are_never_read_again_when_pasted(t: Table) -> None:
+    """The replies late in grace and processed now, the adjustment status and late notice, and a
+    folded master's mail, pasted (text or HTML copied as text) above or below a player's orders
+    without quote marks: only the orders are read."""
+    from judge.mail.incoming import html_to_text
+    from judge.mail.newtext import new_text
+
+    winter_with_builds_and_a_removal(t)
+    t.send(t.powers["Austria"], t.signon("Austria"))
+    t.advance(hours=24, minutes=1)  # late notices naming the builds and removals due
+    t.send(t.powers["Germany"], t.signon("Germany"))  # late in grace, no orders
+    t.order("Austria", "Remove A Bud")  # still late: Germany
+    t.order("Germany", "Build A Kie")  # the last orders: processed now
+    t.send(MASTER, "SIGNON Mtg masterpw\nPAUSE\nBROADCAST\nBack soon.\nENDPRESS")
+    mine = ["SIGNON Etg pw1", "A Lvp - Yor", "F Lon H"]
+    kinds = set()
+    for m in t.mails:
+        text_part = m.body
+        kinds |= {w for w in ("you are late", "Still late", "processed now", "Pending orders:", "; Broadcast")
+                  if w in flat(text_part) or w in m.subject}
+        for body in (text_part, html_to_text(m.msg.get_body(("html",)).get_content())):
+            pasted = body.strip("\n").split("\n")
+            for full in (pasted + [""] + mine, mine + [""] + pasted):
+                text, ignored = new_text("\n".join(full))
+                assert [l for l in text.split("\n") if l.strip()] == mine, (m.subject, text)
+                assert [b.kind for b in ignored] == ["judge"], (m.subject, ignored)
+    assert kinds == {"you are late", "Still late", "processed now", "Pending orders:", "; Broadcast"}

@@ -204,7 +204,7 @@ _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
     # the status's sentences wrapped at 72 columns (judge.render.lateness words them)
     re.compile(r"^(?i:.*(you are late|A power (still late|that sends no orders)|every power's orders|grace period"
                r"|grace ends in|orders given by then|civil disorder|unordered|takeover|follow by mail|by the deadline"
-               r"|not ordered are waived|builds? due|removals? due|(may build|must remove) \d+ units?"
+               r"|not ordered are waived|builds? due|removals? due|(may build|must remove) \d+ units?|Pending orders:"
                r"|has no adjustments to make))"),
     # an adjustment phase's order list (judge.render.describe.order_list)
     re.compile(r"^\s*[\w .'-]+:\s+(Builds (an army|a fleet|a [\w/ ]+) in|Removes the \w+ in|Build waived).*\.\s*$"),
