@@ -4,6 +4,7 @@ becomes of a power still late then), and the last orders completing a phase (pro
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -269,3 +270,13 @@ def test_the_new_words_are_never_read_again_when_pasted(t: Table) -> None:
                 assert [l for l in text.split("\n") if l.strip()] == mine, (m.subject, text)
                 assert [b.kind for b in ignored] == ["judge"], (m.subject, ignored)
     assert kinds == {"you are late", "Still late", "processed now", "Pending orders:", "; Broadcast"}
+
+
+def test_the_masters_list_shows_the_builds_and_removals_due(t: Table) -> None:
+    winter_with_builds_and_a_removal(t)
+    t.order("Italy", "Build A Ven")
+    body = t.reply_to(MASTER, t.send(MASTER, "SIGNON Mtg masterpw\nLIST tg")).body
+    rows = {line.split()[0]: line for line in body.splitlines() if line.startswith("  ") and line.split()}
+    assert re.match(r"  Germany +1 build due +no ", rows["Germany"]), body
+    assert re.match(r"  Austria +1 removal due +no ", rows["Austria"]), body
+    assert re.match(r"  Italy +complete +no ", rows["Italy"]) and re.match(r"  France +not needed +no ", rows["France"])

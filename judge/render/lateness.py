@@ -12,12 +12,16 @@ def _n(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+def adjustments_still_due(pos: Position, power: str, missing: int) -> str:
+    """``2 builds due`` / ``1 removal due``: the adjustment orders ``power`` still owes."""
+    return f"{_n(missing, 'build' if adjustments_due(pos).get(power, 0) > 0 else 'removal')} due"
+
+
 def still_due(pos: Position, power: str, missing: int) -> str:
     """The orders ``power`` still owes, as a player reads them: ``France: 2 builds due``,
     ``Italy: 1 removal due`` in an adjustment phase, else ``1 missing``."""
     if pos.phase.kind == "adjustment":
-        d = adjustments_due(pos).get(power, 0)
-        return f"{power}: {_n(missing, 'build' if d > 0 else 'removal')} due"
+        return f"{power}: {adjustments_still_due(pos, power, missing)}"
     return f"{missing} missing"
 
 

@@ -12,7 +12,7 @@ from judge.game.seats import anonymous, player_label, shown_master, shown_person
 from judge.mail import eia as eia_mail
 from judge.mail.commands import CommandError, command, help_lines
 from judge.mail.language import Command
-from judge.render import describe
+from judge.render import describe, lateness
 from judge.render.templates import render_part
 from judge.render.zine import Attachment
 from judge.variant import available_variants
@@ -116,6 +116,8 @@ def master_seats(h: Handler, g: Game, ph: Any) -> list[dict[str, Any]]:
             need = orderbook.needed(pos, p, g.rules)
             miss = orderbook.missing(pos, p, orderbook.current_orders(st, ph.id, p), g.rules) if need > 0 else 0
             state = "not needed" if need <= 0 else "none" if miss >= need else "partial" if miss else "complete"
+            if miss and pos.phase.kind == "adjustment":  # the builds or removals still due, by number
+                state = lateness.adjustments_still_due(pos, p, miss)
         status = {"active": "", "cd": "civil disorder", "vacant": "vacant"}.get(s["status"], s["status"])
         out.append({"power": p, "status": status,
                     "player": shown_person(st, g, s, master=True) or "(vacant)", "orders": state,
