@@ -229,9 +229,48 @@ Deadline: Tue Jan 08 2030 12:00:00 +0000  (grace until Wed Jan 09 2030
 00:00:00 +0000)
 Time to deadline: 1 day."""
 
+GRACE = """Movement orders for Spring of 1901. (tg.001)
+
+England: Fleet Edinburgh -> Norwegian Sea.
+England: Army Liverpool, No Order Processed.
+
+The deadline has passed and your orders are not complete (1 missing):
+you are late.
+Still late: England (you), Italy.
+The phase is processed as soon as every power's orders are complete, or
+at the end of the grace period, Wed Jan 09 2030 00:00:00 +0000, with the
+orders given by then. A power still late then is put in civil disorder:
+its unordered units hold.
+A power that sends no orders at all for 2 phases in a row is opened for
+takeover.
+Deadline: Tue Jan 08 2030 12:00:00 +0000  (grace until Wed Jan 09 2030
+00:00:00 +0000)
+Time to deadline: the deadline has passed; grace ends in 11 hours, 30
+minutes."""
+
+PROCESSING = """Adjustment orders for Winter of 1901. (tg.003)
+
+England may build 1 unit (free home centres: London).
+England:                  Builds an army in London.
+
+Your orders are complete.
+Every power's orders are in: the phase is being processed now, and the
+results follow by mail."""
+
+ADJUSTMENT = """Adjustment orders for Winter of 1901. (tg.003)
+
+England may build 2 units (free home centres: Edinburgh, London).
+No orders received.
+
+Orders not complete (England: 2 builds due): you will be considered late
+if they are not complete by the deadline. Builds not ordered are waived.
+Deadline: Tue Jan 08 2030 12:00:00 +0000  (grace until Wed Jan 09 2030
+00:00:00 +0000)
+Time to deadline: 1 day."""
+
 
 @pytest.mark.parametrize("where", ["below", "above", "between"])
-@pytest.mark.parametrize("pasted", [REPLY, STATUS])
+@pytest.mark.parametrize("pasted", [REPLY, STATUS, GRACE, PROCESSING, ADJUSTMENT])
 def test_the_judges_own_output_is_never_read_again(where: str, pasted: str) -> None:
     mine = ["SIGNON Etg pw1", "F Lon - Nth", "A Lvp - Yor"]
     if where == "below":

@@ -47,7 +47,7 @@ def test_list_of_a_player_or_anyone_shows_no_addresses_or_order_state(tmp_path):
     for sender, body in ((t.powers["France"], t.signon("France") + "\nLIST tg"), ("x@example.test", "LIST tg")):
         text = t.reply_to(sender, t.send(sender, body)).body
         assert not any(a in text for a in t.powers.values() if a != sender)
-        assert "Orders      Wait  Late" not in text and not re.search(r"^  England +complete", text, re.M)
+        assert "Orders          Wait  Late" not in text and not re.search(r"^  England +complete", text, re.M)
 
 
 def test_master_predict_shows_results_and_stores_nothing(tmp_path):

@@ -195,7 +195,7 @@ def test_the_bare_word_works_and_help_lists_the_commands(table: Table) -> None:
     out = table.send(MASTER, "SIGNON Mtg masterpw\nHELP\nSET MAX SPEED 3")
     reply = flat(table.reply_to(MASTER, out).body)
     assert "SET MAX ABSENCE <days>" in reply and "SET PAUSE VOTE yes|no" in reply
-    assert "*** Error: unknown SET option MAX" in reply
+    assert "*** Error: unknown SET option 'MAX'" in reply
 
 
 def test_an_absence_set_while_paused_moves_the_deadline_on_resume(table: Table) -> None:

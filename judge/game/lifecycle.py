@@ -21,8 +21,8 @@ from judge.engine import adjudicate
 from judge.engine.position import Position, Unit
 from judge.rules import RuleError, check_rule, merge_rules
 from judge.orders import parse_orders
-from judge.render import describe
-from judge.game import absence, deadlines, orderbook, outbox, replacements, results as zine
+from judge.render import describe, lateness
+from judge.game import absence, deadlines, digest, orderbook, outbox, replacements, results as zine
 from judge.game.config import JudgeConfig
 from judge.game.passwords import hash_password
 from judge.render.templates import WIDTH, MailText, press_text, render
@@ -50,9 +50,13 @@ class Ctx:
     cfg: JudgeConfig
     now: datetime
     processed: list[str] = field(default_factory=list)  # "game phase" processed during this transaction
+    held: list[Any] | None = None  # game notices and press held while a mail is read (judge.game.digest)
 
     def mail(self, to: list[str], subject: str, text: str, *, game_id: int | None = None, kind: str = "notice",
              in_reply_to: str | None = None, references: str | None = None, auto: str = "auto-generated") -> None:
+        if self.held is not None and game_id is not None and kind in digest.FOLDED and in_reply_to is None:
+            self.held.append(digest.Held(list(to), subject, text, game_id, kind))  # sent by digest.release
+            return
         outbox.queue(self.store, self.cfg, to, subject, text, self.now, in_reply_to=in_reply_to,
                      references=references, auto=auto, game_id=game_id, kind=kind)
 
@@ -341,13 +345,25 @@ def example_orders(pos: Position, power: str) -> list[str]:
     return out
 
 
+#: the ``:: Deadline:`` line's time while the game is paused: no deadline runs
+PAUSED_DEADLINE = "(game paused: no deadline until the master resumes it)"
+
+
+def shown_deadline(ctx: Ctx, game: Game, phase: "PhaseRow | None") -> str | None:
+    """The deadline a mail's ``:: Deadline:`` line shows: none once the game is over, words while
+    it is paused (the stored date means nothing then: RESUME sets a new one)."""
+    state = ctx.store.scalar("SELECT state FROM games WHERE id = ?", (game.id,))
+    if phase is None or state in ("finished", "terminated"):
+        return None
+    return PAUSED_DEADLINE if state == "paused" else ctx.when(phase.deadline)
+
+
 def notice(ctx: Ctx, game: Game, title: str, text: str, short: str | None = None, to: list[str] | None = None) -> None:
     """A short game notice (signon, resignation, civil disorder …) to everyone, or to ``to``."""
     phase = current_phase(ctx.store, game)
-    over = ctx.store.scalar("SELECT state FROM games WHERE id = ?", (game.id,)) in ("finished", "terminated")
     subject, body = render("notice.txt", code=ctx.cfg.code, game=game.name, variant=game.variant.title,
                            short=short or (phase.short if phase else None), title=title, text=text,
-                           deadline=ctx.when(phase.deadline) if phase and not over else None)
+                           deadline=shown_deadline(ctx, game, phase))
     if to is None:
         tell_all(ctx, game, subject, body)
     else:
@@ -1155,6 +1171,16 @@ def late_count(game: Game, player_id: int | None) -> int:
     return len((game.options.get("late") or {}).get(str(player_id), [])) if player_id is not None else 0
 
 
+def late_dues(store: Store, game: Game, ph: PhaseRow, late: list[str]) -> list[str]:
+    """In an adjustment phase, the builds and removals each late power still owes
+    (``France: 2 builds due``); in other phases the names say enough."""
+    pos = ph.position
+    if pos.phase.kind != "adjustment":
+        return []
+    return [lateness.still_due(pos, p, orderbook.missing(pos, p, orderbook.current_orders(store, ph.id, p), game.rules))
+            for p in late]
+
+
 # -- the timed events ---------------------------------------------------------------------------------
 def run_phase_event(ctx: Ctx, game: Game, ev: Any) -> None:
     """A Diplomacy game's timed event (reminder, deadline, grace): :func:`judge.game.events.run_event`
@@ -1192,7 +1218,9 @@ def run_phase_event(ctx: Ctx, game: Game, ev: Any) -> None:
                            if s["power"] in late and set(seat_addresses(ctx.store, s)) & set(to)]
             subject, text = render("late.txt", code=ctx.cfg.code, game=game.name, variant=game.variant.title,
                                    short=ph.short, late=late, you_late=bool(seat_powers),
-                                   deadline=ctx.when(ph.deadline), grace_end=ctx.when(grace_end))
+                                   deadline=ctx.when(ph.deadline), grace_end=ctx.when(grace_end),
+                                   dues=late_dues(ctx.store, game, ph, late),
+                                   after=lateness.after_grace(replacements.nmr_mode(game), pos.phase.kind))
             ctx.mail(to, subject, text, game_id=game.id, kind="late")
         deadlines.schedule(ctx.store, game.id, ph.id, "grace", grace_end)
         return

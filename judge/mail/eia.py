@@ -65,6 +65,7 @@ def _run(h: Any, fn: Any) -> None:
     ctx = h.ctx
     conn = ctx.store.conn
     processed = len(ctx.processed)
+    held = len(ctx.held or ())  # mails held for the end of the message (judge.game.digest): undone too
     conn.execute("SAVEPOINT eia_line")
     try:
         fn()
@@ -72,12 +73,12 @@ def _run(h: Any, fn: Any) -> None:
         conn.execute("RELEASE eia_line")
         raise
     except (CommandError, GameError, PasswordError, deadlines.TimeError) as exc:
-        _undo(ctx, processed)
+        _undo(ctx, processed, held)
         h.error(str(exc))
     except STORE_FAILURES:
         raise
     except Exception as exc:  # a bug met by this line: it is undone, the others go on
-        _undo(ctx, processed)
+        _undo(ctx, processed, held)
         log.exception("EiA line from %s failed", h.mail.sender)
         told = "; the judge keeper has been told" if ctx.cfg.keeper else ""
         h.error(f"the judge met an internal error ({type(exc).__name__}) on this line, so nothing of it was "
@@ -91,10 +92,12 @@ def _run(h: Any, fn: Any) -> None:
         conn.execute("RELEASE eia_line")
 
 
-def _undo(ctx: Any, processed: int) -> None:
+def _undo(ctx: Any, processed: int, held: int) -> None:
     ctx.store.conn.execute("ROLLBACK TO eia_line")
     ctx.store.conn.execute("RELEASE eia_line")
     del ctx.processed[processed:]
+    if ctx.held is not None:
+        del ctx.held[held:]
 
 
 def _target(h: Any, cmd: Any) -> Game | None:

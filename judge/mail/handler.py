@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from judge.render import describe
-from judge.game import deadlines, lifecycle as games, orderbook, outbox
+from judge.render import describe, lateness
+from judge.game import deadlines, digest, lifecycle as games, orderbook, outbox, replacements
 from judge.mail import eia as eia_mail
 from judge.mail.commands import REGISTRY, CommandError, Session, Stop, load as load_commands
 from judge.mail.commands.signon import _power_names
@@ -72,6 +72,7 @@ class Handler:
             self.say(render_part("ignored.txt", notes=[b.describe() for b in self.mail.ignored]))
         cmds = parse_commands(self.mail.text)
         at = 0
+        self.ctx.held = []  # one mail per recipient for what a master's mail makes (judge.game.digest)
         self.secrets = {w for c in cmds if c.name != "ORDER" for w in hidden_words(c)}
         try:
             for at, cmd in enumerate(cmds):
@@ -103,6 +104,7 @@ class Handler:
                         f"the {len(lines)} order {'line' if len(lines) == 1 else 'lines'} above your SIGNON "
                         f"{'was' if len(lines) == 1 else 'were'} not read: no power was signed on to. ")
                        + "Use 'help' for info.")
+        digest.release(self.ctx, folded=self.session.master)
         self.order_status()
         self.send_reply()
         g = self.session.game
@@ -327,12 +329,38 @@ class Handler:
                              "orders_status.txt", game=g.name, power=s.power, kind=describe.PHASE_WORD[pos.phase.kind],
                              title=describe.phase_title(pos.phase), seq=f"{ph.seq:03d}",
                              orders=describe.order_list(pos, s.power, cur, g.rules), need=need, missing=miss,
+                             due=lateness.still_due(pos, s.power, miss),
                              wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=describe.adjustment_note(pos, s.power, g.rules),
-                             deadline=self.ctx.when(ph.deadline), grace_end=self.ctx.when(ph.grace_end),
-                             left=deadlines.format_left(ph.deadline - self.ctx.now) if ph.deadline else "",
                              paused=g.state == "paused", pending=sorted(set(pending)),
-                             default_rule=default_rule(pos, s.power))
+                             default_rule=default_rule(pos, s.power), **self.timing(g, ph, s.power, silent=not cur))
         self.say(self.status_section)
+
+    def timing(self, g: Game, ph: PhaseRow, power: str, silent: bool) -> dict[str, Any]:
+        """Where the phase stands in time, for the orders status: ``stage`` is ``processing`` (this
+        mail completed it: it is processed as soon as the reply is written), ``open`` (before the
+        deadline), ``grace`` (deadline passed, grace running) or ``over`` (grace ended too); with the
+        deadline and the end of grace in the game's zone, who is still late, and what becomes of a
+        power still late at the end of grace. ``silent``: ``power`` has given no order at all."""
+        now, zone = self.ctx.now, games.game_zone(self.ctx, g)
+        out: dict[str, Any] = {"deadline": deadlines.format_time(ph.deadline, zone),
+                               "grace_end": deadlines.format_time(ph.grace_end, zone),
+                               "left": deadlines.format_left(ph.deadline - now) if ph.deadline else ""}
+        if g.state != "active":
+            out["stage"] = "paused"
+        elif self.touched and games.ready(self.ctx, g, ph):
+            out["stage"] = "processing"
+        elif ph.deadline is None or now < ph.deadline:
+            out["stage"] = "open"
+        else:
+            out["stage"] = "grace" if ph.grace_end is not None and now < ph.grace_end else "over"
+            late = [*games.late_powers(self.ctx.store, g, ph), *games.awaited(self.ctx.store, g, ph)]
+            nmr = replacements.nmr_mode(g)
+            out.update(late=[p + (" (you)" if p == power else "") for p in dict.fromkeys(late)], nmr=nmr,
+                       grace_left=deadlines.format_left(ph.grace_end - now) if ph.grace_end else "",
+                       after=lateness.after_grace(nmr, ph.position.phase.kind, now=out["stage"] == "over"),
+                       missed=lateness.missed_phases(replacements.abandon_after(g))
+                       if silent and power in late and nmr == "cd" else "")
+        return out
 
     def capped_sections(self, limit: int | None = None) -> list[str]:
         """The reply's sections, cut where they pass ``max_reply_chars`` (or ``limit``, if less),
@@ -394,8 +422,8 @@ class Handler:
         while True:  # the whole mail (text, HTML, headers) within max_reply_bytes: cut harder until it is
             subject, text = render("reply.txt", code=self.ctx.cfg.code, game=g.name if g else None,
                                    variant=g.variant.title if g else None, short=ph.short if ph else None,
-                                   deadline=self.ctx.when(ph.deadline) if ph else None,
-                                   subject=safe_subject(self.mail.subject, self.ctx.cfg.code, self.secrets),
+                                   deadline=games.shown_deadline(self.ctx, g, ph) if g else None,
+                                   subject=answer_subject(self.mail.subject, self.ctx.cfg.code, self.secrets),
                                    error=self.errors > 0, errors=self.errors, sections=self.capped_sections(limit))
             # a short text cannot make a long mail (the HTML part and quoted-printable at most ~10x)
             if len(str(text).encode("utf-8")) * 12 < most or (limit is not None and limit < 1_000):
@@ -478,6 +506,32 @@ def safe_subject(subject: str, code: str, secrets: set[str] | frozenset[str] = f
     if secrets:
         words = ["****" if w in secrets or w.strip(".,;:()[]'\"") in secrets else w for w in words]
     return cut(" ".join(words), MAX_SUBJECT)
+
+
+#: the words after the game tag in the subjects of the judge's own mails (results, notices, press,
+#: reminders: templates/*.txt and the notices' titles); a reply to one of them is not echoed
+_TITLE = (
+    r"(\[You are late!\] )?(\[Error Flag\] )?(Results|Victory: .*|Game Starting|Late Notice: .*|Reminder|Pending orders.*"
+    r"|(Broadcast|Press)( from \S+)?( to .*)?|Master's record|\S+ ledger|Mail not delivered|Paused|Resumed"
+    r"|Deadline (changed|moved)|New Player Signon.*|Resignation: .*|Draw|Concession|Game over|Terminated|Unstarted"
+    r"|Rollback to .*|Ejected.*|Waiting for Replacements: .*|Open for takeover: .*|Absence.*|Alliance .*"
+    r"|Players revealed|Diaries|Vote: .*|Pause (requested|vote): .*|Dead address: .*|Co-master|\S+ returns"
+    r"|New team member|Wrong passwords: .*|Dice secret revealed|Income before the economic step)")
+#: ... one of them, or several joined as judge.game.digest folds them ("Paused; Broadcast from M")
+_JUDGE_TITLE = re.compile(rf"{_TITLE}(; {_TITLE})*\s*", re.I)
+#: what the answer's subject says after the game tag in their place (and for an empty subject)
+ANSWER_SUBJECT = "Answer to your commands"
+
+
+def answer_subject(subject: str, code: str, secrets: set[str] | frozenset[str] = frozenset()) -> str:
+    """The words after the game tag in the subject of the judge's answer: the sender's own subject
+    (:func:`safe_subject`), unless it is empty or the words of one of the judge's own subjects, as
+    in a reply to a results mail ("Re: TEST:tg - S1901M Results"): echoed back, they would read as
+    the results (or the notice) again, not as the answer to what the sender wrote."""
+    own = safe_subject(subject, code, secrets)
+    if not own or _JUDGE_TITLE.fullmatch(own):
+        return ANSWER_SUBJECT
+    return own
 
 
 def hidden_words(cmd: Command) -> set[str]:

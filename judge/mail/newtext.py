@@ -185,6 +185,9 @@ _JUDGE_ANCHOR = _JUDGE_START + _JUDGE_END + [
     re.compile(r"^\s*Deadline: .*\(grace until"),
     re.compile(r"^\s*Your orders are complete\.\s*$"),
     re.compile(r"^\s*Orders not received for all units \("),
+    # the orders status once the deadline passed, or when the phase completes (templates/orders_status.txt)
+    re.compile(r"^\s*(Orders not complete \(|The deadline has passed and your orders|Still late: "
+               r"|Every power's orders are in: |The phase is processed as soon as |The grace period ended )"),
     re.compile(r"^\s*Signed on as \w+ in '"),
     re.compile(r"^\s*Sign on with: "),  # templates/starting.txt
     re.compile(r"^\s*then write your orders, one a line, for example:"),
@@ -217,6 +220,14 @@ _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
     re.compile(r"^\s*(The map of the starting position|Players:\s*$|The game.s settings|This game is anonymous"
                r"|(Deadlines|Grace|A late power|Messages|Draws|Concessions|Victory|Results|Anonymous|Addresses"
                r"|Predictions|Rules):\s)"),
+    # the status's sentences wrapped at 72 columns (judge.render.lateness words them)
+    re.compile(r"^(?i:.*(you are late|A power (still late|that sends no orders)|every power's orders|grace period"
+               r"|grace ends in|orders given by then|civil disorder|unordered|takeover|follow by mail|by the deadline"
+               r"|not ordered are waived|builds? due|removals? due|(may build|must remove) \d+ units?|Pending orders:"
+               r"|has no adjustments to make))"),
+    # an adjustment phase's order list (judge.render.describe.order_list)
+    re.compile(r"^\s*[\w .'-]+:\s+(Builds (an army|a fleet|a [\w/ ]+) in|Removes the \w+ in|Build waived).*\.\s*$"),
+    re.compile(r"^\s*(\d+ )?(minutes?|hours?|days?)\.\s*$"),
     re.compile(r"^\s*(Message sent to|The map of the position|Wait flag is set|You have voted for a draw"
                r"|The game is paused|considered late if|units hold\.|No orders received\.|----- Pending orders"
                r"|Game \S+ - |Movement|Retreat|Adjustment)"),

@@ -15,7 +15,7 @@ from judge.game.standings import centre_years, departures
 from judge.mail import eia as eia_mail
 from judge.mail.commands import CommandError, command, help_lines, two_columns
 from judge.mail.language import Command
-from judge.render import describe
+from judge.render import describe, lateness
 from judge.render.templates import render_part
 from judge.render.zine import Attachment
 from judge.variant import available_variants
@@ -111,6 +111,8 @@ def master_seats(h: Handler, g: Game, ph: Any) -> list[dict[str, Any]]:
             need = orderbook.needed(pos, p, g.rules)
             miss = orderbook.missing(pos, p, orderbook.current_orders(st, ph.id, p), g.rules) if need > 0 else 0
             state = "not needed" if need <= 0 else "none" if miss >= need else "partial" if miss else "complete"
+            if miss and pos.phase.kind == "adjustment":  # the builds or removals still due, by number
+                state = lateness.adjustments_still_due(pos, p, miss)
         status = {"active": "", "cd": "civil disorder", "vacant": "vacant"}.get(s["status"], s["status"])
         out.append({"power": p, "status": status,
                     "player": shown_person(st, g, s, master=True) or "(vacant)", "orders": state,
@@ -192,18 +194,22 @@ def history_report(h: Handler, g: Game, row: Any, attach: bool) -> str:
         return text
     pic = h.ctx.store.one("SELECT png, svg FROM reports WHERE phase_id = ?", (row["id"],))
     files = []
-    if attach and pic is not None:  # the pictures the results mail carried (the archive keeps both)
+    if pic is not None:  # the pictures the results mail carried (the archive keeps both)
         stem = f"{g.name}-{row['short']}"
         carried = found.group(1)
         if "map.png" in carried and pic["png"]:
             files.append(Attachment(f"{stem}.png", "image/png", bytes(pic["png"])))
         if "map.svg" in carried and pic["svg"]:
             files.append(Attachment(f"{stem}.svg", "image/svg+xml", str(pic["svg"]).encode("utf-8")))
-    if files and h.attach_allowed(len(files)):
+    if not files:  # nothing kept to send, nor to publish: no promise of a map elsewhere either
+        said = "The map of the position is not kept for this phase, so it is not attached."
+    elif attach and h.attach_allowed(len(files)):
         h.attachments += files
         said = f"The map of the position is attached ({', '.join(f.filename for f in files)})."
     elif h.ctx.cfg.archive_url:
         said = f"The map of the position: {map_url(h.ctx.cfg.archive_url, g.name, row['seq'], row['short'])}"
+    elif h.reply_chars is not None:  # an address the judge does not know: no maps however asked
+        said = "The map of the position is not attached here: maps go only to addresses the judge knows."
     else:
         said = f"The map of the position is not attached here: HISTORY {g.name} {row['short']} sends it."
     return MAP_ATTACHED.sub(lambda _: said, text, count=1)

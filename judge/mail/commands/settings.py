@@ -319,7 +319,7 @@ def set_(h: Handler, cmd: Command) -> None:
         key, rest = SWITCH_FLAGS[key][0].upper(), [SWITCH_FLAGS[key][1]]
     # the master's settings: an unknown word is said to be unknown, whoever sends it
     if key not in MASTER_SET_WORDS and key.lower().replace("-", "_") not in RULE_SWITCHES:
-        raise CommandError(f"unknown SET option {key}. Players: " + ", ".join(PLAYER_SET_KEYS)
+        raise CommandError(f"unknown SET option '{key}'. Players: " + ", ".join(PLAYER_SET_KEYS)
                            + ". The master also: " + ", ".join(MASTER_SET_KEYS)
                            + ", and the rule switches " + ", ".join(sorted(RULE_SWITCHES)))
     if key == "ADDRESSES" and not h.session.master:  # one letter from a player's SET ADDRESS
