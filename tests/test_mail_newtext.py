@@ -8,13 +8,13 @@ rejoined; every block left out is named with its reason.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import client_mails as cm
 from judge.mail.language import parse_commands
 from judge.mail.incoming import html_new_text, parse_message, unflow
-from judge.mail.newtext import header_block, new_text, normalise
+from judge.mail.newtext import _separator_like, header_block, new_text, normalise
 
 NEW = ["SIGNON Etg pw1", "F Lon - Nth", "", "F Edi - Nwg", "A Lvp - Yor"]
 OLD = ["SIGNON Etg pw1", "F Lon - Eng", "F Edi - Nth", "A Lvp - Wal"]
@@ -389,11 +389,15 @@ QUOTE_BLOCKS = [
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(commands=st.lists(COMMAND_LINE, min_size=1, max_size=8), block=st.sampled_from(QUOTE_BLOCKS))
+@example(commands=["____ A --"], block=QUOTE_BLOCKS[1])  # once read as a separator above the block
 def test_command_lines_before_any_quote_block_are_all_kept(commands: list[str], block: list[str]) -> None:
     alone, notes = new_text("\n".join(commands))
     # lines the strategy happened to make into a real marker ("On 1902 wrote:", a From+Date block)
     # are not commands; a sign-off at the very end is a note (checked below)
     assume(all(b.kind == "signoff" for b in notes))
+    # nor is a line of dashes around words ("____ Spring ____"): above a header block it is the
+    # block's own separator line, as Outlook writes one
+    assume(not any(_separator_like(c) for c in commands))
     kept = alone.split("\n") if alone else []
     assert kept == commands[:len(kept)]
     if len(kept) < len(commands):

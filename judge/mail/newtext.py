@@ -446,7 +446,8 @@ def _separator_like(line: str) -> bool:
     if _RULE.match(line):
         return True
     m = _DASHED.match(line)
-    return m is not None and len(line.strip()) <= 80 and re.search(r"[^\W\d_]", m.group(1)) is not None
+    # words between the dashes: a lone letter ("____ A --") is no separator's title
+    return m is not None and len(line.strip()) <= 80 and re.search(r"[^\W\d_]{2}", m.group(1)) is not None
 
 
 def header_block(lines: list[str], i: int, parsed: list[tuple[str, str] | None] | None = None) -> int | None:
