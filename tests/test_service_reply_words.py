@@ -280,3 +280,17 @@ def test_the_masters_list_shows_the_builds_and_removals_due(t: Table) -> None:
     assert re.match(r"  Germany +1 build due +no ", rows["Germany"]), body
     assert re.match(r"  Austria +1 removal due +no ", rows["Austria"]), body
     assert re.match(r"  Italy +complete +no ", rows["Italy"]) and re.match(r"  France +not needed +no ", rows["France"])
+
+
+def test_the_results_tell_a_power_that_ordered_some_units_from_one_that_sent_nothing(t: Table) -> None:
+    # found in a play test: England ordered two of its three units and was listed among the powers
+    # whose "orders were not received"
+    hold_all(t, skip=("England", "France"))
+    t.order("England", "F Lon - Nth\nA Lvp - Yor")
+    out = t.advance(hours=37)  # past the deadline and its grace
+    res = [m for m in out if "S1901M Results" in m.subject]
+    assert res
+    body = flat(res[0].body)
+    assert "Orders were not received from France and orders from England were incomplete by the end of grace: " \
+           "they are now in civil disorder" in body
+    assert "not received from England" not in body and "not received from France, England" not in body

@@ -20,6 +20,7 @@ from judge.render.njudge_layout import render_njudge
 from judge.render.zine import GameInfo, render_results
 from judge.game.archive_paths import map_url
 from judge.game.deadlines import format_time
+from judge.game.orderbook import current_orders
 from judge.render.templates import MailText, render_part, results_mail as render_results_mail
 from judge.game.seats import master_address, public_label, seat_addresses, seat_of_power, seats
 from judge.game.store import Store, iso, loads
@@ -133,10 +134,16 @@ def results_mail(ctx: "Ctx", game: "Game", ph: "PhaseRow", before: Position, res
     into civil disorder at the end of grace."""
     notes = list(events)
     if cd:
-        notes.append(f"Orders were not received from {', '.join(cd)} by the end of grace: "
-                     f"{'they are' if len(cd) > 1 else 'it is'} now in civil disorder (units hold, dislodged "
-                     f"units disband, builds are waived, removals follow the civil-disorder rule) until a "
-                     f"player signs on again.")
+        # a power that ordered some of its units is late too, but it did send orders: say which is which
+        partial = [p for p in cd if current_orders(ctx.store, ph.id, p)]
+        none = [p for p in cd if p not in partial]
+        said = " and ".join(x for x in (
+            f"Orders were not received from {', '.join(none)}" if none else "",
+            f"{'orders from ' if none else 'Orders from '}{', '.join(partial)} were incomplete" if partial else "")
+            if x)
+        notes.append(f"{said} by the end of grace: {'they are' if len(cd) > 1 else 'it is'} now in civil "
+                     f"disorder (units hold, dislodged units disband, builds are waived, removals follow the "
+                     f"civil-disorder rule) until a player signs on again.")
     shown = replace(result, victory=victory, events=notes)
     mode = str(game.options.get("map") or "png")
     url = map_url(ctx.cfg.archive_url, game.name, ph.seq, ph.short) if ctx.cfg.archive_url else None
