@@ -315,7 +315,10 @@ def simplify_ring(ring, others, nodes, cache, tol: float = 0.75):
         rev = piece[::-1]
         key = tuple(min(piece, rev))
         if key not in cache:
-            cache[key] = douglas_peucker(list(key), tol)
+            s = douglas_peucker(list(key), tol)
+            if len(s) == 2 and len(key) > 2:  # keep a bend: a sliver's two sides must not become one line
+                s = [key[0], key[len(key) // 2], key[-1]]
+            cache[key] = s
         s = cache[key]
         if tuple(piece) != key:
             s = s[::-1]
@@ -464,10 +467,10 @@ def make(name: str, atlas: Path) -> dict:
         want = proj(*seeds[p][0])
         got = place(prov.key, region, taken, prov.sc, want)
         if got is None:
-            MARGIN = 0.0
-            got = place(prov.key, region, taken, prov.sc, want)
+            for MARGIN in (0.5, 0.25):
+                got = got or place(prov.key, region, taken, prov.sc, want)
             MARGIN = 1.0
-            print(f"  {p}: crowded, placed without margins" if got else f"  {p}: no room for its unit, label and dot")
+            print(f"  {p}: crowded, placed with half margins" if got else f"  {p}: no room for its unit, label and dot")
         if got is None:
             cy, cx = float(ys.mean()), float(xs.mean())
             got = ((cx, cy), (cx, cy + 17), (cx + 15, cy + 17) if prov.sc else None)
