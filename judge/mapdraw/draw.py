@@ -46,12 +46,12 @@ def draw_png(variant: Variant, position: Position, results: list[OrderResult] | 
     m, lay, phase = _map(variant, position, phase)
     canvas = CairoCanvas(lay.width, lay.height + LEGEND_H, scale)
     paint(canvas, variant, m, lay, position, results, title or f"{variant.title}: {phase}")
-    # 32 colours, the powers' own among them, hold seven powers' units and tints; with more
-    # powers two tints would come out as one: 1885 II's nine take 40, their tints kept too
+    # 32 colours, the powers' own and their areas' tints among them (a power whose areas are
+    # small on the real map, England's, would lose its tint to a neighbour's otherwise); with more
+    # than seven powers the palette grows: 1885 II's nine take 40
     keep = [p.colour for p in variant.powers.values()]
     extra = max(0, len(keep) - 7)
-    if extra:
-        keep += [_tint(c) for c in keep]
+    keep += [_tint(c) for c in keep]
     colours = PNG_COLOURS + 4 * extra
     palette = _palette(variant, m, lay, scale, colours, tuple(keep)) if m is variant.map else None
     return canvas.result(budget, colours, tuple(keep), palette, hard)
@@ -150,9 +150,10 @@ def _lines_and_names(c: Canvas, m: Map, lay: Layout) -> None:
         sp = m.is_sea(p) if p in m.terrain else p != NEUTRAL
         sq = m.is_sea(q) if q in m.terrain else q != NEUTRAL  # "": open sea
         (sea if sp and sq else coast if sp != sq else inland).append((a, b))
-    c.segments(sea, SEA_BORDER, 1, cap="round")
-    c.segments(inland, LAND_BORDER, 1, cap="round")
-    c.segments(coast, COASTLINE, 1.6 if not lay.real else 1.1, cap="round")
+    crisp = lay.real  # the real map's many short strokes (see CairoCanvas.segments)
+    c.segments(sea, SEA_BORDER, 1, cap="round", crisp=crisp)
+    c.segments(inland, LAND_BORDER, 1, cap="round", crisp=crisp)
+    c.segments(coast, COASTLINE, 1.6 if not lay.real else 1.3, cap="round", crisp=crisp)
     if not lay.real:  # real coastlines show which provinces meet; the fallback's areas need the hint
         _adjacency(c, m, lay)
     for p, prov in m.provinces.items():

@@ -302,7 +302,7 @@ def _turn(a, b, c) -> int:
     return 0 if cross < 0 else 1 if cross == 0 else 2
 
 
-def simplify_ring(ring, others, nodes, cache, tol: float = 0.75):
+def simplify_ring(ring, others, nodes, cache, tol: float = 1.2):
     """Split the ring where the neighbour changes (or at corners where more meet), simplify each
     stretch with Douglas-Peucker in a direction independent of which side traces it."""
     n = len(ring)
@@ -487,7 +487,7 @@ def make(name: str, atlas: Path) -> dict:
             entry["coasts"] = coasts
         entry["outline"], entry["holes"] = parts(traced.get(i, []))
         provinces[p] = entry
-    neutral_land = parts(traced.get(NEUTRAL_LAND, []), min_area=6)[0]
+    neutral_land = parts(traced.get(NEUTRAL_LAND, []), min_area=12)[0]
     land_rings = parts(trace(np.where(land & ~bridge, 0, WATER).astype(np.int32)).get(0, []), min_area=6)
     exceptions = [{"provinces": list(b[1]), "drawn": "land across the strait", "reason": b[0]}
                   for b in bridges]
