@@ -142,7 +142,7 @@ def test_one_phase_draws_and_encodes_its_picture_once_for_every_recipient(tmp_pa
 
 
 def test_the_mail_scale_is_settled_per_map_from_its_opening() -> None:
-    """1885 II's mail picture is over the budget at ``MAIL_SCALE`` even at zlib's best, so its maps
+    """1885 II's mail picture is over the budget at ``MAIL_SCALE`` even at the harder compression, so its maps
     start small and hard; standard's opening (real coastlines) comes within a tenth of the budget,
     so its pictures are compressed hard at once, at full size. The same whatever was drawn before."""
     pytest.importorskip("cairocffi")
@@ -171,7 +171,7 @@ def test_the_mail_png_is_the_picture_the_budget_cascade_gave(variant: str) -> No
                        budget=zine.MAIL_PNG_BUDGET)
     new = zine.mail_png(v, nxt, result.results, nxt.phase, "t")
     # the same picture, pixel for pixel; a map whose opening comes near the budget is compressed
-    # at zlib's best at once, so its bytes may be fewer than the cascade's
+    # at the harder compression at once, so its bytes may be fewer than the cascade's
     assert _pixels(new) == _pixels(old) and len(new) <= len(old)
 
 

@@ -47,7 +47,7 @@ MAP_MODES = ("png", "svg", "both", "link", "off")
 #: 60 kB even on a crowded board (``tests/test_results_map.py``)
 MAIL_SCALE = 0.75
 MAIL_PNG_BUDGET = 33_000  # bytes: a busier map is compressed harder, to keep the mail under 60 kB
-#: a map still over the budget at zlib's best (1885 II's nine powers and wider board) is drawn once
+#: a map still over the budget at the harder compression (1885 II's nine powers and wider board) is drawn once
 #: more at this smaller scale (a fixed one, so its palette is worked out once per map, not per picture)
 MAIL_SCALE_SMALL = 0.66
 
@@ -56,7 +56,7 @@ _MAIL_FIT: "weakref.WeakKeyDictionary[Map, dict[str, tuple[float, bool]]]" = wea
 
 
 def mail_fit(variant: Variant, m: Map) -> tuple[float, bool]:
-    """The scale a mail picture of ``m`` is drawn at, and whether it goes to zlib's best at once.
+    """The scale a mail picture of ``m`` is drawn at, and whether it goes to the harder compression at once.
 
     Worked out once per map (as its palette is) from the variant's opening position, so each
     phase's picture is drawn and encoded once: 1885 II's went over the budget at ``MAIL_SCALE``
@@ -69,7 +69,7 @@ def mail_fit(variant: Variant, m: Map) -> tuple[float, bool]:
         if m is variant.map:
             start = Position.from_json(variant.start_position(), variant)
             # within a tenth of the budget at the opening, a phase with units and arrows on it goes
-            # over (the real map's coastlines): zlib's best at once rather than each picture twice
+            # over (the real map's coastlines): the harder compression at once rather than each picture twice
             if len(draw_png(variant, start, scale=MAIL_SCALE)) > MAIL_PNG_BUDGET * 0.9:
                 if len(draw_png(variant, start, scale=MAIL_SCALE, hard=True)) <= MAIL_PNG_BUDGET:
                     fit = (MAIL_SCALE, True)
