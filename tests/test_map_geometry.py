@@ -46,9 +46,16 @@ def inside(ring_sets: list, holes: list, pt: tuple[float, float]) -> bool:
     return any(within(r) for r in ring_sets) and not any(within(r) for r in holes)
 
 
-@pytest.mark.parametrize("variant,path", BOARDS, ids=[v for v, _ in BOARDS])
-def test_borders_are_the_boards_adjacencies(variant, path) -> None:
-    m = load_variant(variant).map
+#: (variant, map file, the phase a map of the variant comes into force after; "" its first map)
+MAPS = [(v, path, "") for v, path in BOARDS] + [
+    (v, path, str(after)) for v, path in BOARDS for after, _, _, _ in load_variant(v).changes]
+
+
+@pytest.mark.parametrize("variant,path,after", MAPS, ids=[f"{v} {a}".strip() for v, _, a in MAPS])
+def test_borders_are_the_boards_adjacencies(variant, path, after) -> None:
+    """On every map of the variant: Deluge II's sunk provinces are seas with new coasts."""
+    v = load_variant(variant)
+    m = next(c for a, c, _, _ in v.changes if str(a) == after) if after else v.map
     data = load_map_file(path)
     lay = map_layout(m, data)
     free = {p for p in m.provinces if m.terrain[p] == "impassable"}
@@ -153,3 +160,29 @@ def test_power_colours_apart_for_colour_blind_readers(variant: str, vision) -> N
     for (a, pa), (b, pb) in itertools.combinations(powers.items(), 2):
         d = math.dist(_lab(pa.colour, vision), _lab(pb.colour, vision))
         assert d >= MIN_DELTA_E, f"{a} {pa.colour} and {b} {pb.colour}: delta E {d:.1f}"
+
+
+@pytest.mark.parametrize("variant,path", [(v, p) for v, p in BOARDS if load_variant(v).changes])
+def test_a_sunk_province_is_drawn_as_sea_from_the_phase_it_sinks(variant, path) -> None:
+    import io
+
+    from judge.engine import Position
+    from judge.mapdraw import draw_png
+    from judge.mapdraw.canvas import _rgb
+    from judge.mapdraw.draw import LAND, SEA
+
+    v = load_variant(variant)
+    data = load_map_file(path)
+    after, m, _, _ = v.changes[0]
+    sunk = sorted(p for p in m.provinces if m.is_sea(p) and not v.map.is_sea(p))
+    assert sunk
+    empty = {"variant": v.name, "units": {}, "centers": {}, "dislodged": {}}
+    before = Position.from_json({**empty, "phase": str(after)}, v)
+    later = Position.from_json({**empty, "phase": str(v.calendar.following(after))}, v)
+    assert later.map is m
+    for pos, colour, other in ((before, LAND, SEA), (later, SEA, LAND)):
+        img = Image.open(io.BytesIO(draw_png(v, pos))).convert("RGB")
+        for p in sunk:
+            x, y = data["provinces"][p]["unit"]  # no unit there: the area's own colour (in the PNG's palette)
+            got = img.getpixel((int(x), int(y)))
+            assert math.dist(got, _rgb(colour)) < math.dist(got, _rgb(other)) / 3, (p, pos.phase, got)
