@@ -81,7 +81,7 @@ class Projection:
     the Low Countries and fitted to the canvas."""
 
     LAT1, LAT2, LAT0, LON0 = 40.0, 62.0, 50.0, 15.0
-    FOCUS, MAGNIFY, REACH = (4.0, 50.0), 1.9, 0.42  # lon/lat; how much; radius (projected units)
+    FOCUS, MAGNIFY, REACH = (3.0, 51.0), 1.75, 0.55  # lon/lat; how much; radius (projected units)
     WINDOW = (-13.0, 33.0, 46.0, 71.5)  # lon/lat corners the canvas holds (west, south, east, north)
 
     def __init__(self) -> None:
@@ -378,7 +378,30 @@ def label_box(key: str, at: tuple[float, float]) -> tuple[float, float, float, f
     return at[0] - w / 2, at[1] - 5.0 - MARGIN, at[0] + w / 2, at[1] + 5.0 + MARGIN
 
 
-def place(key: str, region: np.ndarray, taken: list, sc: bool, want: tuple[float, float]):
+def in_rings(rings, pt) -> bool:
+    """``pt`` inside the outer rings and outside the holes (even-odd on each ring)."""
+    outer, holes = rings
+
+    def within(ring) -> bool:
+        x, y = pt
+        odd = False
+        for (ax, ay), (bx, by) in zip(ring, ring[1:] + ring[:1]):
+            if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay):
+                odd = not odd
+        return odd
+    return any(within(r) for r in outer) and not any(within(r) for r in holes)
+
+
+def exact_box(key: str, at: tuple[float, float]) -> tuple[float, float, float, float]:
+    """The label's box without margin: what the checks hold to the outline."""
+    return at[0] - 3.0 * len(key), at[1] - 5.0, at[0] + 3.0 * len(key), at[1] + 5.0
+
+
+def corners(b):
+    return [(b[0], b[1]), (b[2], b[1]), (b[0], b[3]), (b[2], b[3])]
+
+
+def place(key: str, region: np.ndarray, taken: list, sc: bool, want: tuple[float, float], rings=None):
     """Unit, label and (for a supply centre) centre-dot points inside ``region``, clear of each
     other and of ``taken`` (boxes already placed), nearest ``want`` among the roomy spots."""
     ys, xs = np.nonzero(region)
@@ -387,13 +410,14 @@ def place(key: str, region: np.ndarray, taken: list, sc: bool, want: tuple[float
     y0, y1, x0, x1 = ys.min(), ys.max(), xs.min(), xs.max()
     sub = region[y0:y1 + 1, x0:x1 + 1]
     dist = inner_distance(sub)
+    inner = sub
 
     def inside_box(b, margin=1.0):
         bx0, by0, bx1, by1 = (int(math.floor(b[0] - margin)) - x0, int(math.floor(b[1] - margin)) - y0,
                               int(math.ceil(b[2] + margin)) - x0, int(math.ceil(b[3] + margin)) - y0)
-        if bx0 < 0 or by0 < 0 or bx1 > sub.shape[1] or by1 > sub.shape[0]:
+        if bx0 < 0 or by0 < 0 or bx1 > inner.shape[1] or by1 > inner.shape[0]:
             return False
-        return bool(sub[by0:by1, bx0:bx1].all())
+        return bool(inner[by0:by1, bx0:bx1].all())
 
     def clear(b):
         return all(b[2] <= t[0] or t[2] <= b[0] or b[3] <= t[1] or t[3] <= b[1] for t in taken)
@@ -415,12 +439,15 @@ def place(key: str, region: np.ndarray, taken: list, sc: bool, want: tuple[float
             lbox = label_box(key, lab)
             if not (inside_box(lbox, MARGIN) and clear(lbox) and _apart(lbox, ubox)):
                 continue
+            if rings and not all(in_rings(rings, c) for c in corners(exact_box(key, lab)) + [(ux, uy)]):
+                continue  # the exact outline, as tests/test_map_geometry.py checks it
             if not sc:
                 return (ux, uy), lab, None
             spots = sorted(dot_spots, key=lambda p: math.hypot(p[0] - lab[0] - lw / 2 - 6, p[1] - lab[1]))
             for dot in [(lab[0] + lw / 2 + 6, lab[1]), (lab[0] - lw / 2 - 6, lab[1])] + spots[:400]:
                 dbox = (dot[0] - DOT_R - MARGIN, dot[1] - DOT_R - MARGIN, dot[0] + DOT_R + MARGIN, dot[1] + DOT_R + MARGIN)
-                if inside_box(dbox, 0.5 * MARGIN) and clear(dbox) and _apart(dbox, lbox) and _apart(dbox, ubox):
+                if inside_box(dbox, 0.5 * MARGIN) and clear(dbox) and _apart(dbox, lbox) and _apart(dbox, ubox) \
+                        and (not rings or in_rings(rings, dot)):
                     return (ux, uy), lab, dot
     return None
 
@@ -461,14 +488,15 @@ def make(name: str, atlas: Path) -> dict:
         if p.startswith("~"):
             continue
         i = names.index(p)
-        region = polygon_mask(*parts(traced.get(i, [])))  # what the picture fills, as the checks see it
+        rings = parts(traced.get(i, []))
+        region = polygon_mask(*rings)  # what the picture fills, as the checks see it
         prov = m.provinces[p]
         ys, xs = np.nonzero(region)
         want = proj(*seeds[p][0])
-        got = place(prov.key, region, taken, prov.sc, want)
+        got = place(prov.key, region, taken, prov.sc, want, rings)
         if got is None:
-            for MARGIN in (0.5, 0.25):
-                got = got or place(prov.key, region, taken, prov.sc, want)
+            for MARGIN in (0.5, 0.0):
+                got = got or place(prov.key, region, taken, prov.sc, want, rings)
             MARGIN = 1.0
             print(f"  {p}: crowded, placed with half margins" if got else f"  {p}: no room for its unit, label and dot")
         if got is None:
