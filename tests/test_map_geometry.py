@@ -10,7 +10,7 @@ import math
 import pytest
 from PIL import Image, ImageChops, ImageDraw, ImageFilter
 
-from judge.mapdraw.geometry import NEUTRAL, OPEN_SEA, load_map_file, map_files, map_layout
+from judge.mapdraw.geometry import NEUTRAL, OPEN_SEA, inside, load_map_file, map_files, map_layout
 from judge.variant import available_variants, load_variant
 
 UNIT_R, DOT_R = 9.5, 4.2  # the drawing's unit marker (half its width) and centre dot
@@ -33,17 +33,6 @@ def mask(data: dict, outer: list, holes: list = ()) -> Image.Image:
     for r in holes:
         d.polygon([tuple(p) for p in r], fill=0)
     return img
-
-
-def inside(ring_sets: list, holes: list, pt: tuple[float, float]) -> bool:
-    def within(ring: list) -> bool:
-        x, y = pt
-        odd = False
-        for (ax, ay), (bx, by) in zip(ring, ring[1:] + ring[:1]):
-            if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay):
-                odd = not odd
-        return odd
-    return any(within(r) for r in ring_sets) and not any(within(r) for r in holes)
 
 
 #: (variant, map file, the phase a map of the variant comes into force after; "" its first map)

@@ -88,6 +88,20 @@ def load_map_file(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def inside(outer: list, holes: list, pt: Point) -> bool:
+    """``pt`` inside one of the ``outer`` rings and in none of the ``holes`` (rings of [x, y],
+    as map files hold them; even-odd crossing on each ring)."""
+    def within(ring: list) -> bool:
+        x, y = pt
+        odd = False
+        for k in range(len(ring)):
+            (ax, ay), (bx, by) = ring[k - 1], ring[k]
+            if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay):
+                odd = not odd
+        return odd
+    return any(within(r) for r in outer) and not any(within(r) for r in holes)
+
+
 def _pt(xy: list[float]) -> Point:
     return (float(xy[0]), float(xy[1]))
 

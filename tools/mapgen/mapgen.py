@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from boards import BOARDS, BRIDGES, COASTS  # noqa: E402
 
+from judge.mapdraw.geometry import inside  # noqa: E402
 from judge.variant import load_variant  # noqa: E402
 
 W, H = 1000, 850
@@ -379,17 +380,7 @@ def label_box(key: str, at: tuple[float, float]) -> tuple[float, float, float, f
 
 
 def in_rings(rings, pt) -> bool:
-    """``pt`` inside the outer rings and outside the holes (even-odd on each ring)."""
-    outer, holes = rings
-
-    def within(ring) -> bool:
-        x, y = pt
-        odd = False
-        for (ax, ay), (bx, by) in zip(ring, ring[1:] + ring[:1]):
-            if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay):
-                odd = not odd
-        return odd
-    return any(within(r) for r in outer) and not any(within(r) for r in holes)
+    return inside(rings[0], rings[1], pt)
 
 
 def exact_box(key: str, at: tuple[float, float]) -> tuple[float, float, float, float]:
