@@ -346,7 +346,12 @@ class CairoCanvas:
         sample = img.resize((max(1, img.width // 3), max(1, img.height // 3)), Image.Resampling.NEAREST)
         kept = [c for colour in dict.fromkeys(keep) for c in _rgb(colour)]
         chosen = max(1, colours - len(kept) // 3)
-        entries = kept + sample.quantize(chosen, method=Image.Quantize.FASTOCTREE).getpalette()[:3 * chosen]
+        found = sample.quantize(chosen, method=Image.Quantize.FASTOCTREE).getpalette()[:3 * chosen]
+        # a chosen colour next to a kept one is dropped: Pillow's colour look-up works on a few
+        # bits less than the colour, and would hand the kept colour's pixels to its near twin
+        exact = [kept[i:i + 3] for i in range(0, len(kept), 3)]
+        entries = kept + [c for i in range(0, len(found), 3) for c in found[i:i + 3]
+                          if all(max(abs(a - b) for a, b in zip(found[i:i + 3], k)) > 6 for k in exact)]
         palette = Image.new("P", (1, 1))
         palette.putpalette(entries)  # only the colours used: the PNG's palette is 32 entries, not 256
         return palette

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from boards import BOARDS, BRIDGES, COASTS  # noqa: E402
+from boards import BOARDS, BRIDGES, BRIDGES_1885, COASTS  # noqa: E402
 
 from judge.mapdraw.geometry import inside  # noqa: E402
 from judge.variant import load_variant  # noqa: E402
@@ -392,7 +392,8 @@ def corners(b):
     return [(b[0], b[1]), (b[2], b[1]), (b[0], b[3]), (b[2], b[3])]
 
 
-def place(key: str, region: np.ndarray, taken: list, sc: bool, want: tuple[float, float], rings=None):
+def place(key: str, region: np.ndarray, taken: list, sc: bool, want: tuple[float, float], rings=None,
+          loose: bool = False):
     """Unit, label and (for a supply centre) centre-dot points inside ``region``, clear of each
     other and of ``taken`` (boxes already placed), nearest ``want`` among the roomy spots."""
     ys, xs = np.nonzero(region)
@@ -418,10 +419,13 @@ def place(key: str, region: np.ndarray, taken: list, sc: bool, want: tuple[float
     lw = 6.0 * len(key) + 2
     # label from the unit: under it first; the dot after the name first, else beside the unit
     label_at = [(0, 16), (0, -16), (lw / 2 + 11, 0), (-lw / 2 - 11, 0), (lw / 2 + 8, 12), (-lw / 2 - 8, 12)]
+    if loose:  # a cramped province: the name anywhere near its unit, nearest first
+        label_at = sorted(((dx, dy) for dx in range(-36, 37, 3) for dy in range(-30, 31, 3)),
+                          key=lambda d: math.hypot(*d))
     roomy = [(float(x + x0) + 0.5, float(y + y0) + 0.5) for y, x in zip(*np.nonzero((dist >= 6) & (dist < UNIT_R + 1)))]
     roomy.sort(key=lambda p: math.hypot(p[0] - want[0], p[1] - want[1]))
     dot_spots = [(float(x + x0) + 0.5, float(y + y0) + 0.5) for y, x in zip(*np.nonzero(dist >= DOT_R + 2))]
-    for ux, uy in cand[:3000] + roomy[:3000]:
+    for ux, uy in (cand[:3000] + roomy[:3000])[::(4 if loose else 1)]:
         ubox = (ux - UNIT_R, uy - UNIT_R, ux + UNIT_R, uy + UNIT_R)
         if not clear(ubox):
             continue
@@ -456,7 +460,7 @@ def make(name: str, atlas: Path) -> dict:
     assert set(seeds) == set(m.provinces), set(seeds) ^ set(m.provinces)
     proj = Projection()
     rings = topo_rings(atlas)
-    bridges = [b for b in BRIDGES if all(p in m.provinces for p in b[1])]
+    bridges = [b for b in (BRIDGES_1885 if name == "1885" else BRIDGES) if all(p in m.provinces for p in b[1])]
     land, bridge = land_mask(rings, proj, bridges)
     adj = {p: set(m.any_adj[p]) for p in m.provinces}
     label, names = grow(land, seeds, neutral, m.terrain, adj, proj)
@@ -468,8 +472,8 @@ def make(name: str, atlas: Path) -> dict:
     taken: list = []
     coast_pts: dict[str, tuple[float, float]] = {}
     for loc, ll in COASTS.items():
-        p = loc.split("/")[0]
-        if p not in m.provinces:
+        p, coast = loc.split("/")
+        if coast not in (m.provinces[p].coasts if p in m.provinces else ()):
             continue
         coast_pts[loc] = snap_coast(loc, proj(*ll), label, names, m)
         x, y = coast_pts[loc]
@@ -490,6 +494,11 @@ def make(name: str, atlas: Path) -> dict:
                 got = got or place(prov.key, region, taken, prov.sc, want, rings)
             MARGIN = 1.0
             print(f"  {p}: crowded, placed with half margins" if got else f"  {p}: no room for its unit, label and dot")
+        if got is None:  # cramped: the name anywhere near the unit, no margins
+            MARGIN = 0.0
+            got = place(prov.key, region, taken, prov.sc, want, rings, loose=True)
+            MARGIN = 1.0
+            print(f"  {p}: cramped, its name placed anywhere near its unit" if got else f"  {p}: left where it falls")
         if got is None:
             cy, cx = float(ys.mean()), float(xs.mean())
             got = ((cx, cy), (cx, cy + 17), (cx + 15, cy + 17) if prov.sc else None)
