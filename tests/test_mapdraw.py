@@ -155,3 +155,17 @@ def test_a_png_does_not_depend_on_the_pictures_drawn_before() -> None:
     assert fall_png() == alone
     colours = {c for _, c in Image.open(io.BytesIO(alone)).convert("RGB").getcolors(256)}
     assert _rgb(draw_module.FAIL_RED) in colours
+
+
+def test_a_variant_without_a_map_file_is_drawn_on_the_fallback_layout(tmp_path: Path) -> None:
+    """A new variant (no seeds/maps file names it) still gets a picture: Voronoi areas round its
+    provinces' ``pos``; the standard board's own variants are drawn from their map file."""
+    text = Path(load_variant("standard").path).read_text(encoding="utf-8")
+    path = tmp_path / "mapless.toml"
+    path.write_text(text.replace('name = "standard"', 'name = "mapless"', 1), encoding="utf-8")
+    v = load_variant_file(path)
+    assert v.name == "mapless"
+    assert not layout(v.map, v.name).real and layout(load_variant("standard").map, "standard").real
+    pos = Position.from_json(v.start_position(), v)
+    root = parse_svg(draw_svg(v, pos))
+    assert {t.text for t in root.iter(f"{SVG}text")} >= {p.key for p in v.map.provinces.values() if p.terrain != "impassable"}
