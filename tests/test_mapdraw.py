@@ -13,7 +13,7 @@ import pytest
 
 from judge.engine import Position
 from judge.mapdraw import draw_png, draw_svg
-from judge.mapdraw.geometry import layout, province_points
+from judge.mapdraw.geometry import NEUTRAL, layout, province_points
 from judge.variant import available_variants, load_variant, load_variant_file
 from report_scenarios import known_turns, standard_1901
 
@@ -48,7 +48,7 @@ def test_svg_of_every_variant(variant: str) -> None:
             assert prov.key in texts, prov.key
     for name in pos.variant.powers:  # the legend names every power
         assert any(t and t.startswith(name + " ") for t in texts), name
-    cells = {p for p in (c.prov for c in layout(m).cells)}
+    cells = {c.prov for c in layout(m, variant).cells} - {NEUTRAL}  # (land of no province)
     assert cells == set(m.provinces)  # every province has an area
 
 
@@ -155,3 +155,17 @@ def test_a_png_does_not_depend_on_the_pictures_drawn_before() -> None:
     assert fall_png() == alone
     colours = {c for _, c in Image.open(io.BytesIO(alone)).convert("RGB").getcolors(256)}
     assert _rgb(draw_module.FAIL_RED) in colours
+
+
+def test_a_variant_without_a_map_file_is_drawn_on_the_fallback_layout(tmp_path: Path) -> None:
+    """A new variant (no seeds/maps file names it) still gets a picture: Voronoi areas round its
+    provinces' ``pos``; the standard board's own variants are drawn from their map file."""
+    text = Path(load_variant("standard").path).read_text(encoding="utf-8")
+    path = tmp_path / "mapless.toml"
+    path.write_text(text.replace('name = "standard"', 'name = "mapless"', 1), encoding="utf-8")
+    v = load_variant_file(path)
+    assert v.name == "mapless"
+    assert not layout(v.map, v.name).real and layout(load_variant("standard").map, "standard").real
+    pos = Position.from_json(v.start_position(), v)
+    root = parse_svg(draw_svg(v, pos))
+    assert {t.text for t in root.iter(f"{SVG}text")} >= {p.key for p in v.map.provinces.values() if p.terrain != "impassable"}

@@ -78,8 +78,8 @@ class SvgCanvas:
         self.out.extend(elements)
 
     def segments(self, segs: list[tuple[Point, Point]], stroke: str, width: float, opacity: float = 1.0,
-                 cap: str = "butt") -> None:
-        if segs:
+                 cap: str = "butt", crisp: bool = False) -> None:
+        if segs:  # (``crisp`` is for the PNG's bytes; an SVG stays smooth)
             d = "".join(f"M{_n(a[0])},{_n(a[1])}L{_n(b[0])},{_n(b[1])}" for a, b in segs)
             self.out.append(f'<path d="{d}" fill="none"{self._stroke(stroke, width, None, opacity, cap)}/>')
 
@@ -145,6 +145,11 @@ def _weakable(key: object) -> bool:
     except TypeError:
         return False
     return True
+
+
+#: zlib level of a picture compressed harder: 8, not the best (9), which took three times as long
+#: on a real coastline's picture (150 ms) for 2 % fewer bytes
+HARD_LEVEL = 8
 
 
 class CairoCanvas:
@@ -235,11 +240,18 @@ class CairoCanvas:
         ctx.restore()
 
     def segments(self, segs: list[tuple[Point, Point]], stroke: str, width: float, opacity: float = 1.0,
-                 cap: str = "butt") -> None:
+                 cap: str = "butt", crisp: bool = False) -> None:
+        """``crisp``: without antialiasing. A real coastline's thousands of short strokes,
+        antialiased, were a third of a mail picture's bytes; crisp, they compress as the old
+        straight borders did."""
         for a, b in segs:
             self.ctx.move_to(*a)
             self.ctx.line_to(*b)
+        if crisp:
+            self.ctx.set_antialias(self.cairo.ANTIALIAS_NONE)
         self._paint(None, stroke, width, opacity=opacity, cap=cap)
+        if crisp:
+            self.ctx.set_antialias(self.cairo.ANTIALIAS_DEFAULT)
 
     def line(self, a: Point, b: Point, stroke: str, width: float, dash: Dash | None = None,
              opacity: float = 1.0, cap: str = "butt") -> None:
@@ -289,11 +301,11 @@ class CairoCanvas:
                palette: Any = None, hard: bool = False) -> bytes:
         """PNG bytes: a palette image of ``colours`` colours where Pillow is there (32: under half
         the size of 128; the map has a dozen flat colours, and text and lines stay legible).
-        ``budget``: bytes above which the PNG is compressed harder (zlib's best: a tenth smaller).
+        ``budget``: bytes above which the PNG is compressed harder (zlib level HARD_LEVEL: a tenth smaller).
         ``keep``: colours the palette must have exactly (the powers': a unit covers few pixels,
         and the colours chosen by counting pixels would give it a neighbour's). ``palette``: a
         Pillow "P" image (:meth:`palette`) to take instead of choosing from this picture. ``hard``:
-        zlib's best at once (a map whose mail pictures are known to go over the budget: the same
+        that level at once (a map whose mail pictures are known to go over the budget: the same
         bytes as compressing twice, for one encoding)."""
         self.surface.flush()
         try:
@@ -309,14 +321,14 @@ class CairoCanvas:
         pal = img.quantize(palette=palette, dither=Image.Dither.NONE)
         buf = io.BytesIO()
         if hard:
-            pal.save(buf, "PNG", compress_level=9)
+            pal.save(buf, "PNG", compress_level=HARD_LEVEL)
             return buf.getvalue()
         # zlib level 5, not the default 6: a third less time for 3 % more bytes, which the shorter
         # palette gives back
         pal.save(buf, "PNG", optimize=False, compress_level=5)
         if budget is not None and buf.tell() > budget:
             buf = io.BytesIO()
-            pal.save(buf, "PNG", compress_level=9)
+            pal.save(buf, "PNG", compress_level=HARD_LEVEL)
         return buf.getvalue()
 
     def _image(self, image_module: Any) -> Any:
@@ -334,7 +346,12 @@ class CairoCanvas:
         sample = img.resize((max(1, img.width // 3), max(1, img.height // 3)), Image.Resampling.NEAREST)
         kept = [c for colour in dict.fromkeys(keep) for c in _rgb(colour)]
         chosen = max(1, colours - len(kept) // 3)
-        entries = kept + sample.quantize(chosen, method=Image.Quantize.FASTOCTREE).getpalette()[:3 * chosen]
+        found = sample.quantize(chosen, method=Image.Quantize.FASTOCTREE).getpalette()[:3 * chosen]
+        # a chosen colour next to a kept one is dropped: Pillow's colour look-up works on a few
+        # bits less than the colour, and would hand the kept colour's pixels to its near twin
+        exact = [kept[i:i + 3] for i in range(0, len(kept), 3)]
+        entries = kept + [c for i in range(0, len(found), 3) for c in found[i:i + 3]
+                          if all(max(abs(a - b) for a, b in zip(found[i:i + 3], k)) > 6 for k in exact)]
         palette = Image.new("P", (1, 1))
         palette.putpalette(entries)  # only the colours used: the PNG's palette is 32 entries, not 256
         return palette

@@ -16,7 +16,7 @@ import weakref
 from judge.engine import Position
 from judge.engine.orders import Build, Convoy, Disband, Hold, Order, OrderResult, Remove, Support, Waive
 from judge.mapdraw.canvas import PNG_COLOURS, CairoCanvas, SvgCanvas, _rgb
-from judge.mapdraw.geometry import Layout, Point, layout
+from judge.mapdraw.geometry import NEUTRAL, Layout, Point, layout
 from judge.variant import Map, Phase, Variant, province_of
 
 SEA, LAND, BLOCKED = "#b8d2e6", "#efe8d6", "#a3a3a3"
@@ -46,12 +46,12 @@ def draw_png(variant: Variant, position: Position, results: list[OrderResult] | 
     m, lay, phase = _map(variant, position, phase)
     canvas = CairoCanvas(lay.width, lay.height + LEGEND_H, scale)
     paint(canvas, variant, m, lay, position, results, title or f"{variant.title}: {phase}")
-    # 32 colours, the powers' own among them, hold seven powers' units and tints; with more
-    # powers two tints would come out as one: 1885 II's nine take 40, their tints kept too
+    # 32 colours, the powers' own and their areas' tints among them (a power whose areas are
+    # small on the real map, England's, would lose its tint to a neighbour's otherwise); with more
+    # than seven powers the palette grows: 1885 II's nine take 40
     keep = [p.colour for p in variant.powers.values()]
     extra = max(0, len(keep) - 7)
-    if extra:
-        keep += [_tint(c) for c in keep]
+    keep += [_tint(c) for c in keep]
     colours = PNG_COLOURS + 4 * extra
     palette = _palette(variant, m, lay, scale, colours, tuple(keep)) if m is variant.map else None
     return canvas.result(budget, colours, tuple(keep), palette, hard)
@@ -88,7 +88,7 @@ def _map(variant: Variant, position: Position, phase: Phase | str | None) -> tup
         phase = variant.calendar.parse(phase)
     phase = phase or position.phase
     m = variant.map_at(phase)
-    return m, layout(m), phase
+    return m, layout(m, variant.name), phase
 
 
 def paint(c: Canvas, variant: Variant, m: Map, lay: Layout, position: Position,
@@ -120,7 +120,7 @@ def _ink(colour: str) -> str:
 
 
 def _terrain_fill(m: Map, p: str) -> str:
-    t = m.terrain.get(p, "sea")
+    t = "land" if p == NEUTRAL else m.terrain.get(p, "sea")
     return SEA if t == "sea" else BLOCKED if t == "impassable" else LAND
 
 
@@ -129,7 +129,7 @@ def _ground(c: Canvas, m: Map, lay: Layout) -> None:
     c.rect(0, 0, lay.width, lay.height + LEGEND_H, "#ffffff")
     c.rect(0, 0, lay.width, lay.height, SEA)
     for cell in lay.cells:
-        if not cell.poly or cell.prov not in m.provinces:
+        if not cell.poly or (cell.prov not in m.provinces and cell.prov != NEUTRAL):
             continue
         fill = _terrain_fill(m, cell.prov)
         c.polygon(cell.poly, fill, fill, 0.6)  # the outline in the fill colour hides seams
@@ -147,17 +147,19 @@ def _lines_and_names(c: Canvas, m: Map, lay: Layout) -> None:
     """Borders (coastlines stronger), the faint adjacency lines, and the provinces' names."""
     coast, inland, sea = [], [], []
     for p, q, a, b in lay.borders:
-        sp = m.is_sea(p) if p in m.terrain else True
-        sq = m.is_sea(q) if q in m.terrain else True  # "": open sea
+        sp = m.is_sea(p) if p in m.terrain else p != NEUTRAL
+        sq = m.is_sea(q) if q in m.terrain else q != NEUTRAL  # "": open sea
         (sea if sp and sq else coast if sp != sq else inland).append((a, b))
-    c.segments(sea, SEA_BORDER, 1, cap="round")
-    c.segments(inland, LAND_BORDER, 1, cap="round")
-    c.segments(coast, COASTLINE, 1.6, cap="round")
-    _adjacency(c, m, lay)
+    crisp = lay.real  # the real map's many short strokes (see CairoCanvas.segments)
+    c.segments(sea, SEA_BORDER, 1, cap="round", crisp=crisp)
+    c.segments(inland, LAND_BORDER, 1, cap="round", crisp=crisp)
+    c.segments(coast, COASTLINE, 1.6 if not lay.real else 1.3, cap="round", crisp=crisp)
+    if not lay.real:  # real coastlines show which provinces meet; the fallback's areas need the hint
+        _adjacency(c, m, lay)
     for p, prov in m.provinces.items():
-        if p in lay.points and not (m.terrain[p] == "impassable" and not prov.sc):
-            x, y = lay.points[p]
-            c.text(x, y + 22, prov.key, 10.5, "#222222", "middle", italic=m.is_sea(p), halo=True)
+        if p in lay.labels and not (m.terrain[p] == "impassable" and not prov.sc):
+            x, y = lay.labels[p]
+            c.text(x, y + 3.7, prov.key, 10.5, "#222222", "middle", italic=m.is_sea(p), halo=True)
 
 
 def _adjacency(c: Canvas, m: Map, lay: Layout) -> None:
@@ -169,11 +171,9 @@ def _adjacency(c: Canvas, m: Map, lay: Layout) -> None:
 def _centres(c: Canvas, m: Map, lay: Layout, centres: dict[str, str], colours: dict[str, str]) -> None:
     """Each supply centre's mark beside its name, filled with its owner's colour (white: unowned)."""
     for p, prov in m.provinces.items():
-        if prov.sc and p in lay.points:
-            x, y = lay.points[p]
+        if prov.sc and p in lay.dots:
             owner = centres.get(p)
-            c.circle((x + 3.2 * len(prov.key) + 7, y + 18.5), 4.2, colours.get(owner, GREY) if owner else "#ffffff",
-                     "#222222", 1)
+            c.circle(lay.dots[p], 4.2, colours.get(owner, GREY) if owner else "#ffffff", "#222222", 1)
 
 
 def _unit(c: Canvas, at: Point, kind: str, colour: str, scale: float = 1.0) -> None:

@@ -1,18 +1,28 @@
-"""Where things go on the map picture: province points and Voronoi-like province areas.
+"""Where things go on the map picture: province areas, and the points of units, names and centres.
 
-Each province (and each coast of a two-coast province) is a site at its ``pos``; its area is
-the part of the frame nearer to it than to any other site, cut by half-planes in pure Python.
-Areas of the same province share its colour, so a two-coast province reads as one area.
+A board with a map file (``seeds/maps/<map>.json``, made by ``tools/mapgen/mapgen.py`` over
+Natural Earth's public-domain coastlines, see docs/maps.md) is drawn from it: each province's
+polygons, its unit, label and centre-dot points, and a fleet's point off each coast of a
+two-coast province. Borders are the edges two polygons share (the file draws each shared border
+once for both sides); an edge of a land area that no other area shares is coastline.
+
+A variant without a map file falls back to the old layout: each province (and each coast of a
+two-coast province) is a site at its ``pos``; its area is the part of the frame nearer to it than
+to any other site, cut by half-planes in pure Python.
 The result is cached per map: drawing a picture only reads it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import weakref
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 
+from judge.resources import seeds_dir
 from judge.variant import Map, province_of
 
 log = logging.getLogger(__name__)
@@ -20,6 +30,8 @@ log = logging.getLogger(__name__)
 WIDTH, HEIGHT = 1000.0, 850.0  # the canvas every variant's coordinates are on
 COAST_REACH = 62.0  # a coastal province's area reaches at most this far from its point
 SHORE = -2  # edge label: where a coastal area was cut back (the rest is open sea)
+NEUTRAL = "~"  # the province of land that belongs to no province (Ireland, Corsica) in a map file
+OPEN_SEA = ""  # the other side of a coastline where no sea province lies (open water, the frame)
 
 Point = tuple[float, float]
 
@@ -39,6 +51,9 @@ class Layout:
     cells: list[Cell]
     # (prov, prov, a, b): a border segment; the second province is "" where open sea begins
     borders: list[tuple[str, str, Point, Point]] = field(default_factory=list)
+    labels: dict[str, Point] = field(default_factory=dict)  # province -> the centre of its name
+    dots: dict[str, Point] = field(default_factory=dict)  # supply centre -> its centre dot
+    real: bool = False  # drawn from a map file (real coastlines), not the fallback layout
 
     def at(self, loc: str) -> Point:
         """The point of a location: a coast's own point if it has one, else its province's."""
@@ -48,12 +63,98 @@ class Layout:
 _CACHE: "weakref.WeakKeyDictionary[Map, Layout]" = weakref.WeakKeyDictionary()
 
 
-def layout(m: Map) -> Layout:
-    """The picture layout of a map (computed once per map)."""
+def layout(m: Map, variant: str | None = None) -> Layout:
+    """The picture layout of a map (computed once per map): from the map file drawn for
+    ``variant`` (a variant's name) if there is one, else the fallback layout."""
     lay = _CACHE.get(m)
     if lay is None:
-        lay = _CACHE[m] = _make_layout(m)
+        path = map_files().get(variant or "")
+        lay = _CACHE[m] = map_layout(m, load_map_file(path)) if path else _make_layout(m)
     return lay
+
+
+@cache
+def map_files(folder: Path | None = None) -> dict[str, Path]:
+    """Variant name -> the map file it is drawn on (each file lists its ``variants``)."""
+    found: dict[str, Path] = {}
+    for path in sorted((folder or seeds_dir() / "maps").glob("*.json")):
+        for name in load_map_file(path).get("variants", ()):
+            found[name] = path
+    return found
+
+
+@cache
+def load_map_file(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def inside(outer: list, holes: list, pt: Point) -> bool:
+    """``pt`` inside one of the ``outer`` rings and in none of the ``holes`` (rings of [x, y],
+    as map files hold them; even-odd crossing on each ring)."""
+    def within(ring: list) -> bool:
+        x, y = pt
+        odd = False
+        for k in range(len(ring)):
+            (ax, ay), (bx, by) = ring[k - 1], ring[k]
+            if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay):
+                odd = not odd
+        return odd
+    return any(within(r) for r in outer) and not any(within(r) for r in holes)
+
+
+def _pt(xy: list[float]) -> Point:
+    return (float(xy[0]), float(xy[1]))
+
+
+def map_layout(m: Map, data: dict) -> Layout:
+    """The layout drawn from a map file's data: seas first, then the land over them (an island in
+    a sea is a hole the land covers), each outline a cell; borders from the shared edges."""
+    provs = data["provinces"]
+    missing = sorted(set(m.provinces) - set(provs))
+    if missing:  # a file out of step with its variant: a picture still, each missing name logged
+        log.warning("map file %s: no area for %s", data.get("map"), ", ".join(missing))
+    points: dict[str, Point] = {}
+    labels: dict[str, Point] = {}
+    dots: dict[str, Point] = {}
+    cells: list[Cell] = []
+    owners: dict[tuple[Point, Point], list[str]] = {}
+
+    def add(prov: str, ring: list[list[float]]) -> None:
+        poly = [_pt(xy) for xy in ring]
+        cells.append(Cell(prov, poly, []))
+        for k in range(len(poly)):
+            a, b = poly[k - 1], poly[k]
+            owners.setdefault((a, b) if a < b else (b, a), []).append(prov)
+
+    sea_first = sorted(provs, key=lambda p: (provs[p].get("terrain") != "sea", p))
+    for p in sea_first:
+        e = provs[p]
+        for ring in e["outline"]:
+            add(p, ring)
+        for ring in e.get("holes", ()):  # a hole's edges are borders too; the land in it is drawn over
+            poly = [_pt(xy) for xy in ring]
+            for k in range(len(poly)):
+                a, b = poly[k - 1], poly[k]
+                owners.setdefault((a, b) if a < b else (b, a), []).append(p)
+        if p in m.provinces:
+            points[p] = _pt(e["unit"])
+            labels[p] = _pt(e["label"])
+            if "dot" in e:
+                dots[p] = _pt(e["dot"])
+            for coast, xy in e.get("coasts", {}).items():
+                points[f"{p}/{coast}"] = _pt(xy)
+    for ring in data.get("neutral_land", ()):
+        add(NEUTRAL, ring)
+    for p in missing:  # drawn at least as a point, so its units and orders still show
+        points[p] = labels[p] = (10.0, 10.0)
+    borders = []
+    for (a, b), who in owners.items():
+        names = sorted(set(who))
+        if len(names) >= 2:
+            borders.append((names[0], names[1], a, b))
+        elif names[0] == NEUTRAL or m.terrain.get(names[0], "sea") != "sea":
+            borders.append((names[0], OPEN_SEA, a, b))  # land with open water (or the frame) beyond
+    return Layout(float(data["width"]), float(data["height"]), points, cells, borders, labels, dots, True)
 
 
 def province_points(m: Map) -> dict[str, Point]:
@@ -106,6 +207,8 @@ def _make_layout(m: Map) -> Layout:
         seen.add(xy)
         sites.append((province_of(loc), xy))
     cells = voronoi([xy for _, xy in sites], width, height)
+    labels = {p: (x, y + 18.3) for p, (x, y) in points.items() if "/" not in p}
+    dots = {p: (x + 3.2 * len(m.provinces[p].key) + 7, y + 18.5) for p, (x, y) in points.items() if p in m.centres}
     sea = [m.terrain.get(prov) == "sea" for prov, _ in sites]
     cuts: list[list[tuple[float, float, float]]] = [[] for _ in sites]
     for i, (prov, xy) in enumerate(sites):  # a coast ends in the sea, not at the far sea's edge
@@ -124,7 +227,7 @@ def _make_layout(m: Map) -> Layout:
                 seg = _clip_segment(a, b, cuts[j])  # the other side may be cut back too
                 if seg:
                     borders.append((c.prov, out[j].prov, *seg))
-    return Layout(width, height, points, out, borders)
+    return Layout(width, height, points, out, borders, labels, dots)
 
 
 def voronoi(sites: list[Point], width: float, height: float) -> list[tuple[list[Point], list[int]]]:

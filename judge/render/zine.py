@@ -47,16 +47,18 @@ MAP_MODES = ("png", "svg", "both", "link", "off")
 #: 60 kB even on a crowded board (``tests/test_results_map.py``)
 MAIL_SCALE = 0.75
 MAIL_PNG_BUDGET = 33_000  # bytes: a busier map is compressed harder, to keep the mail under 60 kB
-#: a map still over the budget at zlib's best (1885 II's nine powers and wider board) is drawn once
+#: a map still over the budget at the harder compression (1885 II's nine powers and wider board) is drawn once
 #: more at this smaller scale (a fixed one, so its palette is worked out once per map, not per picture)
 MAIL_SCALE_SMALL = 0.66
+#: the share of the budget an opening's picture may take and still leave room for a busy phase
+NEAR = 0.85
 
 #: map -> variant name -> (scale, hard): where the mail pictures of that map start
 _MAIL_FIT: "weakref.WeakKeyDictionary[Map, dict[str, tuple[float, bool]]]" = weakref.WeakKeyDictionary()
 
 
 def mail_fit(variant: Variant, m: Map) -> tuple[float, bool]:
-    """The scale a mail picture of ``m`` is drawn at, and whether it goes to zlib's best at once.
+    """The scale a mail picture of ``m`` is drawn at, and whether it goes to the harder compression at once.
 
     Worked out once per map (as its palette is) from the variant's opening position, so each
     phase's picture is drawn and encoded once: 1885 II's went over the budget at ``MAIL_SCALE``
@@ -68,11 +70,14 @@ def mail_fit(variant: Variant, m: Map) -> tuple[float, bool]:
         fit = (MAIL_SCALE, False)
         if m is variant.map:
             start = Position.from_json(variant.start_position(), variant)
-            if len(draw_png(variant, start, scale=MAIL_SCALE)) > MAIL_PNG_BUDGET:
-                if len(draw_png(variant, start, scale=MAIL_SCALE, hard=True)) <= MAIL_PNG_BUDGET:
+            # an opening within NEAR of the budget: a phase with units and arrows on it goes over
+            # (the real map's coastlines), so the next step down at once, each picture drawn once
+            near = MAIL_PNG_BUDGET * NEAR
+            if len(draw_png(variant, start, scale=MAIL_SCALE)) > near:
+                if len(draw_png(variant, start, scale=MAIL_SCALE, hard=True)) <= near:
                     fit = (MAIL_SCALE, True)
                 else:
-                    fit = (MAIL_SCALE_SMALL, len(draw_png(variant, start, scale=MAIL_SCALE_SMALL)) > MAIL_PNG_BUDGET)
+                    fit = (MAIL_SCALE_SMALL, len(draw_png(variant, start, scale=MAIL_SCALE_SMALL)) > near)
         per_map[variant.name] = fit
     return per_map[variant.name]
 
