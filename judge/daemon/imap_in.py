@@ -45,7 +45,7 @@ _SEEN = r"(\Seen)"
 
 
 #: messages handed to the service per trip to its thread
-RECEIVE_CHUNK = 5
+RECEIVE_CHUNK = 10
 #: seconds before a message that failed is tried again in the same session
 FAILED_RETRY = 300.0
 #: receive() raising this often for one message makes it poison: recorded, flagged, set aside
