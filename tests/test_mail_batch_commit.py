@@ -208,3 +208,24 @@ def test_store_batch_units_are_savepoints(tmp_path: Path) -> None:
         assert not st.conn.in_transaction
     finally:
         st.close()
+
+
+def test_run_due_stops_after_most_events_and_the_next_call_goes_on(tmp_path: Path) -> None:
+    """The daemon's scheduler runs a deadline burst a few games per trip, so the SMTP runner can
+    send the first games' results meanwhile: ``most`` stops the run there, nothing skipped."""
+    from datetime import timedelta
+
+    t = Table(tmp_path)
+    try:
+        for name in ("ga", "gb", "gc"):
+            t.start_game(name)
+        due = t.judge.store.scalar("SELECT COUNT(*) FROM events WHERE state = 'pending'")
+        assert due >= 3
+        later = t.now + timedelta(days=30)
+        assert t.judge.run_due(now=later, most=2) == 2
+        assert t.judge.store.scalar("SELECT COUNT(*) FROM events WHERE state = 'pending' AND due <= ?",
+                                    (later.isoformat(),)) >= 1
+        rest = t.judge.run_due(now=later)
+        assert rest >= 1 and t.phase("ga") != "S1901M" and t.phase("gc") != "S1901M"
+    finally:
+        t.close()

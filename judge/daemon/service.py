@@ -135,11 +135,13 @@ class ServiceProxy:
     async def mark_failed(self, item_id: int, error: str, permanent: bool) -> None:
         await self._call(self._judge.mark_failed, item_id, error, permanent)
 
-    async def run_due(self, until: float | None = None) -> int:
-        """Events due by ``until`` (epoch seconds; default: now)."""
-        if until is None:
-            return await self._call(self._judge.run_due)
-        return await self._call(self._judge.run_due, until=_utc(until))
+    async def run_due(self, until: float | None = None, most: int | None = None) -> int:
+        """Events due by ``until`` (epoch seconds; default: now); at most ``most`` of them where
+        the service can stop there (one that cannot runs them all)."""
+        kw: dict[str, Any] = {} if until is None else {"until": _utc(until)}
+        if most is not None and "most" in inspect.signature(self._judge.run_due).parameters:
+            kw["most"] = most
+        return await self._call(self._judge.run_due, **kw)
 
     async def hold_notice(self, until: float, title: str, text: str) -> int:
         """Tell the masters of games with events due by ``until`` (a service without it: nobody)."""

@@ -249,16 +249,17 @@ class Judge:
         outbox.mark_failed(self.store, self.cfg, item_id, error, permanent, self._now(now))
 
     # -- time ---------------------------------------------------------------------------------------
-    def run_due(self, now: datetime | None = None, until: datetime | None = None) -> int:
+    def run_due(self, now: datetime | None = None, until: datetime | None = None, most: int | None = None) -> int:
         """Run every pending event due by ``now``, oldest first, each in its own transaction.
 
         ``until`` (a transport's last complete read of its inbox) limits the events to those due
-        by then: a deadline is processed only once every mail delivered before it has been read."""
+        by then: a deadline is processed only once every mail delivered before it has been read.
+        ``most``: stop after that many (the daemon calls again, sending the results meanwhile)."""
         now = self._now(now)
         limit = now if until is None else min(now, self._now(until))
         done = 0
         st = self.store
-        while True:
+        while most is None or done < most:
             with st.transaction():
                 ev = st.one("SELECT * FROM events WHERE state = 'pending' AND due <= ? ORDER BY due, id LIMIT 1",
                             (iso(limit),))
@@ -273,6 +274,7 @@ class Judge:
                     log.exception("event %s (%s) failed; marked done", ev["id"], ev["kind"])
                     st.update("events", ev["id"], state="failed")
             done += 1
+        return done
 
     def next_wakeup(self) -> datetime | None:
         return deadlines.next_due(self.store)
