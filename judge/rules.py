@@ -61,10 +61,34 @@ def check_rule(name: str, value: Any) -> Any:
     return value
 
 
+#: merged rules by their layers' contents: a mail's handling asks for a game's rules a score of
+#: times, always with the same few layers (a fresh copy is handed out each time)
+_MERGED: dict[tuple[Any, ...], dict[str, Any]] = {}
+_MERGED_MAX = 4096
+
+
+def _layers_key(layers: tuple[dict[str, Any] | None, ...]) -> tuple[Any, ...] | None:
+    try:
+        key = tuple(tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in (layer or {}).items())
+                    for layer in layers)
+        hash(key)
+    except TypeError:  # a value that cannot be a key (a nested dict): merged afresh
+        return None
+    return key
+
+
 def merge_rules(*layers: dict[str, Any] | None) -> dict[str, Any]:
     """Defaults, then each layer in turn (variant, then game options)."""
+    key = _layers_key(layers)
+    known = _MERGED.get(key) if key is not None else None
+    if known is not None:
+        return dict(known)
     rules = {name: default for name, (default, _) in RULE_SWITCHES.items()}
     for layer in layers:
         for name, value in (layer or {}).items():
             rules[name] = check_rule(name, value)
+    if key is not None:
+        if len(_MERGED) >= _MERGED_MAX:
+            _MERGED.clear()
+        _MERGED[key] = dict(rules)
     return rules

@@ -44,8 +44,8 @@ _UIDVALIDITY = re.compile(rb"UIDVALIDITY (\d+)")
 _SEEN = r"(\Seen)"
 
 
-#: messages handed to the service per trip to its thread
-RECEIVE_CHUNK = 5
+#: messages handed to the service per trip to its thread, stored in one commit (one fsync)
+RECEIVE_CHUNK = 10
 #: seconds before a message that failed is tried again in the same session
 FAILED_RETRY = 300.0
 #: receive() raising this often for one message makes it poison: recorded, flagged, set aside
@@ -510,8 +510,9 @@ class ImapIngest:
                             limit=cfg.max_message_bytes)
                     game.append(uid)
             prefix = f"imap:{cfg.user}/{cfg.mailbox}/{self.uidvalidity}/"
-            # a few messages per trip to the service thread: fewer thread hops, yet the SMTP
-            # runner's calls (queued behind ours on that one thread) wait for a few messages only
+            # a few messages per trip to the service thread, one commit for them: fewer thread hops
+            # and fsyncs, yet the SMTP runner's calls (queued behind ours on that one thread) wait
+            # for a few messages only. They are flagged only after that commit (_mark_done)
             for i in range(0, len(game), RECEIVE_CHUNK):
                 if self.stop.is_set() or self._store_retry_at > time.monotonic():
                     break  # stopping, or the store is unavailable: the rest waits in the mailbox

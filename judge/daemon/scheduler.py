@@ -25,6 +25,8 @@ logger = logging.getLogger("judge.daemon.scheduler")
 
 #: sleep at most this long: the CLI may change deadlines behind our back, and clocks jump
 MAX_SLEEP = 300.0
+#: events run per trip to the service thread (each a game's deadline, reminder or grace end)
+RUN_CHUNK = 5
 
 
 def seconds_until(when: Any, now: float | None = None) -> float | None:
@@ -179,11 +181,19 @@ class Scheduler:
                 if due is not None and due <= time.time():
                     cutoff, wait = await self._cutoff(due)
                     if cutoff is not None:
-                        n = await self.service.run_due(until=cutoff)
+                        n = 0
+                        while not self.stop.is_set():
+                            # a few games per trip to the service thread: the SMTP runner's calls
+                            # get in between, so the first games' results leave during a burst
+                            got = await self.service.run_due(until=cutoff, most=RUN_CHUNK)
+                            n += got
+                            if got:
+                                self.on_queued()
+                            if got < RUN_CHUNK:
+                                break
                         if n:
                             self.runs += 1
                             log(logger, "scheduler.ran", processed=n)
-                            self.on_queued()
                         due = seconds_until(await self.service.next_wakeup(), 0.0)
                         self.next_due = due
                 delay = None if due is None else due - time.time()

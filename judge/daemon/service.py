@@ -20,7 +20,7 @@ from types import SimpleNamespace
 from typing import Any, Callable, Protocol, TypeVar
 
 from judge.daemon.config import JudgeSection
-from judge.game.store import transient_cause
+from judge.mail.receive import receive_each
 
 T = TypeVar("T")
 
@@ -94,7 +94,8 @@ class ServiceProxy:
 
     async def receive_many(self, mails: list[tuple[bytes, str]],
                            stopping: Callable[[], bool]) -> list[str | Exception]:
-        """Several receive() calls in one trip to the service thread, each its own transaction.
+        """Several receive() calls in one trip to the service thread: one committed transaction
+        for them all where the service offers ``receive_many`` (else each its own).
 
         One trip per FETCH batch rather than one per message: each hop between the loop and the
         thread may wait for the GIL, and on a busy machine those waits cost more than the work.
@@ -102,21 +103,10 @@ class ServiceProxy:
         message in hand only. A receive() that raises yields its exception in place of a status;
         one that says the store is unavailable (locked, disk full) ends the list there: the rest
         would only wait out the same lock, each for the whole busy timeout."""
-
-        def work() -> list[str | Exception]:
-            out: list[str | Exception] = []
-            for raw, source in mails:
-                try:
-                    out.append(self._judge.receive(raw, source))
-                except Exception as exc:  # reported per message by the caller
-                    out.append(exc)
-                    if transient_cause(exc) is not None:
-                        break
-                if stopping():
-                    break
-            return out
-
-        return await self._call(work)
+        many = getattr(self._judge, "receive_many", None)
+        if many is None:  # a service without it: each message its own transaction
+            many = functools.partial(receive_each, self._judge.receive)
+        return await self._call(many, mails, stopping)
 
     async def record_failure(self, raw: bytes, source: str, exc: BaseException) -> bool:
         """Have the service record a message set aside after repeated exceptions (if it can)."""
@@ -145,11 +135,13 @@ class ServiceProxy:
     async def mark_failed(self, item_id: int, error: str, permanent: bool) -> None:
         await self._call(self._judge.mark_failed, item_id, error, permanent)
 
-    async def run_due(self, until: float | None = None) -> int:
-        """Events due by ``until`` (epoch seconds; default: now)."""
-        if until is None:
-            return await self._call(self._judge.run_due)
-        return await self._call(self._judge.run_due, until=_utc(until))
+    async def run_due(self, until: float | None = None, most: int | None = None) -> int:
+        """Events due by ``until`` (epoch seconds; default: now); at most ``most`` of them where
+        the service can stop there (one that cannot runs them all)."""
+        kw: dict[str, Any] = {} if until is None else {"until": _utc(until)}
+        if most is not None and "most" in inspect.signature(self._judge.run_due).parameters:
+            kw["most"] = most
+        return await self._call(self._judge.run_due, **kw)
 
     async def hold_notice(self, until: float, title: str, text: str) -> int:
         """Tell the masters of games with events due by ``until`` (a service without it: nobody)."""

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from judge.eia import dice
 from judge.eia.context import VERBS
 from judge.eia.data import Tables, load_tables
-from judge.eia.step import parse_commands, trial
+from judge.eia.step import opening, parse_commands, trial
 
 #: the stages of a month, in the order they run (judge.eia.context STAGE_*), with what closes it
 STAGES = ("setup", "treasury", "yards", "sailing", "pursuit", "movement", "combat", "politics")
@@ -95,6 +95,7 @@ class _Trials:
     def __init__(self, state: dict[str, Any], tables: Tables):
         self.state, self.tables = state, tables
         self.digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()
+        self._opened: bytes | None = None  # the state read once, for every trial that is not cached
 
     def run(self, lines: list[str], high: bool, first: frozenset[int] = frozenset()) -> dict[int, tuple[str, bool]]:
         """line number (from 1) -> (reason, refused for its form) under one of the two dice."""
@@ -103,7 +104,9 @@ class _Trials:
             _CACHE.move_to_end(key)
             return _CACHE[key]
         out: dict[int, tuple[str, bool]] = {}
-        for e in trial(self.state, "\n".join(lines), self.tables, _roller(high), first):
+        if self._opened is None:
+            self._opened = opening(self.state)
+        for e in trial(self.state, "\n".join(lines), self.tables, _roller(high), first, self._opened):
             line = lines[e["line"] - 1] if 0 < e["line"] <= len(lines) else ""
             out.setdefault(e["line"], (e["text"].removeprefix(f"{line!r}: "), bool(e["form"])))
         _CACHE[key] = out

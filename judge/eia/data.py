@@ -10,7 +10,7 @@ import math
 import tomllib
 import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -83,12 +83,25 @@ class Tables:
     def yards(self) -> dict[str, Yard]:
         return {y.name: y for n in self.nations.values() for y in n.yards}
 
-    def yard(self, text: str) -> Yard | None:
-        key = _fold(text)
+    @cached_property
+    def _yard_names(self) -> dict[str, Yard]:
+        """Every yard's name and aliases, folded -> the yard (the first yard in table order wins,
+        as a search in that order would): a month's trial looks places up thousands of times."""
+        out: dict[str, Yard] = {}
         for y in self.yards.values():
-            if key == _fold(y.name) or key in {_fold(a) for a in y.aliases}:
-                return y
-        return None
+            for name in (y.name, *y.aliases):
+                out.setdefault(_fold(name), y)
+        return out
+
+    @cached_property
+    def _nation_names(self) -> dict[str, Nation]:
+        out: dict[str, Nation] = {}
+        for n in self.nations.values():
+            out.setdefault(_fold(n.name), n)
+        return out
+
+    def yard(self, text: str) -> Yard | None:
+        return self._yard_names.get(_fold(text))
 
     def place(self, text: str) -> str:
         """The one name a place is stored and shown under: a yard's name as the table prints it for
@@ -107,11 +120,7 @@ class Tables:
         return math.ceil(yard.max * num / den)
 
     def nation(self, text: str) -> Nation | None:
-        key = _fold(text)
-        for n in self.nations.values():
-            if key == _fold(n.name):
-                return n
-        return None
+        return self._nation_names.get(_fold(text))
 
     def fort_band(self, value: int) -> FortBand:
         for band in self.fort_bands:
@@ -120,6 +129,7 @@ class Tables:
         return self.fort_bands[-1]
 
 
+@lru_cache(maxsize=4096)
 def _fold(text: str) -> str:
     """Names as typed on a phone: case, dots and accents do not matter (Königsberg = Konigsberg)."""
     plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))

@@ -85,7 +85,9 @@ def step(state_json: dict[str, Any], commands: str, secret_hex: str,
 
 
 def _month(state: Any, tables: Tables, commands: str, roller: dice.Roller,
-           first: frozenset[int] = frozenset()) -> dict[str, Any]:
+           first: frozenset[int] = frozenset(), keep_state: bool = True) -> dict[str, Any]:
+    """The month stepped; ``keep_state`` False (a trial, which wants the refusals only): the
+    month's closing state is not written out as JSON."""
     month = state.month
     canonical_places(state, tables)
     ctx = Ctx(state, tables, roller)
@@ -127,23 +129,30 @@ def _month(state: Any, tables: Tables, commands: str, roller: dice.Roller,
         "events": ctx.events,
         "rolls": ctx.roller.rolls,
         "announcements": [e["text"] for e in ctx.events if e["to"] == [PUBLIC]],
-        "state": to_json(state),
+        "state": to_json(state) if keep_state else None,
     }
 
 
 def trial(state_json: dict[str, Any], commands: str, tables: Tables | None = None,
-          roller: Callable[[Any], dice.Roller] | None = None, first: frozenset[int] = frozenset()
-          ) -> list[dict[str, Any]]:
+          roller: Callable[[Any], dice.Roller] | None = None, first: frozenset[int] = frozenset(),
+          opened: bytes | None = None) -> list[dict[str, Any]]:
     """The refusals a month of ``commands`` would meet if stepped now, with throwaway dice (never the
     game's): what the judge tells a sender at once. Each is a rejected event with the ``line`` it
     refuses and ``form`` (True: refused for its own words, whatever the state or the dice).
     ``roller(state)`` gives the dice (judge.eia.clerk fixes every face); ``first`` names lines
-    to run before every stage (a what-if: would this line pass if that one ran first?)."""
+    to run before every stage (a what-if: would this line pass if that one ran first?).
+    ``opened``: :func:`opening` of ``state_json``, for many trials of one state (read once)."""
     tables = tables or load_tables()
-    state = from_json(copy.deepcopy(state_json))
+    state = pickle.loads(opened if opened is not None else opening(state_json))
     dice_ = roller(state) if roller else dice.Roller(dice.new_secret(), state.game, state.month)
-    out = _month(state, tables, commands, dice_, first)
+    out = _month(state, tables, commands, dice_, first, keep_state=False)
     return [e for e in out["events"] if e["kind"] == "rejected" and "line" in e]
+
+
+def opening(state_json: dict[str, Any]) -> bytes:
+    """The state read from its JSON, pickled: :func:`trial` unpickles a fresh copy of it (much
+    faster than reading the JSON again), so trials never share or change ``state_json``."""
+    return pickle.dumps(from_json(copy.deepcopy(state_json)))
 
 
 def run_one(ctx: Ctx, cmd: Command, handler: Any) -> None:
@@ -151,17 +160,17 @@ def run_one(ctx: Ctx, cmd: Command, handler: Any) -> None:
     dice it rolled void: they stay published, so a month's roll numbers never have a gap that
     could hide a roll left out (judge.eia.dice.verify), and a number once drawn is never drawn
     again for another purpose."""
-    # (pickle round trip: the same deep copy as copy.deepcopy, several times faster on dataclasses)
-    saved = pickle.loads(pickle.dumps(ctx.state)), len(ctx.events), len(ctx.roller.rolls), \
-        pickle.loads(pickle.dumps(ctx.scratch))
+    # pickled, not copied: the same deep copy as copy.deepcopy, several times faster on
+    # dataclasses, and only unpickled for a command that is refused
+    saved = pickle.dumps(ctx.state), len(ctx.events), len(ctx.roller.rolls), pickle.dumps(ctx.scratch)
     try:
         handler(ctx, cmd)
     except Rejected as exc:
-        ctx.state.__dict__.update(saved[0].__dict__)
+        ctx.state.__dict__.update(pickle.loads(saved[0]).__dict__)
         del ctx.events[saved[1]:]
         for rec in ctx.roller.rolls[saved[2]:]:
             rec["void"] = "the command was refused"
-        ctx.scratch = saved[3]
+        ctx.scratch = pickle.loads(saved[3])
         to = [cmd.nation] if cmd.nation == MASTER else [cmd.nation, MASTER]
         ctx.say(f"{cmd.line!r}: {exc}", to, "rejected")
         ctx.events[-1].update(line=cmd.number, form=isinstance(exc, Malformed))

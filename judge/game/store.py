@@ -36,11 +36,18 @@ class StoreLocked(sqlite3.OperationalError):
     """Another process holds a lock on the store longer than the busy timeout."""
 
 
+class BatchLost(sqlite3.OperationalError):
+    """SQLite rolled back a whole :meth:`Store.batch` (disk full, I/O error): nothing of it was
+    stored, and every input of it must be offered again."""
+
+
 def transient_cause(exc: BaseException) -> str | None:
     """Why the store is unavailable, if ``exc`` says it is for now: ``"locked"`` (another process
     holds a lock), ``"disk full"``, ``"I/O error"`` or ``"out of memory"``; None for an error
     that retrying cannot mend (a bug, a damaged file). A message met by a transient error was not
     handled and must be offered again later."""
+    if isinstance(exc, BatchLost):
+        return (transient_cause(exc.__cause__) if exc.__cause__ is not None else None) or "I/O error"
     if isinstance(exc, MemoryError):
         return "out of memory"
     if isinstance(exc, OSError):
@@ -342,6 +349,8 @@ class Store:
         self.backup: Path | None = None
         self.migrated_from: int | None = None
         self.busy_timeout = _busy_timeout_default() if busy_timeout is None else busy_timeout
+        self._batch = False  # inside batch(): transaction() is a savepoint
+        self._batch_lost: BaseException | None = None
         # isolation_level=None: no implicit transactions; we say BEGIN and COMMIT ourselves.
         # ``timeout`` installs SQLite's busy handler: a statement that meets another process's
         # lock (BEGIN IMMEDIATE while an admin's shell writes, any read while a connection holds
@@ -456,8 +465,31 @@ class Store:
                 pause = min(pause * 2, 0.5)
 
     @contextmanager
+    def batch(self) -> Iterator[None]:
+        """One ``BEGIN IMMEDIATE`` … ``COMMIT`` around several units of work, each of them still
+        its own :meth:`transaction` (a savepoint here): one that raises undoes only its own
+        changes. One commit, so one fsync, for them all; nothing of them is stored until the
+        batch commits, so a caller acknowledges its inputs only after this block has ended.
+        Raises :class:`BatchLost` when SQLite itself rolled the whole batch back (disk full,
+        I/O error inside a unit): then none of its units was stored."""
+        with self._outer():
+            self._batch, self._batch_lost = True, None
+            try:
+                yield
+                if self._batch_lost is not None:
+                    raise BatchLost(f"the batch was rolled back: {self._batch_lost}") from self._batch_lost
+            finally:
+                self._batch, self._batch_lost = False, None
+
+    @contextmanager
     def transaction(self) -> Iterator[None]:
-        """``BEGIN IMMEDIATE`` … ``COMMIT``; everything is rolled back if the body raises."""
+        """``BEGIN IMMEDIATE`` … ``COMMIT``; everything is rolled back if the body raises.
+        Inside :meth:`batch`: a savepoint, released into the batch's transaction."""
+        with self._unit() if self._batch else self._outer():
+            yield
+
+    @contextmanager
+    def _outer(self) -> Iterator[None]:
         self._begin()
         try:
             yield
@@ -467,6 +499,24 @@ class Store:
             raise
         else:
             self.conn.execute("COMMIT")
+
+    @contextmanager
+    def _unit(self) -> Iterator[None]:
+        self.conn.execute("SAVEPOINT unit")
+        try:
+            yield
+        except BaseException as exc:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK TO unit")
+                self.conn.execute("RELEASE unit")
+            elif self._batch_lost is None:  # SQLite rolled back the whole batch (disk full, I/O error)
+                self._batch_lost = exc
+            raise
+        else:
+            if not self.conn.in_transaction and self._batch_lost is None:
+                self._batch_lost = sqlite3.OperationalError("transaction ended inside a unit")
+            if self.conn.in_transaction:
+                self.conn.execute("RELEASE unit")
 
     # -- small helpers (identifiers are ours, values always parameters) -------------------------
     def insert(self, table: str, **values: Any) -> int:

@@ -9,6 +9,7 @@ Transports (Maildir, pipe, the IMAP/SMTP daemon) drive a :class:`Judge`:
 
 from __future__ import annotations
 
+import functools
 import logging
 import sqlite3
 import traceback
@@ -23,7 +24,7 @@ from judge.mail.handler import Handler, safe_subject
 from judge.mail.incoming import IncomingMail, _synthetic_id, parse_message
 from judge.game.outbox import OutboxItem
 from judge.render.templates import render
-from judge.game.store import Store, from_iso, iso
+from judge.game.store import Store, from_iso, iso, transient_cause
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +122,25 @@ class Judge:
             log.exception("message %s from %s failed", mail.message_id, mail.sender)
             self.record_failure(raw, source, exc, mail=mail, now=now)
             return f"failed: internal error ({type(exc).__name__})"
+
+    def receive_many(self, mails: list[tuple[bytes, str]], stopping: Any = lambda: False,
+                     now: datetime | None = None) -> list[str | Exception]:
+        """:meth:`receive` for each (raw, source), all in one committed transaction (one fsync):
+        each message is still its own unit, undone alone if it meets a bug. The statuses (or the
+        exception a receive() raised) come back in order, and only once the whole batch is
+        committed: a transport flags or moves its messages after this returns, so a kill at any
+        instant leaves each message either stored or still waiting, never lost.
+
+        The list is shorter when ``stopping()`` turns true, or after a message that found the
+        store unavailable (its exception is the last entry; the ones before it are committed).
+        If the commit itself fails, every entry is that error: none of them was stored."""
+        out: list[str | Exception] = []
+        try:
+            with self.store.batch():
+                out = receive_each(functools.partial(self.receive, now=now), mails, stopping)
+        except Exception as exc:  # BEGIN or COMMIT failed, or SQLite rolled the batch back: nothing stored
+            return [exc] * max(1, len(out))
+        return out
 
     def record_failure(self, raw: bytes, source: str, exc: BaseException, mail: Any = None,
                        now: datetime | None = None) -> None:
@@ -229,16 +249,17 @@ class Judge:
         outbox.mark_failed(self.store, self.cfg, item_id, error, permanent, self._now(now))
 
     # -- time ---------------------------------------------------------------------------------------
-    def run_due(self, now: datetime | None = None, until: datetime | None = None) -> int:
+    def run_due(self, now: datetime | None = None, until: datetime | None = None, most: int | None = None) -> int:
         """Run every pending event due by ``now``, oldest first, each in its own transaction.
 
         ``until`` (a transport's last complete read of its inbox) limits the events to those due
-        by then: a deadline is processed only once every mail delivered before it has been read."""
+        by then: a deadline is processed only once every mail delivered before it has been read.
+        ``most``: stop after that many (the daemon calls again, sending the results meanwhile)."""
         now = self._now(now)
         limit = now if until is None else min(now, self._now(until))
         done = 0
         st = self.store
-        while True:
+        while most is None or done < most:
             with st.transaction():
                 ev = st.one("SELECT * FROM events WHERE state = 'pending' AND due <= ? ORDER BY due, id LIMIT 1",
                             (iso(limit),))
@@ -253,6 +274,7 @@ class Judge:
                     log.exception("event %s (%s) failed; marked done", ev["id"], ev["kind"])
                     st.update("events", ev["id"], state="failed")
             done += 1
+        return done
 
     def next_wakeup(self) -> datetime | None:
         return deadlines.next_due(self.store)
@@ -289,6 +311,23 @@ class Judge:
 
     def console(self, now: datetime | None = None) -> "Console":
         return Console(self, self._now(now))
+
+
+def receive_each(receive: Any, mails: list[tuple[bytes, str]], stopping: Any) -> list[str | Exception]:
+    """``receive(raw, source)`` for each message in turn: its status, or the exception it raised
+    (reported per message by the transport). Stops early when ``stopping()`` turns true, or after
+    a message that found the store unavailable: the rest would only meet the same trouble."""
+    out: list[str | Exception] = []
+    for raw, source in mails:
+        try:
+            out.append(receive(raw, source))
+        except Exception as exc:
+            out.append(exc)
+            if transient_cause(exc) is not None:
+                break
+        if stopping():
+            break
+    return out
 
 
 def with_savepoint(st: Store, fn: Any) -> None:
