@@ -95,8 +95,13 @@ def test_fast_lines_are_the_common_canonical_forms():
             "France: A Par S A Mar - Bur\nA Mar H\nRussia: F StP/sc - Bot\nF Sev S A Mos\n")
     ctx = judge.orders.Context(b.pos, b.m, judge.orders.names_for(v, b.m), frozenset(), None)
     assert all(read_line(ctx, line) is not None for line in text.splitlines())
-    # not canonical, or not sure: the full parser decides
-    for line in ("F Lon-Nth", "f lon - nth", "F London - North Sea", "A Par - Bur.", "F StP - Bot",
-                 "A Lon - Nth", "England: A Par - Bur", "F Bre - Spa", "A Mar - Spa/nc", "Germany:"):
-        assert read_line(ctx, line) is None or line in ("A Lon - Nth", "England: A Par - Bur"), line
+    # other tools' spellings of canonical text go the fast way too
+    other = ("f lon - nth", "A Par - Bur.", "ENGLAND: F LON - NTH", "russia: f stp_sc - bot", "F StP(sc) H",
+             "F Stp/SC - Bot", "f stp sc - bot", "F StP (sc) H", "A Lvp - Edi VIA", "A Par. S A Mar. - Bur")
+    assert all(read_line(ctx, line) is not None for line in other)
+    # not canonical in any spelling, or not sure: the full parser decides
+    for line in ("F Lon-Nth", "F London - North Sea", "F StP - Bot", "F Bre - Spa", "A Mar - Spa/nc", "Germany:",
+                 "F stp__sc - bot", "A Par - Bur…", "Eng: F Lon H"):
+        assert read_line(ctx, line) is None, line
     _same(b, text)
+    _same(b, "\n".join(other))
