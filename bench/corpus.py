@@ -137,42 +137,48 @@ def human_games(kinds: str = "MRA") -> Iterator[dict[str, Any]]:
 _COAST_FORMS = ("{p}/{c}", "{p}/{C}", "{p}({c})", "{p}_{c}", "{p} {c}")
 
 
-def respell(case: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """``case`` written as other tools and players write it (see the module's doc): each line
-    and each unit of the position in a case drawn at random, coasts in a form drawn at random."""
+def spelling(rng: random.Random) -> tuple[int, str, bool, bool, int]:
+    """One tool's way of writing: names in lower case, upper case, or kinds as printed and names
+    in lower case ("F ank"); its coast form; "via" for "via convoy"; a full stop after each
+    order; the case of power names."""
+    return rng.randrange(3), rng.choice(_COAST_FORMS), rng.random() < 0.5, rng.random() < 0.2, rng.randrange(3)
+
+
+def respell(case: dict[str, Any], rng: random.Random, way: tuple | None = None) -> dict[str, Any]:
+    """``case`` written as other tools and players write it (see the module's doc): all of it the
+    one ``way`` (``spelling()``), as a tool writes a game, or without it each line and each unit
+    of the position a way drawn at random."""
     def word(w: str, style: int) -> str:
         return w.lower() if style == 0 else w.upper() if style == 1 else w
 
-    def name(text: str, style: int, space: bool = True) -> str:
+    def name(text: str, style: int, form: str) -> str:
         prov, _, coast = text.partition("/")
         p = word(prov, style if style < 2 else 0)
-        if not coast:
-            return p
-        forms = _COAST_FORMS if space else _COAST_FORMS[:-1]
-        return rng.choice(forms).format(p=p, c=word(coast, style), C=coast.upper())
+        return form.format(p=p, c=word(coast, style), C=coast.upper()) if coast else p
 
     def line(text: str) -> str:
-        style = rng.randrange(3)  # lower, upper, kind as printed and names in lower case ("F ank")
+        style, form, via, dot, power_case = way or spelling(rng)
         head, colon, order = text.rpartition(": ")
         words = []
         for w in order.split():
             if w[0].isupper() and len(w) > 1 and w not in ("Build", "Remove", "Waive"):
-                words.append(name(w, style))
+                words.append(name(w, style, form))
             else:
                 words.append(w if style == 2 and w in ("A", "F") else word(w, style & 1 or 0))
         out = " ".join(words)
-        if out.lower().endswith(" convoy") and rng.random() < 0.5:
+        if via and out.lower().endswith(" convoy"):
             out = out[:-len(" convoy")]  # "A LON - BEL VIA", as MILA writes it
-        if rng.random() < 0.1:
+        if dot:
             out += "."
-        return f"{word(head, rng.randrange(3))}{colon}{out}" if colon else out
+        return f"{word(head, power_case)}{colon}{out}" if colon else out
+
+    def unit(text: str) -> str:
+        style, form, _, _, _ = way or spelling(rng)
+        kind, where = text.split()
+        return f"{word(kind, style & 1 or 0) if style < 2 else kind} {name(where, style, form.replace(' ', '_'))}"
 
     pos = case["position"]
-    units = {}
-    for p, us in pos["units"].items():
-        units[p.lower()] = [f"{k if rng.random() < 0.5 else k.lower()} {name(w, rng.randrange(3), False)}"
-                            for k, w in (u.split() for u in us)]
-    respelt = {**pos, "units": units,
+    respelt = {**pos, "units": {p.lower(): [unit(u) for u in us] for p, us in pos["units"].items()},
                "centers": {p.upper(): [c.lower() for c in cs] for p, cs in pos.get("centers", {}).items()}}
     return {**case, "position": respelt, "orders": "".join(line(t) + "\n" for t in case["orders"].splitlines())}
 
