@@ -45,13 +45,12 @@ def _case(draw, word: str) -> str:
     return word.lower() if how == "lower" else word.upper() if how == "upper" else word
 
 
-def _name(draw, text: str, in_position: bool = False) -> str:
+def _name(draw, text: str) -> str:
     prov, _, coast = text.partition("/")
     p = _case(draw, prov)
     if not coast:
         return p
-    forms = COAST_FORMS[:3] + COAST_FORMS[4:5] if in_position else COAST_FORMS
-    return draw(st.sampled_from(forms)).format(p=p, c=_case(draw, coast), C=coast.upper())
+    return draw(st.sampled_from(COAST_FORMS)).format(p=p, c=_case(draw, coast), C=coast.upper())
 
 
 def _line(draw, text: str) -> str:
@@ -73,7 +72,7 @@ def _line(draw, text: str) -> str:
 
 def _respelt(draw, case: dict) -> dict:
     pos = case["position"]
-    units = {_case(draw, p): [f"{_case(draw, u.split()[0])} {_name(draw, u.split()[1], True)}" for u in us]
+    units = {_case(draw, p): [f"{_case(draw, u.split()[0])} {_name(draw, u.split()[1])}" for u in us]
              for p, us in pos["units"].items()}
     centres = {_case(draw, p): [_case(draw, c) for c in cs] for p, cs in pos.get("centers", {}).items()}
     lines = [_line(draw, t) for t in case["orders"].splitlines()]

@@ -209,13 +209,13 @@ def _power(variant: Variant, name: str, entry: str) -> str:
 
 def parse_loc(text: str, m: Map, entry: str) -> str:
     """A location as positions write it: "StP/sc", and the coast forms other tools write
-    ("stp/SC", "StP(sc)", "stp_sc"), names in any case."""
+    ("stp/SC", "StP(sc)", "stp_sc", "Spa.nc"), names in any case."""
     raw = str(text).strip()
     p, _, coast = raw.partition("/")
     if not coast and raw.endswith(")") and "(" in raw:
         p, _, coast = raw[:-1].partition("(")
-    elif not coast and "_" in raw and m.lookup(raw) is None:
-        p, _, coast = raw.rpartition("_")
+    elif not coast and ("_" in raw or "." in raw) and m.lookup(raw) is None:  # "stp_sc", "Spa.nc"
+        p, _, coast = raw.replace(".", "_").rstrip("_").rpartition("_")
     pid = m.lookup(p)
     if pid is None:
         raise PositionError(f"{entry}: unknown province {text!r}")
