@@ -104,15 +104,11 @@ class Table:
             return self.shapes[line]
         except KeyError:
             pass
-        found = self._canonical(line)
-        shown = line.strip()
-        if found is None:
-            canon = self.respelt(line)
-            found = self._canonical(canon) if canon is not None else None
-            if found is not None:
-                shown = _shown(shown)
+        canon = self.respelt(line)  # canonical text gives itself back
+        found = self._canonical(canon if canon is not None else line)
         if found is not None:
-            found = (*found, shown)
+            shown = line.strip()
+            found = (*found, _shown(shown) if shown[-1] == "." else shown)
         if len(self.shapes) < 20000:
             self.shapes[line] = found
         return found
