@@ -104,8 +104,10 @@ class Table:
             return self.shapes[line]
         except KeyError:
             pass
-        canon = self.respelt(line)  # canonical text gives itself back
-        found = self._canonical(canon if canon is not None else line)
+        found = self.canon.get(line)  # canonical text met before
+        if found is None:
+            canon = self.respelt(line)  # canonical text gives itself back
+            found = self._canonical(canon if canon is not None else line)
         if found is not None:
             shown = line.strip()
             found = (*found, _shown(shown) if shown[-1] == "." else shown)
