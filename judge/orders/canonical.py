@@ -104,10 +104,11 @@ class Table:
             return self.shapes[line]
         except KeyError:
             pass
-        found = self.canon.get(line)  # canonical text met before
+        found = self._canonical(line)  # canonical text as it is
         if found is None:
-            canon = self.respelt(line)  # canonical text gives itself back
-            found = self._canonical(canon if canon is not None else line)
+            canon = self.respelt(line)
+            if canon is not None and canon != line:
+                found = self._canonical(canon)
         if found is not None:
             shown = line.strip()
             found = (*found, _shown(shown) if shown[-1] == "." else shown)
