@@ -8,13 +8,14 @@ holds, convoys along the coast). Only the adjudicator call is timed: ``judge.eng
 from parsed orders to results and the next position. Prints mean and p95 ms per movement,
 retreat and adjustment phase, movement phases with 30+ units separately, and phases per second.
 
-``--end-to-end`` times text in -> JSON out instead, on the movement phases of robot games
-(``bench/corpus.py``): ``judge adjudicate --batch`` as one whole process (start-up, reading the
-JSON cases and their order text, adjudicating, writing JSON), and the same cases in process
+``--end-to-end`` times text in -> JSON out instead, on the movement phases of robot games and of
+the human games MILA's package ships (``bench/corpus.py``), each in canonical text and as other
+tools write it (``respell``): ``judge adjudicate --batch`` as one whole process (start-up, reading
+the JSON cases and their order text, adjudicating, writing JSON), and the same cases in process
 (``run_batch`` and ``json.dumps``). When MILA's ``diplomacy`` engine is installed (``pip install
--e '.[bench]'``) it runs the same phases as one whole process too (``bench/mila_batch.py``), the
-two interleaved run by run so both see the same machine load, and the boards after each phase
-are compared. Prints the median and the range over the runs.
+-e '.[bench]'``) it runs the same phases as one whole process too (``bench/mila_batch.py``), all
+interleaved run by run so they see the same machine load, and the boards after each phase are
+compared. Prints the median and the range over the runs, and the load average before and after.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def end_to_end(args: argparse.Namespace) -> None:
     import subprocess
     import tempfile
 
-    from corpus import games, mila_case  # bench/corpus.py
+    from corpus import games, human_games, mila_case, respell, spelling  # bench/corpus.py
     from judge.adjudicate import run_batch
 
     try:  # the CLI's own JSON writer (older trees: json.dumps)
@@ -150,56 +151,91 @@ def end_to_end(args: argparse.Namespace) -> None:
     except ImportError:
         encode = functools.partial(json.dumps, ensure_ascii=False)  # what the CLI wrote then
 
-    cases = []
+    load_before = os.getloadavg()
+    robots = []
     for case in games(n_games=10**6, years=args.years, seed=args.seed):
         if case["position"]["phase"].endswith("Movement"):
-            cases.append(case)
-            if len(cases) >= args.phases:
+            robots.append(case)
+            if len(robots) >= args.phases:
                 break
-    n = len(cases)
+    corpora = {"robots": robots}
+    people = list(human_games("M"))  # MILA's package ships them: none without it
+    if people:  # the same phases again, to the same number of cases (ids anew; each round new games)
+        rounds = 1 + max(c["game"] for c in people)
+        corpora["human"] = [{**people[i % len(people)], "id": i + 1,
+                             "game": people[i % len(people)]["game"] + rounds * (i // len(people))}
+                            for i in range(args.phases)]
+    rng = random.Random(args.seed)
+    spelt = {(name, "canonical"): cases for name, cases in corpora.items()}
+    for name, cases in corpora.items():  # each game written one tool's way, drawn at random
+        ways: dict[int, tuple] = {}
+        for c in cases:
+            ways.setdefault(c["game"], spelling(rng))
+        spelt[(name, "other tools'")] = [respell(c, rng, ways[c["game"]]) for c in cases]
     root = Path(__file__).resolve().parent.parent
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
     for var in ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED"):  # as installed: byte code cached (the
         env.pop(var, None)  # warm-up run writes it), output buffered
     mila = importlib.util.find_spec("diplomacy") is not None
     with tempfile.TemporaryDirectory() as tmp:
-        judge_in, mila_in = Path(tmp, "judge.jsonl"), Path(tmp, "mila.jsonl")
-        judge_in.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
-        mila_in.write_text("".join(json.dumps(mila_case(c)) + "\n" for c in cases), encoding="utf-8")
-        commands = {"judge": [sys.executable, "-m", "judge.cli", "adjudicate", "--batch", str(judge_in)]}
+        commands: dict[tuple[str, str], list[str]] = {}
+        for (name, spelling), cases in spelt.items():
+            path = Path(tmp, f"judge-{name}-{len(commands)}.jsonl")
+            path.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+            commands[(name, spelling)] = [sys.executable, "-m", "judge.cli", "adjudicate", "--batch", str(path)]
         if mila:
-            commands["MILA"] = [sys.executable, str(Path(__file__).with_name("mila_batch.py")), str(mila_in)]
-        wall: dict[str, list[float]] = {k: [] for k in commands}
-        outputs: dict[str, str] = {}
+            for name, cases in corpora.items():
+                path = Path(tmp, f"mila-{name}.jsonl")
+                path.write_text("".join(json.dumps(mila_case(c)) + "\n" for c in cases), encoding="utf-8")
+                commands[(name, "MILA")] = [sys.executable, str(Path(__file__).with_name("mila_batch.py")), str(path)]
+        wall: dict[tuple[str, str], list[float]] = {k: [] for k in commands}
+        outputs: dict[tuple[str, str], str] = {}
         empty = Path(tmp, "empty.jsonl")
         empty.write_text("", encoding="utf-8")
         for cmd in commands.values():  # warm-up: byte code cached, files in the page cache
             subprocess.run([*cmd[:-1], str(empty)], env=env, capture_output=True, check=True)
         for _ in range(args.runs):
-            for name, cmd in commands.items():  # interleaved: both see the same load
+            for key, cmd in commands.items():  # interleaved: all see the same load
                 t0 = time.perf_counter()
                 done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
-                wall[name].append(time.perf_counter() - t0)
-                outputs[name] = done.stdout
-    lines = [json.dumps(c) for c in cases]
-    inproc: list[float] = []
+                wall[key].append(time.perf_counter() - t0)
+                outputs[key] = done.stdout
+    inproc: dict[tuple[str, str], list[float]] = {k: [] for k in spelt}
+    lines = {k: [json.dumps(c) for c in cases] for k, cases in spelt.items()}
     for _ in range(args.runs):
-        t0 = time.perf_counter()
-        for out in run_batch(lines):
-            encode(out)
-        inproc.append((time.perf_counter() - t0) / n * 1000)
+        for key, batch in lines.items():
+            t0 = time.perf_counter()
+            for out in run_batch(batch):
+                encode(out)
+            inproc[key].append((time.perf_counter() - t0) / len(batch) * 1000)
+    load_after = os.getloadavg()
 
-    print(f"end to end: {n} movement phases of robot games (standard, seed {args.seed}), canonical order "
-          f"text, {args.runs} runs, CPython {sys.version.split()[0]}, {os.cpu_count()} cores (shared)")
-    print(f"{'judge in process':<26} {spread(inproc, ' ms', '.3f')} per movement phase, text in -> JSON out")
-    for name, xs in wall.items():
+    n = args.phases
+    print(f"end to end: {n} movement phases a corpus, {args.runs} runs, CPython {sys.version.split()[0]}, "
+          f"{os.cpu_count()} cores (shared); load average {', '.join(f'{x:.2f}' for x in load_before)} at the start, "
+          f"{', '.join(f'{x:.2f}' for x in load_after)} at the end")
+    print(f"  robots: robot games (standard, seed {args.seed})" + (
+        f"; human: the {len(people)} movement phases of the 3 human games in MILA's package, cycled" if people else
+        "; human games: MILA's package is not installed (pip install -e '.[bench]')"))
+    print("  other tools': each game one tool's way, drawn at random: names in lower or upper case, coasts as "
+          "stp/sc, StP/SC, StP(sc), stp_sc, spa nc; 'via'; a full stop after each order (bench/corpus.py respell)")
+    print(f"{'corpus':<8} {'spelling':<13} {'in process':<26} {'whole process':<36} {'vs MILA, run by run':<22} "
+          "boards as MILA's")
+    for (name, spelling), xs in wall.items():
+        if spelling == "MILA":
+            continue
         per = [x / n * 1000 for x in xs]
-        print(f"{name + ' whole process':<26} {spread(xs, ' s')}  = {spread(per, ' ms', '.3f')} per phase")
+        row = (f"{name:<8} {spelling:<13} {spread(inproc[(name, spelling)], ' ms', '.3f'):<26} "
+               f"{spread(xs, ' s') + ' = ' + spread(per, ' ms', '.2f'):<36} ")
+        if mila:
+            ratios = [m / j for m, j in zip(wall[(name, "MILA")], xs)]
+            agree = compare_boards(outputs[(name, spelling)], outputs[(name, "MILA")])
+            row += f"{spread(ratios, 'x', '.1f'):<22} {agree}/{n}"
+        print(row)
     if mila:
-        ratios = [m / j for m, j in zip(wall["MILA"], wall["judge"])]
-        print(f"{'judge vs MILA':<26} {spread(ratios, 'x', '.1f')} faster, whole process, run by run")
-        agree = compare_boards(outputs["judge"], outputs["MILA"])
-        print(f"{'boards agree':<26} {agree}/{n} phases (units after the movement, dislodged units aside)")
+        for name in corpora:
+            xs = wall[(name, "MILA")]
+            print(f"{name:<8} {'MILA':<13} {'':<26} {spread(xs, ' s') + ' = ' + spread([x / n * 1000 for x in xs], ' ms', '.2f')}")
     else:
         print("MILA's engine is not installed (pip install -e '.[bench]'): no side-by-side figure")
 

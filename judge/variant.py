@@ -363,7 +363,11 @@ class Variant:
                 index.setdefault(p.name, index[norm(p.name)])
             self.__dict__["_power_index"] = index
         got = index.get(name)
-        return got if got is not None else index.get(norm(name))
+        if got is None:
+            got = index.get(norm(name))
+            if got is not None and len(index) < 1024:  # "ENGLAND", "england": as other tools write it
+                index[name] = got
+        return got
 
     def map_at(self, phase: Phase | str) -> Map:
         """The map in force during ``phase`` (after every change scheduled before it)."""

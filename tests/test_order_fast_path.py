@@ -3,7 +3,8 @@
 Random phases of every variant (the generators of ``test_engine_invariants``): the robots'
 free-form lines, the canonical text of every order they give (with and without the power's
 prefix, after an "England:" header line), and canonical text made wrong on purpose (a kind
-that is not the unit's, a coast left out, another power's unit for a signed-on player). Each
+that is not the unit's, a coast left out, another power's unit for a signed-on player), and
+canonical text in other tools' spellings (lower and upper case, ``(sc)``, ``_sc``, a full stop). Each
 text is read with and without the fast path; the :class:`ParsedLine` lists must be equal,
 warnings and errors included. The fast path must also really be taken.
 """
@@ -11,6 +12,7 @@ warnings and errors included. The fast path must also really be taken.
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -42,6 +44,10 @@ def _variants(rng: random.Random, b: Board, lines: list[str]) -> list[str]:
             out.append(text.replace("A ", "F ", 1) if text.startswith("A ") else text.replace("F ", "A ", 1))
         elif r < 0.75:
             out.append(text.split("/")[0] if "/" in text else text + " H")
+        elif r < 0.82:  # other tools' spellings: lower case, coasts in brackets, a full stop
+            out.append(re.sub(r"/(\w+)", r"(\1)", text.lower()) if "/" in text else text.lower() + ".")
+        elif r < 0.87:
+            out.append(f"{p.power.upper()}: {text.upper().replace('/', '_')}")
         else:
             out.append(text)
         last_power = p.power
@@ -95,8 +101,13 @@ def test_fast_lines_are_the_common_canonical_forms():
             "France: A Par S A Mar - Bur\nA Mar H\nRussia: F StP/sc - Bot\nF Sev S A Mos\n")
     ctx = judge.orders.Context(b.pos, b.m, judge.orders.names_for(v, b.m), frozenset(), None)
     assert all(read_line(ctx, line) is not None for line in text.splitlines())
-    # not canonical, or not sure: the full parser decides
-    for line in ("F Lon-Nth", "f lon - nth", "F London - North Sea", "A Par - Bur.", "F StP - Bot",
-                 "A Lon - Nth", "England: A Par - Bur", "F Bre - Spa", "A Mar - Spa/nc", "Germany:"):
-        assert read_line(ctx, line) is None or line in ("A Lon - Nth", "England: A Par - Bur"), line
+    # other tools' spellings of canonical text go the fast way too
+    other = ("f lon - nth", "A Par - Bur.", "ENGLAND: F LON - NTH", "russia: f stp_sc - bot", "F StP(sc) H",
+             "F Stp/SC - Bot", "f stp sc - bot", "F StP (sc) H", "A Lvp - Edi VIA", "A Par. S A Mar. - Bur")
+    assert all(read_line(ctx, line) is not None for line in other)
+    # not canonical in any spelling, or not sure: the full parser decides
+    for line in ("F Lon-Nth", "F London - North Sea", "F StP - Bot", "F Bre - Spa", "A Mar - Spa/nc", "Germany:",
+                 "F stp__sc - bot", "A Par - Bur…", "Eng: F Lon H"):
+        assert read_line(ctx, line) is None, line
     _same(b, text)
+    _same(b, "\n".join(other))

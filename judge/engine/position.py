@@ -208,11 +208,18 @@ def _power(variant: Variant, name: str, entry: str) -> str:
 
 
 def parse_loc(text: str, m: Map, entry: str) -> str:
-    p, _, coast = str(text).strip().partition("/")
+    """A location as positions write it: "StP/sc", and the coast forms other tools write
+    ("stp/SC", "StP(sc)", "stp_sc", "Spa.nc"), names in any case."""
+    raw = str(text).strip()
+    p, _, coast = raw.partition("/")
+    if not coast and raw.endswith(")") and "(" in raw:
+        p, _, coast = raw[:-1].partition("(")
+    elif not coast and ("_" in raw or "." in raw) and m.lookup(raw) is None:  # "stp_sc", "Spa.nc"
+        p, _, coast = raw.replace(".", "_").rstrip("_").rpartition("_")
     pid = m.lookup(p)
     if pid is None:
         raise PositionError(f"{entry}: unknown province {text!r}")
-    coast = coast.strip().lower()
+    coast = coast.strip(" .").lower()
     if coast:
         if coast not in m.provinces[pid].coasts:
             raise PositionError(f"{entry}: {m.provinces[pid].key} has no coast {coast!r}")
@@ -234,6 +241,8 @@ def parse_unit(text: str, m: Map, power: str, entry: str) -> Unit:
 
 def _parse_unit(text: str, m: Map, power: str, entry: str) -> Unit:
     parts = str(text).split()
+    if len(parts) == 3 and "/" not in parts[1]:  # "F spa nc", "F Spa (nc)"
+        parts = [parts[0], f"{parts[1]}/{parts[2].strip('()')}"]
     if len(parts) != 2 or parts[0].upper() not in UNIT_KINDS:
         raise PositionError(f"{entry}: bad unit {text!r} (write e.g. 'A Lvp', 'F StP/sc')")
     kind = parts[0].upper()

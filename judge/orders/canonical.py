@@ -5,11 +5,22 @@ prints them ("England: F Lon - Nth", "A Par S A Mar - Bur", "A Lon - Bel via con
 "F Nth C A Lon - Bel", "Build F StP/nc", "Waive"). Reading those through the free-form grammar
 costs most of an adjudication, so :func:`read_line` reads them with a split and a few dict
 look-ups instead. It gives exactly the :class:`ParsedLine` the full parser gives or, for
-anything it is not sure of, ``None``: the caller then uses the full parser. It gives up on any
-name that is not a location's printed key, a coast to infer, a kind that differs from the
-unit's, a unit that is not there, an order a signed-on player may not give, a warning the full
-parser would add, and every variant order kind. ``tests/test_order_fast_path.py`` checks the
-two agree on random phases of every variant.
+anything it is not sure of, ``None``: the caller then uses the full parser.
+
+Other tools and players write the same orders in other spellings: names in lower or upper case
+("F ank - con", "A PAR S A MAR - BUR"), power names in any case ("ENGLAND:"), coasts as
+``stp/sc``, ``StP/SC``, ``StP(sc)``, ``stp_sc``, ``spa nc``, ``Spa (nc)``, dots after words ("A
+Par. - Bur.") and MILA's "via" for "via convoy". A line that is not canonical as written is
+written again word by word into canonical text through a case-free table of the map's
+spellings (a location's spelling is taken only once the full parser is seen to read it, before
+each word that may follow it, as that location; worked out the first time it is met), and read
+as that text; the order keeps the line as the full parser shows it.
+
+It gives up on any name that is not a location's printed key in one of those spellings, a
+coast to infer, a kind that differs from the unit's, a unit that is not there, an order a
+signed-on player may not give, a warning the full parser would add, and every variant order
+kind. ``tests/test_order_fast_path.py`` checks the two agree on random phases of every variant,
+and ``tests/test_spelling_fast_path.py`` on real phases written in random spellings.
 """
 
 from __future__ import annotations
@@ -28,6 +39,10 @@ if TYPE_CHECKING:
     from judge.orders.parser import Context
 
 _KINDS = ("A", "F")
+#: order words in canonical text, by their lower-case spellings (kinds are added per map)
+_WORDS = {"h": "H", "s": "S", "c": "C", "d": "D", "-": "-", "via": "via", "convoy": "convoy",
+          "build": "Build", "remove": "Remove", "waive": "Waive"}
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 #: words that may follow a location in canonical text; a name is only fast if none of them
 #: changes how the full parser reads it
 _FOLLOWERS = ("H", "S", "C", "D", "via", "-")
@@ -51,14 +66,23 @@ class Table:
         self.kinds = frozenset(k for k in _KINDS if names.power(k.lower()) is None)
         self.powers = {pn.name: pn.name for pn in names.powers.values()}
         self.shapes: dict[str, tuple | None] = {}  # line -> what it says, board aside (None: not canonical)
+        self.canon: dict[str, tuple] = {}  # canonical text -> its shape, ``shown`` aside
+        # other spellings: lower-case word -> canonical word (None: not sure), filled as met
+        self.words: dict[str, str | None] = dict(_WORDS)
+        self.words.update((k.lower(), k) for k in self.kinds)
+        self.power_names = {name.lower() + ":": name + ":" for name in self.powers}
+        self.keys = {m.provinces[p].key.lower(): p for p in self.coasted}  # "stp" -> "stp"
+        self.coast_words = {c for prov in m.provinces.values() for c in prov.coasts}
+        self._names, self._map = names, m
 
     @staticmethod
-    def _reads_as(names: Names, text: str, prov: str, loc: str) -> bool:
-        """Does the full parser read the first words of ``text`` as ``loc``, and nothing more?"""
+    def _reads_as(names: Names, text: str, prov: str, loc: str, want: int = 0) -> bool:
+        """Does the full parser read the first words of ``text`` as ``loc``, and nothing more
+        (``want`` tokens: by default the printed key's)?"""
         from judge.orders.parser import RESERVED
 
         toks = tokenize(text)
-        want = 1 if "/" not in loc else 3
+        want = want or (1 if "/" not in loc else 3)
         try:
             found = names.province(toks, 0, RESERVED)
         except ValueError:
@@ -71,19 +95,108 @@ class Table:
         return names.coast(toks, 1) is None and (len(toks) == 1 or toks[1].text != "/")
 
     def shape(self, line: str) -> tuple | None:
-        """``(power named, order word, kind, location, more..., text)`` for a canonical line, else
-        None; ``text`` is the line without the power's name, as the order prints it (the names in
-        it are the printed keys). Remembered (orders repeat from phase to phase and game to game)."""
+        """``(power named, order word, kind, location, more..., text, shown)`` for a line in
+        canonical text or another spelling of it, else None; ``text`` is the canonical text
+        without the power's name, as the order prints it (the names in it are the printed keys),
+        ``shown`` the line as the full parser shows it. Remembered (orders repeat from phase to
+        phase and game to game)."""
         try:
             return self.shapes[line]
         except KeyError:
-            found = self._shape(line)
+            pass
+        found = self._canonical(line)  # canonical text as it is
+        if found is None:
+            canon = self.respelt(line)
+            if canon is not None and canon != line:
+                found = self._canonical(canon)
+        if found is not None:
+            shown = line.strip()
+            found = (*found, _shown(shown) if shown[-1] == "." else shown)
+        if len(self.shapes) < 20000:
+            self.shapes[line] = found
+        return found
+
+    def _canonical(self, text: str) -> tuple | None:
+        """``shape`` of canonical text, without ``shown``; remembered for the texts that are
+        canonical (each met in many spellings)."""
+        found = self.canon.get(text)
+        if found is None:
+            found = self._shape(text)
             if found is not None:
-                words = line.split()
+                words = text.split()
                 found = (*found, " ".join(words[1:] if found[0] is not None else words))
-            if len(self.shapes) < 20000:
-                self.shapes[line] = found
-            return found
+                if len(self.canon) < 20000:
+                    self.canon[text] = found
+        return found
+
+    def respelt(self, line: str) -> str | None:
+        """``line`` in canonical text, word by word; None where a word has no canonical spelling."""
+        low = line.lower().split()
+        if not low:
+            return None
+        named = None
+        if low[0][-1] == ":":
+            named = self.power_names.get(low[0])
+            if named is None:
+                return None
+            del low[0]
+        spelt = self.words.get
+        out = [spelt(w) for w in low]
+        if None in out or not out:
+            out = self._respelt(low)
+            if out is None:
+                return None
+        if out[-1] == "via":  # MILA's "A Lon - Bel via"
+            out.append("convoy")
+        if named is not None:
+            out.insert(0, named)
+        return " ".join(out)
+
+    def _respelt(self, low: list[str]) -> list[str] | None:
+        """``respelt``'s words where one is new or two make one ("spa nc", "Spa (nc)")."""
+        spelt = self.words
+        out: list[str] = []
+        i, n = 0, len(low)
+        while i < n:
+            w = low[i]
+            if i + 1 < n and w in self.keys and low[i + 1].strip("().") in self.coast_words:
+                w = f"{w} {low[i + 1]}"
+                i += 1
+            got = spelt.get(w, "")
+            if got == "":
+                got = spelt[w] = self._spelling(w) if len(spelt) < 5000 else None
+            if got is None:
+                return None
+            out.append(got)
+            i += 1
+        return out or None
+
+    def _spelling(self, w: str) -> str | None:
+        """The canonical word for the lower-case spelling ``w``, if the full parser reads it so."""
+        base = w.rstrip(".")
+        if base in _WORDS or base in ("a", "f"):  # "S.", "H.", "A."
+            return self.words.get(base)
+        if "/" in base:
+            prov, _, coast = base.partition("/")
+        elif base.endswith(")") and "(" in base:
+            prov, _, coast = base[:-1].partition("(")
+        elif " " in base:
+            prov, _, coast = base.partition(" ")
+            coast = coast.strip("()")
+        elif "_" in base or "." in base:
+            prov, _, coast = base.replace(".", "_").rpartition("_")
+        else:
+            prov, coast = base, ""
+        p = self.keys.get(prov.strip())
+        if p is None:
+            return None
+        loc = f"{p}/{coast}" if coast else p
+        if coast and coast not in self._map.provinces[p].coasts or self.locs.get(self._map.display(loc)) != loc:
+            return None
+        want = len(tokenize(w))
+        if all(self._reads_as(self._names, f"{w} {f}", p, loc, want) for f in ("", *_FOLLOWERS)):
+            return self._map.display(loc)
+        return None
 
     def _shape(self, line: str) -> tuple | None:
         words = line.split()
@@ -171,7 +284,7 @@ def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLi
         power = ctx.power or explicit
         if phase != "adjustment" or power is None or (ctx.power and explicit and explicit != ctx.power):
             return None
-        return _parsed(line, Waive(power, None, ""), power, m, shape[-1])
+        return _parsed(shape[-1], Waive(power, None, ""), power, m, shape[-2])
     kind, loc, prov = shape[2], shape[3], shape[4]
     if op == "Build" or op == "Remove":
         if phase != "adjustment":
@@ -181,12 +294,12 @@ def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLi
                 power = pos.centres.get(prov)
             else:
                 power = _power(ctx, explicit, None)
-            return None if power is None else _parsed(line, Build(power, kind, loc), power, m, shape[-1])
+            return None if power is None else _parsed(shape[-1], Build(power, kind, loc), power, m, shape[-2])
         unit = pos.units.get(prov)
         if unit is None or unit.kind != kind or unit.loc != loc:
             return None
         power = _power(ctx, explicit, unit.power)
-        return None if power is None else _parsed(line, Remove(power, kind, loc), power, m, shape[-1])
+        return None if power is None else _parsed(shape[-1], Remove(power, kind, loc), power, m, shape[-2])
     if phase == "movement":
         unit = pos.units.get(prov)
     elif phase == "retreat":
@@ -204,24 +317,33 @@ def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLi
             return None
     if op == "-":
         if phase == "retreat":
-            return _parsed(line, Retreat(power, kind, loc, shape[5]), power, m, shape[-1])
-        return _parsed(line, Move(power, kind, loc, shape[5], False), power, m, shape[-1])
+            return _parsed(shape[-1], Retreat(power, kind, loc, shape[5]), power, m, shape[-2])
+        return _parsed(shape[-1], Move(power, kind, loc, shape[5], False), power, m, shape[-2])
     if phase != "movement":
-        return _parsed(line, Disband(power, kind, loc), power, m, shape[-1]) if op == "D" else None
+        return _parsed(shape[-1], Disband(power, kind, loc), power, m, shape[-2]) if op == "D" else None
     if op == "H":
-        return _parsed(line, Hold(power, kind, loc), power, m, shape[-1])
+        return _parsed(shape[-1], Hold(power, kind, loc), power, m, shape[-2])
     if op == "via":
-        return _parsed(line, Move(power, kind, loc, shape[5], True), power, m, shape[-1])
+        return _parsed(shape[-1], Move(power, kind, loc, shape[5], True), power, m, shape[-2])
     if op == "S" or op == "C":
         tkind, target = shape[5], _target(ctx, shape[6])
         if target is None:
             return None
-        written = shape[-1] if target == shape[6] else None  # else the unit's coast, not the one written
+        written = shape[-2] if target == shape[6] else None  # else the unit's coast, not the one written
         if op == "S":
-            return _parsed(line, Support(power, kind, loc, tkind, target, shape[7]), power, m, written)
+            return _parsed(shape[-1], Support(power, kind, loc, tkind, target, shape[7]), power, m, written)
         if ARMY_FLEET not in ctx.modules:
-            return _parsed(line, Convoy(power, kind, loc, tkind, target, shape[7]), power, m, written)
+            return _parsed(shape[-1], Convoy(power, kind, loc, tkind, target, shape[7]), power, m, written)
     return None
+
+
+def _shown(line: str) -> str:
+    """The line as the full parser shows an order read from all of it: without the dots after
+    its last word, but the one after a single letter ("A Par H.")."""
+    body = line.rstrip(".")
+    if body != line and body[-1:].lower() in _LETTERS and body[-2:-1].lower() not in _LETTERS:
+        return body + "."
+    return body
 
 
 def _parsed(line: str, order, power: str, m: Map, written: str | None) -> ParsedLine:

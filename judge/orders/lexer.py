@@ -9,7 +9,8 @@ word before it (``Tok.dot``), because a dot may end an abbreviation ("St. Pete."
 well as an order ("F Ion-WMed. A Tun P F Ion-WMed."), and only the parser can tell which.
 Brackets are dropped too ("A(Lon)", "(S)", "(nc)", "[England]" read as without them), and
 angle brackets around a failed order in a report ("<A <LPL>-holds>"); a ">" no "<" opened is
-an arrow ("A Lon > Bel").
+an arrow ("A Lon > Bel"). An underscore between two words is a slash ("stp_sc", as some tools
+write a coast).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ _TOKEN = re.compile(r"""
   | (?P<arrow>[-=]+>+|>>+|→|⇒|⟶)
   | (?P<dash>[-‐‑‒–—―]+)
   | (?P<sym>[:/;,>])
+  | (?P<under>(?<=[^\W_])_(?=[^\W_]))
   | (?P<dot>[.…]+)
   | (?P<skip>[()\[\]{}"'‘’“”!?*`]+)
   | (?P<lt><)
@@ -104,6 +106,6 @@ def tokenize(line: str) -> list[Tok]:
         elif group == "skip":
             continue
         else:
-            low = "->" if group == "arrow" or s == ">" else "-" if group == "dash" else s
+            low = "->" if group == "arrow" or s == ">" else "-" if group == "dash" else "/" if group == "under" else s
             toks.append(Tok(s, low, mt.start(), mt.end(), False))
     return toks
