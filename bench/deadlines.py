@@ -69,7 +69,7 @@ def set_up(judge: Judge, n: int, seed: int, map_mode: str, variant: str = "stand
             st.update("seats", games.seats(st, g.id)[0]["id"], wait=1)  # so it waits for its deadline
     deadline = games.current_phase(st, games.get_game(st, "g0")).deadline
     with st.transaction():  # the start mails went out long ago
-        st.conn.execute("UPDATE outbox SET status = 'sent', sent_at = ?", (iso(START),))
+        st.conn.execute("UPDATE outbox SET status = 'sent', sent_at = ? WHERE status = 'pending'", (iso(START),))
     return deadline
 
 
