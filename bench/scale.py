@@ -78,6 +78,7 @@ def fill(db: Path, template: Path, finished: int, running: int) -> dict[str, int
     SELECT over a series of copy numbers, one statement a table, one transaction); returns the rows
     written per table."""
     Store(db).close()  # the schema, made by the real code
+    Store(template).close()  # (a template made by an older judge: brought to this schema)
     conn = sqlite3.connect(db, isolation_level=None)
     conn.execute("PRAGMA synchronous=OFF")
     conn.execute("ATTACH DATABASE ? AS tpl", (str(template),))
