@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import scale  # noqa: E402
 from deadlines import START, set_up  # noqa: E402
 
+from judge.game.archive import write_archive
 from judge.game.config import JudgeConfig
 from judge.game.store import Store
 from judge.mail import abuse
@@ -80,6 +81,13 @@ def statements(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
             assert judge.receive(raw, now=after) == "handled"
     step[0] = "next wake-up"
     judge.next_wakeup()
+    step[0] = "publish"  # incremental: the games changed since the last run (the first run reads all)
+    judge.store.conn.set_trace_callback(None)
+    write_archive(judge.store, tmp / "site", "BENCH")
+    judge.store.conn.set_trace_callback(trace)
+    for raw in scale.order_mails(judge, 4, 4, after, "p"):  # the games change again
+        judge.receive(raw, now=after)
+    write_archive(judge.store, tmp / "site", "BENCH")
     step[0] = "bounce"  # what a delivery status notification asks (judge/mail/receive.py _bounced)
     judge.store.conn.set_trace_callback(None)
     sent = judge.store.one("SELECT message_id, recipients FROM outbox ORDER BY id DESC LIMIT 1")
@@ -94,7 +102,8 @@ def statements(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 def test_the_scenario_ran_the_hot_statements(statements: dict[str, str]) -> None:
     steps = set(statements.values())
-    assert {"order mail", "mail out", "deadline burst", "LIST", "HISTORY {game}", "SUMMARY {game}"} <= steps
+    assert {"order mail", "mail out", "deadline burst", "LIST", "HISTORY {game}", "SUMMARY {game}", "publish"} <= steps
+    assert any("game_changes" in s for s, step in statements.items() if step == "publish")
     assert any("FROM events" in s for s in statements)
     assert len(statements) > 50
 

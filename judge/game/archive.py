@@ -11,6 +11,8 @@ the broadcast press only (:mod:`judge.game.results`). Player addresses are never
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
@@ -21,6 +23,7 @@ from markupsafe import Markup
 
 from judge.render.templates import render_page
 from judge.game.archive_paths import phase_stem
+from judge.game.cold_store import archived_since
 from judge.game.store import SchemaMismatch, Store
 
 PAGE_FILE = re.compile(r"^\d{3,}-[A-Za-z0-9_-]+\.(?:html|png|svg|txt)$")  # what we write in a game's folder
@@ -41,81 +44,133 @@ def _report_body(html: str, picture: str) -> str:
     return inner.replace('src="cid:map"', f'src="{picture}"')
 
 
-def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int]:
-    """Write the archive of every game in ``store`` into ``out``; returns counts."""
+#: in the archive folder: what the last run published (the store's change counter, and each
+#: game's line of the index), so the next run writes only the games changed since
+STATE_FILE = ".published.json"
+
+
+def _load_state(out: Path) -> dict[str, Any] | None:
+    try:
+        state = json.loads((out / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(state, dict) and isinstance(state.get("seq"), int) and isinstance(state.get("games"), dict)
+    return state if ok else None
+
+
+def _save_state(out: Path, state: dict[str, Any]) -> None:
+    tmp = out / (STATE_FILE + ".tmp")
+    tmp.write_text(json.dumps(state, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    os.replace(tmp, out / STATE_FILE)
+
+
+def write_archive(store: Store, out: Path, code: str = "judge", full: bool = False) -> dict[str, int]:
+    """Write the archive of the games in ``store`` into ``out``; returns counts.
+
+    Only the games changed since the last run into ``out`` are written again (the store counts
+    every change to a game, its phases, reports, seats and diary: table ``game_changes``, kept by
+    triggers), then the index; ``full`` (or no record of a last run, or a record from a store that
+    counted further than this one) writes every game. A game moved to the archive file by
+    ``judge archive-games`` keeps the pages it had and its line of the index."""
     from judge.game import lifecycle as games
-    from judge.game.seats import public_label
 
     out.mkdir(parents=True, exist_ok=True)
     counts = {"games": 0, "phases": 0, "pictures": 0}
-    listing = []
-    for row in store.all("SELECT * FROM games ORDER BY name"):
+    top = int(store.scalar("SELECT COALESCE(MAX(seq), 0) FROM game_changes") or 0)  # before reading any game
+    state = None if full else _load_state(out)
+    if state is not None and state["seq"] > top:
+        state = None  # another store's record (or this one's, restored from a backup): start over
+    if state is None:
+        rows = store.all("SELECT * FROM games ORDER BY name")
+        listing: dict[str, Any] = {}
+    else:
+        rows = sorted(store.all("SELECT g.* FROM game_changes c JOIN games g ON g.id = c.game_id WHERE c.seq > ?",
+                                (state["seq"],)), key=lambda r: r["name"])
+        listing = state["games"]
+    for row in rows:
         g = games._game(row)
-        folder = out / g.name
-        folder.mkdir(exist_ok=True)
-        written: set[str] = set()
-        phases = []
-        for r in store.all("SELECT p.id, p.seq, p.name, p.short, p.report AS text_report, r.subject, r.text, r.html, "
-                           "r.png, r.svg FROM phases p LEFT JOIN reports r ON r.phase_id = p.id "
-                           "WHERE p.game_id = ? AND p.state = 'processed' ORDER BY p.seq", (g.id,)):
-            stem = phase_stem(r["seq"], r["short"])
-            phases.append({"row": r, "stem": stem, "href": f"{stem}.html", "name": r["name"], "short": r["short"]})
-        for i, ph in enumerate(phases):
-            r, stem = ph["row"], ph["stem"]
-            picture = svg = txt = None
-            if r["png"]:
-                (folder / f"{stem}.png").write_bytes(bytes(r["png"]))
-                picture = f"{stem}.png"
-            if r["svg"]:
-                (folder / f"{stem}.svg").write_text(r["svg"], encoding="utf-8")
-                svg = f"{stem}.svg"
-                picture = picture or svg
-            text = r["text"] or r["text_report"] or ""
-            if text:
-                (folder / f"{stem}.txt").write_text(text, encoding="utf-8")
-                txt = f"{stem}.txt"
-            counts["pictures"] += bool(picture)
-            html = render_page("archive/phase.html", page_title=r["subject"] or f"{g.name} - {r['short']}",
-                               game=g.name, title=f"Game {g.name} - {r['name']}",
-                               # the report's own HTML, escaped when it was made
-                               report=Markup(_report_body(r["html"], picture or "")) if r["html"] else None,
-                               text=None if r["html"] else text, picture=picture, svg=svg, txt=txt,
-                               prev=phases[i - 1] if i else None, next=phases[i + 1] if i + 1 < len(phases) else None)
-            (folder / ph["href"]).write_text(html, encoding="utf-8")
-            written.update(x for x in (ph["href"], picture, svg, txt) if x)
-            counts["phases"] += 1
-        if g.variant_name == "eia_afa":    # no map: the gazettes (the public text) and the teams
-            from judge.game import eia as eia_games
-
-            title, players, current_name = eia_games.archive_listing(store, g)
-        else:
-            v = g.variant
-            current = games.current_phase(store, g)
-            current_name = current.name if current is not None else ""
-            title = v.title
-            players = [{"power": s["power"], "player": public_label(store, g, s), "colour": v.powers[s["power"]].colour}
-                       for s in games.seats(store, g.id) if s["power"] in v.powers]
-            players.sort(key=lambda p: list(v.powers).index(p["power"]))
-        # DIARY notes are private until the game is over, then published with it
-        diaries = ([{"power": d["power"], "phase": d["phase_name"] or "", "body": d["body"]}
-                    for d in games.diary_entries(store, g)] if g.state in ("finished", "terminated") else [])
-        info = {"name": g.name, "variant": title, "state": g.state, "outcome": _outcome(g.outcome), "diaries": diaries,
-                "current": current_name if g.state in ("active", "paused") else "",
-                "players": players, "phases": [{k: p[k] for k in ("href", "name", "short")} for p in phases],
-                "href": f"{g.name}/index.html"}
-        (folder / "index.html").write_text(
-            render_page("archive/game.html", page_title=f"Game {g.name} ({title})", code=code, g=info),
-            encoding="utf-8")
-        for f in folder.iterdir():  # phases undone by a rollback since the last run
-            if f.is_file() and PAGE_FILE.match(f.name) and f.name not in written:
-                f.unlink()
-        listing.append(info)
+        if archived_since(g.options):  # its pages stay as they were (judge archive-games)
+            listing.setdefault(g.name, {"name": g.name, "href": f"{g.name}/index.html", "variant": g.variant_name,
+                                        "state": g.state, "outcome": _outcome(g.outcome), "current": "",
+                                        "turns": 0, "phases": []})
+            continue
+        info = _write_game(store, g, out, code, counts)
+        # the index's line of the game, kept for the next run (not its pages' lists: 100,000 games)
+        listing[g.name] = {**{k: info[k] for k in ("name", "href", "variant", "state", "outcome", "current")},
+                           "turns": len(info["phases"]), "phases": info["phases"][-1:]}
         counts["games"] += 1
     published = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     (out / "index.html").write_text(
-        render_page("archive/index.html", page_title=f"Judge {code}: games", code=code, games=listing,
-                    published=published), encoding="utf-8")
+        render_page("archive/index.html", page_title=f"Judge {code}: games", code=code,
+                    games=[listing[k] for k in sorted(listing)], published=published), encoding="utf-8")
+    _save_state(out, {"seq": top, "games": listing})
     return counts
+
+
+def _write_game(store: Store, g: Any, out: Path, code: str, counts: dict[str, int]) -> dict[str, Any]:
+    """One game's folder: its page and a page per processed phase; returns its line of the index."""
+    from judge.game import lifecycle as games
+    from judge.game.seats import public_label
+
+    folder = out / g.name
+    folder.mkdir(exist_ok=True)
+    written: set[str] = set()
+    phases = []
+    for r in store.all("SELECT p.id, p.seq, p.name, p.short, p.report AS text_report, r.subject, r.text, r.html, "
+                       "r.png, r.svg FROM phases p LEFT JOIN reports r ON r.phase_id = p.id "
+                       "WHERE p.game_id = ? AND p.state = 'processed' ORDER BY p.seq", (g.id,)):
+        stem = phase_stem(r["seq"], r["short"])
+        phases.append({"row": r, "stem": stem, "href": f"{stem}.html", "name": r["name"], "short": r["short"]})
+    for i, ph in enumerate(phases):
+        r, stem = ph["row"], ph["stem"]
+        picture = svg = txt = None
+        if r["png"]:
+            (folder / f"{stem}.png").write_bytes(bytes(r["png"]))
+            picture = f"{stem}.png"
+        if r["svg"]:
+            (folder / f"{stem}.svg").write_text(r["svg"], encoding="utf-8")
+            svg = f"{stem}.svg"
+            picture = picture or svg
+        text = r["text"] or r["text_report"] or ""
+        if text:
+            (folder / f"{stem}.txt").write_text(text, encoding="utf-8")
+            txt = f"{stem}.txt"
+        counts["pictures"] += bool(picture)
+        html = render_page("archive/phase.html", page_title=r["subject"] or f"{g.name} - {r['short']}",
+                           game=g.name, title=f"Game {g.name} - {r['name']}",
+                           # the report's own HTML, escaped when it was made
+                           report=Markup(_report_body(r["html"], picture or "")) if r["html"] else None,
+                           text=None if r["html"] else text, picture=picture, svg=svg, txt=txt,
+                           prev=phases[i - 1] if i else None, next=phases[i + 1] if i + 1 < len(phases) else None)
+        (folder / ph["href"]).write_text(html, encoding="utf-8")
+        written.update(x for x in (ph["href"], picture, svg, txt) if x)
+        counts["phases"] += 1
+    if g.variant_name == "eia_afa":    # no map: the gazettes (the public text) and the teams
+        from judge.game import eia as eia_games
+
+        title, players, current_name = eia_games.archive_listing(store, g)
+    else:
+        v = g.variant
+        current = games.current_phase(store, g)
+        current_name = current.name if current is not None else ""
+        title = v.title
+        players = [{"power": s["power"], "player": public_label(store, g, s), "colour": v.powers[s["power"]].colour}
+                   for s in games.seats(store, g.id) if s["power"] in v.powers]
+        players.sort(key=lambda p: list(v.powers).index(p["power"]))
+    # DIARY notes are private until the game is over, then published with it
+    diaries = ([{"power": d["power"], "phase": d["phase_name"] or "", "body": d["body"]}
+                for d in games.diary_entries(store, g)] if g.state in ("finished", "terminated") else [])
+    info = {"name": g.name, "variant": title, "state": g.state, "outcome": _outcome(g.outcome), "diaries": diaries,
+            "current": current_name if g.state in ("active", "paused") else "",
+            "players": players, "phases": [{k: p[k] for k in ("href", "name", "short")} for p in phases],
+            "href": f"{g.name}/index.html"}
+    (folder / "index.html").write_text(
+        render_page("archive/game.html", page_title=f"Game {g.name} ({title})", code=code, g=info),
+        encoding="utf-8")
+    for f in folder.iterdir():  # phases undone by a rollback since the last run
+        if f.is_file() and PAGE_FILE.match(f.name) and f.name not in written:
+            f.unlink()
+    return info
 
 
 @click.command()
@@ -123,9 +178,10 @@ def write_archive(store: Store, out: Path, code: str = "judge") -> dict[str, int
 @click.option("--db", envvar="JUDGE_DB", default="judge.sqlite", show_default=True,
               help="The judge's SQLite file (env JUDGE_DB).")
 @click.option("--code", envvar="JUDGE_CODE", default="JUDGE", show_default=True, help="Judge code shown in titles.")
-def publish(directory: str, db: str, code: str) -> None:
-    """Write a static HTML archive of every game (reports and maps, turn by turn) into DIRECTORY."""
-    import json
+@click.option("--full", is_flag=True, help="Write every game's pages again, not only those changed since the last run.")
+def publish(directory: str, db: str, code: str, full: bool) -> None:
+    """Write a static HTML archive of every game (reports and maps, turn by turn) into DIRECTORY:
+    the games changed since the last run into it, and the index (--full: every game)."""
 
     if not Path(db).is_file():
         raise click.UsageError(f"no judge store at {db} (give --db)")
@@ -134,7 +190,7 @@ def publish(directory: str, db: str, code: str) -> None:
     except SchemaMismatch as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        counts = write_archive(store, Path(directory), code)
+        counts = write_archive(store, Path(directory), code, full=full)
     finally:
         store.close()
     click.echo(json.dumps(counts))

@@ -320,6 +320,22 @@ def _v10(db: sqlite_utils.Database) -> None:
     db.execute("DELETE FROM seat_addresses")
     db.execute(fill.format(row="seats").replace("FROM json_each", "FROM seats, json_each")
                + " AND seats.addresses IS NOT NULL")
+    # what `judge publish` must write again: each game changed since a counter value (its row,
+    # phases, reports, seats, diary, a player's public name), kept by triggers on every writer
+    db.execute("CREATE TABLE IF NOT EXISTS game_changes (game_id INTEGER PRIMARY KEY, seq INTEGER NOT NULL)")
+    db.execute("CREATE INDEX IF NOT EXISTS game_changes_seq ON game_changes (seq)")
+    mark = ("INSERT OR REPLACE INTO game_changes (game_id, seq) SELECT {gid}, "
+            "(SELECT COALESCE(MAX(seq), 0) + 1 FROM game_changes)")
+    for table, gid in (("games", "id"), ("phases", "game_id"), ("reports", "game_id"), ("seats", "game_id"),
+                       ("diary", "game_id")):
+        for event, row in (("INSERT", "new"), ("UPDATE", "new"), ("DELETE", "old")):
+            db.execute(f"CREATE TRIGGER IF NOT EXISTS {table}_changes_{event.lower()} AFTER {event} ON {table} "
+                       f"BEGIN {mark.format(gid=f'{row}.{gid}')}; END")
+    db.execute("CREATE TRIGGER IF NOT EXISTS players_changes_name AFTER UPDATE OF name ON players BEGIN "
+               "INSERT OR REPLACE INTO game_changes (game_id, seq) SELECT game_id, "
+               "(SELECT COALESCE(MAX(seq), 0) + 1 FROM game_changes) + row_number() OVER () "
+               "FROM (SELECT DISTINCT game_id FROM seats WHERE player_id = new.id); END")
+    db.execute("INSERT OR IGNORE INTO game_changes (game_id, seq) SELECT id, 1 FROM games")
 
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
