@@ -211,21 +211,29 @@ def imap_standin(cfg: JudgeConfig, raws: list[bytes], now: datetime) -> None:
 
 def published_before(db: Path, out: Path) -> None:
     """``out`` as ``judge publish`` left it after publishing every game now in the store: its record
-    of what it published (the index's lines), not the pages, which the next run does not touch."""
-    from judge.game.archive import STATE_FILE
+    of what it published (the list's lines, page by page), not the game pages, which the next run
+    does not touch."""
+    from judge.game import archive
 
     conn = sqlite3.connect(db)
     top = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM game_changes").fetchone()[0]
-    games = {}
-    for name, variant, state, turns, last in conn.execute(
-            "SELECT g.name, g.variant, g.state, COUNT(p.id), MAX(p.seq) FROM games g "
+    pages: dict[int, dict[str, Any]] = {}
+    for gid, name, variant, state, turns, last in conn.execute(
+            "SELECT g.id, g.name, g.variant, g.state, COUNT(p.id), MAX(p.seq) FROM games g "
             "LEFT JOIN phases p ON p.game_id = g.id AND p.state = 'processed' GROUP BY g.id"):
-        games[name] = {"name": name, "href": f"{name}/index.html", "variant": variant, "state": state,
-                       "outcome": "", "current": "", "turns": turns,
-                       "phases": [{"href": f"{last:03d}-X.html", "name": "last", "short": "X"}] if last else []}
+        pages.setdefault(archive._page_of(gid), {})[name] = {
+            "name": name, "href": f"{name}/index.html", "variant": variant, "state": state, "outcome": "",
+            "current": "", "id": gid, "turns": turns,
+            "phases": [{"href": f"{last:03d}-X.html", "name": "last", "short": "X"}] if last else []}
     conn.close()
-    out.mkdir(parents=True, exist_ok=True)
-    (out / STATE_FILE).write_text(json.dumps({"seq": top, "games": games}), encoding="utf-8")
+    (out / archive.STATE_DIR).mkdir(parents=True, exist_ok=True)
+    summary = {}
+    for page, lines in pages.items():
+        archive._write_json(out / archive.STATE_DIR / f"{page}.json", lines)
+        names = sorted(lines)
+        summary[str(page)] = {"href": archive._page_file(page), "first": names[0], "last": names[-1],
+                              "count": len(names)}
+    archive._write_json(out / archive.STATE_FILE, {"seq": top, "pages": summary})
 
 
 def measure(db: Path, burst: int, mails: int, map_mode: str, out: Path, rnd: int) -> dict[str, float]:

@@ -12,7 +12,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from judge.game import cold_store
-from judge.game.archive import STATE_FILE, write_archive
+from judge.game import archive
+from judge.game.archive import STATE_DIR, STATE_FILE, write_archive
 from test_service_helpers import MASTER, Table, hold_all
 
 
@@ -40,8 +41,8 @@ def test_only_the_changed_game_is_written_again(tmp_path: Path) -> None:
     assert (out / "tg" / "001-S1901M.html").is_file()
     index = (out / "index.html").read_text(encoding="utf-8")
     assert 'href="tg/001-S1901M.html"' in index and 'href="other/index.html"' in index
-    state = json.loads((out / STATE_FILE).read_text(encoding="utf-8"))
-    assert set(state["games"]) == {"tg", "other"} and state["games"]["tg"]["turns"] == 1
+    lines = json.loads((out / STATE_DIR / "1.json").read_text(encoding="utf-8"))
+    assert set(lines) == {"tg", "other"} and lines["tg"]["turns"] == 1
     # a rollback (phases undone) is a change too: its pages go
     t.send(MASTER, "SIGNON Mtg masterpw\nROLLBACK S1901M")
     assert t.phase() == "S1901M"
@@ -98,4 +99,32 @@ def test_an_archived_game_keeps_its_pages_and_its_line(tmp_path: Path) -> None:
     assert publish(t, out)["games"] == 0  # tg changed (it moved) but its pages stay as they were
     assert (out / "tg" / "index.html").read_text(encoding="utf-8") == page
     assert 'href="tg/index.html"' in (out / "index.html").read_text(encoding="utf-8")
+    t.close()
+
+
+def test_a_host_with_many_games_gets_pages_and_a_run_rewrites_only_the_changed_page(tmp_path: Path,
+                                                                                   monkeypatch) -> None:
+    monkeypatch.setattr(archive, "PAGE_GAMES", 2)
+    t = two_games(tmp_path)  # ids 1 (tg) and 2 (other): page 1
+    out = tmp_path / "site"
+    assert publish(t, out)["games"] == 2
+    assert not list(out.glob("games-*.html"))  # one page: the index is the whole list
+    for name in ("third", "fourth", "fifth"):  # pages 2 and 3
+        t.send(MASTER, f"CREATE ?{name} masterpw standard")
+    assert publish(t, out)["games"] == 3
+    assert sorted(p.name for p in out.glob("games-*.html")) == ["games-0001.html", "games-0002.html",
+                                                                 "games-0003.html"]
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert 'href="fifth/index.html"' in index and 'href="tg/index.html"' not in index  # the newest page
+    assert "5 games in the order they were made; this is page 3 of 3" in index
+    assert all(f'href="games-000{n}.html"' in index for n in (1, 2, 3))
+    first = (out / "games-0001.html").read_text(encoding="utf-8")
+    assert 'href="tg/index.html"' in first and 'href="other/index.html"' in first
+    second = out / "games-0002.html"
+    stamp = second.stat().st_mtime_ns
+    hold_all(t)
+    t.advance(hours=25)  # tg processed: page 1 and the index are written again, page 2 is not
+    assert publish(t, out)["games"] == 1
+    assert second.stat().st_mtime_ns == stamp
+    assert 'href="tg/001-S1901M.html"' in (out / "games-0001.html").read_text(encoding="utf-8")
     t.close()

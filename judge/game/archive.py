@@ -44,24 +44,41 @@ def _report_body(html: str, picture: str) -> str:
     return inner.replace('src="cid:map"', f'src="{picture}"')
 
 
-#: in the archive folder: what the last run published (the store's change counter, and each
-#: game's line of the index), so the next run writes only the games changed since
+#: in the archive folder: what the last run published (the store's change counter and a line for
+#: each page of games), so the next run writes only the games changed since; ``.published/``
+#: holds each page's lines of games
 STATE_FILE = ".published.json"
+STATE_DIR = ".published"
+#: games a page of the list: by id, so a game stays on its page and a change rewrites one page
+#: (one page of every game was 47 MB and half a minute's work with 110,000 games)
+PAGE_GAMES = 500
+
+
+def _page_of(game_id: int) -> int:
+    return (game_id - 1) // PAGE_GAMES + 1
+
+
+def _page_file(page: int) -> str:
+    return f"games-{page:04d}.html"
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(path: Path, value: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def _load_state(out: Path) -> dict[str, Any] | None:
-    try:
-        state = json.loads((out / STATE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    ok = isinstance(state, dict) and isinstance(state.get("seq"), int) and isinstance(state.get("games"), dict)
+    state = _read_json(out / STATE_FILE)
+    ok = isinstance(state, dict) and isinstance(state.get("seq"), int) and isinstance(state.get("pages"), dict)
     return state if ok else None
-
-
-def _save_state(out: Path, state: dict[str, Any]) -> None:
-    tmp = out / (STATE_FILE + ".tmp")
-    tmp.write_text(json.dumps(state, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-    os.replace(tmp, out / STATE_FILE)
 
 
 def write_archive(store: Store, out: Path, code: str = "judge", full: bool = False) -> dict[str, int]:
@@ -69,12 +86,14 @@ def write_archive(store: Store, out: Path, code: str = "judge", full: bool = Fal
 
     Only the games changed since the last run into ``out`` are written again (the store counts
     every change to a game, its phases, reports, seats and diary: table ``game_changes``, kept by
-    triggers), then the index; ``full`` (or no record of a last run, or a record from a store that
-    counted further than this one) writes every game. A game moved to the archive file by
-    ``judge archive-games`` keeps the pages it had and its line of the index."""
+    triggers), with the pages of the list that name them, and the index; ``full`` (or no record
+    of a last run, or a record from a store that counted further than this one) writes every
+    game. A game moved to the archive file by ``judge archive-games`` keeps the pages it had and
+    its line in the list."""
     from judge.game import lifecycle as games
 
     out.mkdir(parents=True, exist_ok=True)
+    (out / STATE_DIR).mkdir(exist_ok=True)
     counts = {"games": 0, "phases": 0, "pictures": 0}
     top = int(store.scalar("SELECT COALESCE(MAX(seq), 0) FROM game_changes") or 0)  # before reading any game
     state = None if full else _load_state(out)
@@ -82,28 +101,59 @@ def write_archive(store: Store, out: Path, code: str = "judge", full: bool = Fal
         state = None  # another store's record (or this one's, restored from a backup): start over
     if state is None:
         rows = store.all("SELECT * FROM games ORDER BY name")
-        listing: dict[str, Any] = {}
+        pages: dict[str, Any] = {}
     else:
         rows = sorted(store.all("SELECT g.* FROM game_changes c JOIN games g ON g.id = c.game_id WHERE c.seq > ?",
                                 (state["seq"],)), key=lambda r: r["name"])
-        listing = state["games"]
+        pages = state["pages"]
+    lines: dict[int, dict[str, Any]] = {}  # page -> {game: its line}, the pages this run touches
+
+    def page_lines(page: int) -> dict[str, Any]:
+        if page not in lines:
+            old = _read_json(out / STATE_DIR / f"{page}.json") if str(page) in pages else None
+            lines[page] = old if isinstance(old, dict) else {}
+        return lines[page]
+
     for row in rows:
         g = games._game(row)
+        here = page_lines(_page_of(g.id))
         if archived_since(g.options):  # its pages stay as they were (judge archive-games)
-            listing.setdefault(g.name, {"name": g.name, "href": f"{g.name}/index.html", "variant": g.variant_name,
-                                        "state": g.state, "outcome": _outcome(g.outcome), "current": "",
-                                        "turns": 0, "phases": []})
+            here.setdefault(g.name, {"name": g.name, "href": f"{g.name}/index.html", "variant": g.variant_name,
+                                     "state": g.state, "outcome": _outcome(g.outcome), "current": "",
+                                     "turns": 0, "phases": []})
             continue
+        for other in [k for k, v in here.items() if v.get("id") == g.id and k != g.name]:
+            del here[other]  # (a game renamed since)
         info = _write_game(store, g, out, code, counts)
-        # the index's line of the game, kept for the next run (not its pages' lists: 100,000 games)
-        listing[g.name] = {**{k: info[k] for k in ("name", "href", "variant", "state", "outcome", "current")},
-                           "turns": len(info["phases"]), "phases": info["phases"][-1:]}
+        here[g.name] = {**{k: info[k] for k in ("name", "href", "variant", "state", "outcome", "current")},
+                        "id": g.id, "turns": len(info["phases"]), "phases": info["phases"][-1:]}
         counts["games"] += 1
+    had = len(pages)
+    newest = max([int(k) for k in pages] + list(lines) + [0])
+    if newest:
+        page_lines(newest)
+    paged = len(set(pages) | {str(k) for k in lines}) > 1  # one page: the index is the whole list
+    if paged and had <= 1:
+        for k in list(pages):  # the list outgrew one page: every page gets its file
+            page_lines(int(k))
+    for page, here in lines.items():
+        _write_json(out / STATE_DIR / f"{page}.json", here)
+        names = sorted(here)
+        pages[str(page)] = {"href": _page_file(page), "first": names[0] if names else "",
+                            "last": names[-1] if names else "", "count": len(names)}
+    listed = [pages[k] for k in sorted(pages, key=int)]
     published = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    for page, here in lines.items() if paged else ():
+        (out / _page_file(page)).write_text(
+            render_page("archive/index.html", page_title=f"Judge {code}: games, page {page}", code=code,
+                        games=[here[k] for k in sorted(here)], pages=listed, page=page, published=published),
+            encoding="utf-8")
+    newest_games = lines.get(newest, {})
     (out / "index.html").write_text(
         render_page("archive/index.html", page_title=f"Judge {code}: games", code=code,
-                    games=[listing[k] for k in sorted(listing)], published=published), encoding="utf-8")
-    _save_state(out, {"seq": top, "games": listing})
+                    games=[newest_games[k] for k in sorted(newest_games)], pages=listed if paged else [],
+                    page=newest, published=published), encoding="utf-8")
+    _write_json(out / STATE_FILE, {"seq": top, "pages": pages})
     return counts
 
 
