@@ -300,10 +300,11 @@ def _v10(db: sqlite_utils.Database) -> None:
     if "message_id" not in db["outbox"].columns_dict:
         db["outbox"].add_column("message_id", str)
     # the header as compose() writes it: "\r\nMessage-ID: <...>\r\n" in the first lines
-    db.execute("UPDATE outbox SET message_id = substr(h, 1, instr(h, char(13)) - 1) FROM (SELECT id AS oid, "
-               "substr(CAST(substr(message, 1, 4000) AS TEXT), instr(CAST(substr(message, 1, 4000) AS TEXT), "
-               "char(13, 10) || 'Message-ID: ') + 14) AS h FROM outbox WHERE message_id IS NULL) "
-               "WHERE id = oid AND instr(CAST(substr(message, 1, 4000) AS TEXT), char(13, 10) || 'Message-ID: ') > 0")
+    head = "CAST(substr(message, 1, 4000) AS TEXT)"
+    where = f"instr({head}, char(13, 10) || 'Message-ID: ')"
+    rest = f"substr({head}, {where} + 14)"
+    db.execute(f"UPDATE outbox SET message_id = substr({rest}, 1, instr({rest}, char(13)) - 1) "
+               f"WHERE message_id IS NULL AND {where} > 0")
     db.execute("CREATE INDEX IF NOT EXISTS outbox_message_id ON outbox (message_id)")
     db.execute("CREATE TABLE IF NOT EXISTS seat_addresses (address TEXT NOT NULL, seat_id INTEGER NOT NULL, "
                "PRIMARY KEY (address, seat_id)) WITHOUT ROWID")
