@@ -295,7 +295,8 @@ def _v10(db: sqlite_utils.Database) -> None:
                 "CREATE INDEX IF NOT EXISTS games_master ON games (master_id)",
                 "CREATE INDEX IF NOT EXISTS games_state ON games (state)",
                 "CREATE INDEX IF NOT EXISTS future_orders_game ON future_orders (game_id, state)",
-                "CREATE INDEX IF NOT EXISTS press_game ON press (game_id, phase_name)"):
+                "CREATE INDEX IF NOT EXISTS press_game ON press (game_id, phase_name)",
+                "CREATE INDEX IF NOT EXISTS events_game ON events (game_id, state)"):
         db.execute(sql)
     if "message_id" not in db["outbox"].columns_dict:
         db["outbox"].add_column("message_id", str)
