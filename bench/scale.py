@@ -245,8 +245,7 @@ def measure(db: Path, burst: int, mails: int, map_mode: str, out: Path, rnd: int
 
     prefix, start = f"r{rnd}g", START + timedelta(days=30 * rnd)
     Store(db).close()
-    if rnd == 0:
-        published_before(db, out)
+    published_before(db, out)  # (not timed) every game so far published
     cfg = JudgeConfig(address="judge@bench.test", db_path=db, code="BENCH", password_cost=4,
                       archive_url="https://judge.bench.test/games")
     judge = Judge(cfg)
@@ -273,6 +272,26 @@ def measure(db: Path, burst: int, mails: int, map_mode: str, out: Path, rnd: int
     return got
 
 
+def measure_all(tmp: Path, args: argparse.Namespace, first: int = 0) -> None:
+    """The work on both stores in ``tmp``, ``args.rounds`` rounds from round ``first``; prints the table."""
+    runs: dict[str, list[dict[str, float]]] = {"fresh": [], "big": []}
+    for rnd in range(first, first + args.rounds):  # the two stores in turn, so a change in the load hits both
+        for label in ("fresh", "big"):
+            load = os.getloadavg()
+            runs[label].append(measure(tmp / f"{label}.sqlite", args.burst, args.mails, args.map,
+                                       tmp / f"pub-{label}", rnd))
+            print(f"round {rnd - first + 1}, {label} store measured (load average {load[0]:.2f} {load[1]:.2f} "
+                  f"{load[2]:.2f} before, {os.getloadavg()[0]:.2f} after)")
+    print(f"\n{'what (best of ' + str(args.rounds) + ' rounds)':34} {'fresh':>10} {'big':>10} {'big/fresh':>9}"
+          f"   every round, fresh | big")
+    for what in runs["fresh"][0]:
+        fresh, big = (min(r[what] for r in runs[k]) for k in ("fresh", "big"))
+        every = " | ".join(" ".join(f"{r[what] * 1000:.1f}" for r in runs[k]) for k in ("fresh", "big"))
+        print(f"{what:34} {fresh * 1000:8.2f}ms {big * 1000:8.2f}ms {big / fresh:8.2f}x   {every}")
+    print(f"CPython {sys.version.split()[0]}, {os.cpu_count()} cores, burst {args.burst} games "
+          f"(map {args.map}), {args.mails} order mails a path")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--finished", type=int, default=100_000)
@@ -281,11 +300,16 @@ def main() -> None:
     ap.add_argument("--mails", type=int, default=200, help="order mails on each path")
     ap.add_argument("--map", default="off", choices=["png", "off"], help="maps in the burst's reports")
     ap.add_argument("--rounds", type=int, default=2, help="rounds of the work on each store (best kept)")
+    ap.add_argument("--reuse", type=int, default=0, metavar="ROUND",
+                    help="measure the stores left in --dir again, from this round number on (no fill)")
     ap.add_argument("--dir", default=None, help="where the stores go (default: a temporary folder)")
     args = ap.parse_args()
     tmp = Path(args.dir or tempfile.mkdtemp(prefix="judge-scale-"))
     tmp.mkdir(parents=True, exist_ok=True)
     try:
+        if args.reuse:  # the stores of an earlier run with --dir: measured again, not filled again
+            measure_all(tmp, args, first=args.reuse)
+            return
         t0 = time.perf_counter()
         template = template_store(tmp)
         tsize = template.stat().st_size
@@ -299,22 +323,7 @@ def main() -> None:
               f"in {time.perf_counter() - t0:.0f} s; {size / 1e9:.2f} GB, {size / max(n, 1) / 1e3:.0f} kB a game "
               f"(pictures and sent mails cut to {BLOB_CUT} bytes)")
         print("  rows: " + ", ".join(f"{t} {c:,}" for t, c in rows.items()))
-        runs: dict[str, list[dict[str, float]]] = {"fresh": [], "big": []}
-        for rnd in range(args.rounds):  # the two stores in turn, so a change in the load hits both
-            for label in ("fresh", "big"):
-                load = os.getloadavg()
-                runs[label].append(measure(tmp / f"{label}.sqlite", args.burst, args.mails, args.map,
-                                           tmp / f"pub-{label}", rnd))
-                print(f"round {rnd + 1}, {label} store measured (load average {load[0]:.2f} {load[1]:.2f} "
-                      f"{load[2]:.2f} before, {os.getloadavg()[0]:.2f} after)")
-        print(f"\n{'what (best of ' + str(args.rounds) + ' rounds)':34} {'fresh':>10} {'big':>10} {'big/fresh':>9}"
-              f"   every round, fresh | big")
-        for what in runs["fresh"][0]:
-            fresh, big = (min(r[what] for r in runs[k]) for k in ("fresh", "big"))
-            every = " | ".join(" ".join(f"{r[what] * 1000:.1f}" for r in runs[k]) for k in ("fresh", "big"))
-            print(f"{what:34} {fresh * 1000:8.2f}ms {big * 1000:8.2f}ms {big / fresh:8.2f}x   {every}")
-        print(f"CPython {sys.version.split()[0]}, {os.cpu_count()} cores, burst {args.burst} games "
-              f"(map {args.map}), {args.mails} order mails a path")
+        measure_all(tmp, args)
     finally:
         if not args.dir:
             shutil.rmtree(tmp, ignore_errors=True)
