@@ -45,18 +45,20 @@ from judge.variant import load_variant  # noqa: E402
 START = datetime(2030, 3, 1, 12, 0, tzinfo=timezone.utc)
 
 
-def set_up(judge: Judge, n: int, seed: int, map_mode: str, variant: str = "standard") -> datetime:
-    """``n`` games with orders in and a deadline each at the same minute; returns that minute."""
+def set_up(judge: Judge, n: int, seed: int, map_mode: str, variant: str = "standard", prefix: str = "g",
+           start: datetime = START) -> datetime:
+    """``n`` games (``<prefix>0``...) with orders in and a deadline each at the same minute, made at
+    ``start``; returns that minute."""
     cfg = judge.cfg
     st = judge.store
     rng = random.Random(seed)
     for i in range(n):
         with st.transaction():
-            ctx = games.Ctx(st, cfg, START)
+            ctx = games.Ctx(st, cfg, start)
             options = [f"map={map_mode}"] if map_mode != "png" else []  # (png: the default)
-            g = games.create_game(ctx, f"g{i}", "masterpw", variant, options, f"gm{i}@bench.test")
+            g = games.create_game(ctx, f"{prefix}{i}", "masterpw", variant, options, f"gm{i}@bench.test")
             for k in range(len(g.variant.powers)):
-                games.join(ctx, g, f"p{k}.g{i}@bench.test", f"pw{k}")
+                games.join(ctx, g, f"p{k}.{prefix}{i}@bench.test", f"pw{k}")
             games.start(ctx, g)
             st.update("games", g.id, list_address=f"g{i}-list@lists.bench.test")
             ph = games.current_phase(st, g)
@@ -65,11 +67,11 @@ def set_up(judge: Judge, n: int, seed: int, map_mode: str, variant: str = "stand
                 robot = Robot("p@bench.test", "x", random.Random(rng.random()), power=s["power"], free_form=False,
                               mistakes=0)
                 orderbook.submit(st, ph.id, pos, s["power"], "\n".join(robot.orders(pos)), g.rules,
-                                 f"<bench.{i}.{s['power']}>", START)
+                                 f"<bench.{prefix}{i}.{s['power']}>", start)
             st.update("seats", games.seats(st, g.id)[0]["id"], wait=1)  # so it waits for its deadline
-    deadline = games.current_phase(st, games.get_game(st, "g0")).deadline
+    deadline = games.current_phase(st, games.get_game(st, f"{prefix}0")).deadline
     with st.transaction():  # the start mails went out long ago
-        st.conn.execute("UPDATE outbox SET status = 'sent', sent_at = ?", (iso(START),))
+        st.conn.execute("UPDATE outbox SET status = 'sent', sent_at = ? WHERE status = 'pending'", (iso(start),))
     return deadline
 
 

@@ -25,6 +25,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "init": "judge.mail.cli:init",
     "upgrade": "judge.mail.cli:upgrade",
     "publish": "judge.game.cli:publish",
+    "archive-games": "judge.game.cold_store:archive_games_command",
     "eia": "judge.eia.cli:eia",
     "dice": "judge.eia.cli:dice",
 }

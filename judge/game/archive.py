@@ -5,8 +5,10 @@ a game's page (the current map, the supply-centre chart, the next deadline, the 
 players and who they replaced, the result, the phases); ``DIR/<game>/feed.xml`` its Atom feed;
 ``DIR/<game>/NNN-SHORT.html`` is one phase's report as it was mailed (the ``reports`` table), the
 map as ``NNN-SHORT.png`` (and ``.svg``), the text part as ``.txt``. Links are relative and no page
-needs JavaScript, so the folder can be served by any web server or opened from disk. A file is
-written only when its content changes, so publishing after every phase rewrites a few files.
+needs JavaScript, so the folder can be served by any web server or opened from disk. A run writes
+again only the games changed since the last run (the store counts every change to a game), and
+a file only when its content changes, so publishing after every phase rewrites a few files. The
+list of games comes in pages of 500 (by the order the games were made) once it outgrows one.
 
 Only what observers could see is published: phases are shown once processed, and reports carry
 the broadcast press only (:mod:`judge.game.results`). Player addresses are never shown.
@@ -14,6 +16,8 @@ the broadcast press only (:mod:`judge.game.results`). Player addresses are never
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -24,6 +28,7 @@ from markupsafe import Markup
 from judge.game import archive_game as about, lifecycle
 from judge.game.archive_feed import Entry, atom_feed
 from judge.game.archive_paths import phase_stem
+from judge.game.cold_store import archived_since
 from judge.game.seats import anonymous, person_label
 from judge.game.store import SchemaMismatch, Store, from_iso
 from judge.render.templates import render_page
@@ -161,35 +166,152 @@ def _feed(code: str, g: Any, row: Any, info: dict[str, Any], phases: list[dict[s
                      updated=max((e.updated for e in entries), default=start), entries=entries, base_url=base_url)
 
 
-def write_archive(store: Store, out: Path, code: str = "judge", base_url: str | None = None) -> dict[str, int]:
-    """Write the archive of every game in ``store`` into ``out``; returns counts (``written``:
+#: in the archive folder: what the last run published (the store's change counter and a line for
+#: each page of games), so the next run writes only the games changed since; ``.published/``
+#: holds each page's lines of games
+STATE_FILE = ".published.json"
+STATE_DIR = ".published"
+#: games a page of the list: by id, so a game stays on its page and a change rewrites one page
+#: (one page of every game was 47 MB and half a minute's work with 110,000 games)
+PAGE_GAMES = 500
+#: what a game's line on the all-games page keeps (kept between runs in ``.published/``)
+LINE_KEYS = ("name", "href", "variant", "state", "result", "current", "deadline_short", "anonymous", "players",
+             "joined", "phases")
+
+
+def _page_of(game_id: int) -> int:
+    return (game_id - 1) // PAGE_GAMES + 1
+
+
+def _page_file(page: int) -> str:
+    return f"games-{page:04d}.html"
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(path: Path, value: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _load_state(out: Path) -> dict[str, Any] | None:
+    state = _read_json(out / STATE_FILE)
+    ok = isinstance(state, dict) and isinstance(state.get("seq"), int) and isinstance(state.get("pages"), dict)
+    return state if ok else None
+
+
+def _write_game(store: Store, g: Any, row: Any, out: Path, code: str, counts: dict[str, int],
+                base_url: str | None) -> dict[str, Any]:
+    """One game's folder: its page, its feed and a page per processed phase; returns its line of
+    the all-games page."""
+    folder = out / g.name
+    folder.mkdir(exist_ok=True)
+    phases, written = _write_phases(store, g, folder, counts)
+    info = _game_info(store, g, phases)
+    if not phases and g.state in ("active", "paused") and g.variant_name != "eia_afa":
+        info["picture"] = _start_map(store, g, folder, counts)  # the board before the first moves
+        written.add(info["picture"] or "")
+    _put(folder / "index.html", render_page("archive/game.html", page_title=f"Game {g.name} ({info['variant']})",
+                                            code=code, g=info), counts)
+    _put(folder / "feed.xml", _feed(code, g, row, info, phases, base_url), counts)
+    for f in folder.iterdir():  # phases undone by a rollback since the last run
+        if f.is_file() and PAGE_FILE.match(f.name) and f.name not in written:
+            f.unlink()
+            counts["written"] += 1
+    line = {k: info[k] for k in LINE_KEYS}
+    if line["anonymous"]:  # the line is kept in the archive folder: nothing the page may not show
+        line["players"], line["joined"] = [], []
+    return line
+
+
+def _listed(lines: dict[str, Any]) -> list[dict[str, Any]]:
+    """A page's games: those being played first, then those forming, then the finished ones."""
+    return sorted(lines.values(), key=lambda info: (LISTING_ORDER.get(info["state"], 9), info["name"]))
+
+
+def write_archive(store: Store, out: Path, code: str = "judge", base_url: str | None = None,
+                  full: bool = False) -> dict[str, int]:
+    """Write the archive of the games in ``store`` into ``out``; returns counts (``written``:
     the files whose content changed). ``base_url``: where the archive is served, if known (the
-    feeds' links are relative to it)."""
+    feeds' links are relative to it).
+
+    Only the games changed since the last run into ``out`` are written again (the store counts
+    every change to a game, its phases, reports, seats and diary: table ``game_changes``, kept by
+    triggers), with the pages of the list that name them, and the index; ``full`` (or no record
+    of a last run, or a record from a store that counted further than this one) writes every
+    game. A game moved to the archive file by ``judge archive-games`` keeps the pages it had and
+    its line in the list."""
     out.mkdir(parents=True, exist_ok=True)
+    (out / STATE_DIR).mkdir(exist_ok=True)
     counts = {"games": 0, "phases": 0, "pictures": 0, "written": 0}
-    listing = []
-    for row in store.all("SELECT * FROM games ORDER BY name"):
+    top = int(store.scalar("SELECT COALESCE(MAX(seq), 0) FROM game_changes") or 0)  # before reading any game
+    state = None if full else _load_state(out)
+    if state is not None and state["seq"] > top:
+        state = None  # another store's record (or this one's, restored from a backup): start over
+    if state is None:
+        rows = store.all("SELECT * FROM games ORDER BY name")
+        pages: dict[str, Any] = {}
+    else:
+        rows = sorted(store.all("SELECT g.* FROM game_changes c JOIN games g ON g.id = c.game_id WHERE c.seq > ?",
+                                (state["seq"],)), key=lambda r: r["name"])
+        pages = state["pages"]
+    lines: dict[int, dict[str, Any]] = {}  # page -> {game: its line}, the pages this run touches
+
+    def page_lines(page: int) -> dict[str, Any]:
+        if page not in lines:
+            old = _read_json(out / STATE_DIR / f"{page}.json") if str(page) in pages else None
+            lines[page] = old if isinstance(old, dict) else {}
+        return lines[page]
+
+    seen: set[int] = set()
+    for row in rows:
+        if row["id"] in seen:
+            continue  # (a game changed more than once since the last run)
+        seen.add(row["id"])
         g = lifecycle._game(row)
-        folder = out / g.name
-        folder.mkdir(exist_ok=True)
-        phases, written = _write_phases(store, g, folder, counts)
-        info = _game_info(store, g, phases)
-        if not phases and g.state in ("active", "paused") and g.variant_name != "eia_afa":
-            info["picture"] = _start_map(store, g, folder, counts)  # the board before the first moves
-            written.add(info["picture"] or "")
-        _put(folder / "index.html", render_page("archive/game.html", page_title=f"Game {g.name} ({info['variant']})",
-                                                code=code, g=info), counts)
-        _put(folder / "feed.xml", _feed(code, g, row, info, phases, base_url), counts)
-        for f in folder.iterdir():  # phases undone by a rollback since the last run
-            if f.is_file() and PAGE_FILE.match(f.name) and f.name not in written:
-                f.unlink()
-                counts["written"] += 1
-        listing.append(info)
+        here = page_lines(_page_of(g.id))
+        if archived_since(g.options):  # its pages stay as they were (judge archive-games)
+            here.setdefault(g.name, {"name": g.name, "href": f"{g.name}/index.html", "variant": g.variant_name,
+                                     "state": about.STATES.get(g.state, g.state), "id": g.id,
+                                     "result": about.result_words(g.outcome), "current": "", "deadline_short": "",
+                                     "anonymous": False, "players": [], "joined": [], "phases": []})
+            continue
+        for other in [k for k, v in here.items() if v.get("id") == g.id and k != g.name]:
+            del here[other]  # (a game renamed since)
+        line = _write_game(store, g, row, out, code, counts, base_url)
+        here[g.name] = {**line, "id": g.id, "phases": line["phases"][-1:]}
         counts["games"] += 1
-    listing.sort(key=lambda info: (LISTING_ORDER.get(info["state"], 9), info["name"]))
+    had = len(pages)
+    newest = max([int(k) for k in pages] + list(lines) + [0])
+    if newest:
+        page_lines(newest)
+    paged = len(set(pages) | {str(k) for k in lines}) > 1  # one page: the index is the whole list
+    if paged and had <= 1:
+        for k in list(pages):  # the list outgrew one page: every page gets its file
+            page_lines(int(k))
+    for page, here in lines.items():
+        _write_json(out / STATE_DIR / f"{page}.json", here)
+        names = sorted(here)
+        pages[str(page)] = {"href": _page_file(page), "first": names[0] if names else "",
+                            "last": names[-1] if names else "", "count": len(names)}
+    listed = [pages[k] for k in sorted(pages, key=int)]
     latest = store.scalar("SELECT MAX(processed_at) FROM phases WHERE state = 'processed'")
-    _put(out / "index.html", render_page("archive/index.html", page_title=f"Judge {code}: games", code=code,
-                                         games=listing, latest=about.when(from_iso(latest)) if latest else ""), counts)
+    latest_words = about.when(from_iso(latest)) if latest else ""
+    for page, here in lines.items() if paged else ():
+        _put(out / _page_file(page),
+             render_page("archive/index.html", page_title=f"Judge {code}: games, page {page}", code=code,
+                         games=_listed(here), pages=listed, page=page, latest=latest_words), counts)
+    _put(out / "index.html",
+         render_page("archive/index.html", page_title=f"Judge {code}: games", code=code,
+                     games=_listed(lines.get(newest, {})), pages=listed if paged else [], page=newest,
+                     latest=latest_words), counts)
+    _write_json(out / STATE_FILE, {"seq": top, "pages": pages})
     return counts
 
 
@@ -200,10 +322,10 @@ def write_archive(store: Store, out: Path, code: str = "judge", base_url: str | 
 @click.option("--code", envvar="JUDGE_CODE", default="JUDGE", show_default=True, help="Judge code shown in titles.")
 @click.option("--url", envvar="JUDGE_ARCHIVE_URL", default=None,
               help="Where DIRECTORY is served (env JUDGE_ARCHIVE_URL), for the games' Atom feeds.")
-def publish(directory: str, db: str, code: str, url: str | None) -> None:
-    """Write a static HTML archive of every game (reports and maps, turn by turn) into DIRECTORY."""
-    import json
-
+@click.option("--full", is_flag=True, help="Write every game's pages again, not only those changed since the last run.")
+def publish(directory: str, db: str, code: str, url: str | None, full: bool) -> None:
+    """Write a static HTML archive of every game (reports and maps, turn by turn) into DIRECTORY:
+    the games changed since the last run into it, and the index (--full: every game)."""
     if not Path(db).is_file():
         raise click.UsageError(f"no judge store at {db} (give --db)")
     try:  # publishing only reads: it never migrates the store
@@ -211,7 +333,7 @@ def publish(directory: str, db: str, code: str, url: str | None) -> None:
     except SchemaMismatch as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        counts = write_archive(store, Path(directory), code, url)
+        counts = write_archive(store, Path(directory), code, url, full=full)
     finally:
         store.close()
     click.echo(json.dumps(counts))

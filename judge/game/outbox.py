@@ -201,10 +201,11 @@ def queue(store: Store, cfg: JudgeConfig, to: list[str], subject: str, text: str
         g = store.one("SELECT name, list_address FROM games WHERE id = ?", (game_id,))
         if g is not None and g["list_address"] and g["list_address"] in rcpts:
             headers = list_headers(cfg, g["name"], g["list_address"])
-    data, _ = compose(cfg, rcpts, subject, text, now, in_reply_to=in_reply_to, references=references, auto=auto,
-                      headers=headers)
+    data, mid = compose(cfg, rcpts, subject, text, now, in_reply_to=in_reply_to, references=references, auto=auto,
+                        headers=headers)
     return store.insert("outbox", sender=cfg.address, recipients=dumps(rcpts), message=data, status="pending",
-                        attempts=0, next_attempt=iso(now), created=iso(now), game_id=game_id, kind=kind)
+                        attempts=0, next_attempt=iso(now), created=iso(now), game_id=game_id, kind=kind,
+                        message_id=mid)
 
 
 def pending(store: Store, now: datetime, limit: int = 50) -> list[OutboxItem]:

@@ -23,7 +23,7 @@ import sqlite_utils
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 #: seconds a statement waits for another process's lock on the store (SQLite's busy handler)
 #: before it fails with "database is locked"; ``JUDGE_BUSY_TIMEOUT`` in the environment changes it
@@ -292,7 +292,62 @@ def _v9(db: sqlite_utils.Database) -> None:
     db["confirmations"].create_index(["token_hash"], unique=True, if_not_exists=True)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
+def _v10(db: sqlite_utils.Database) -> None:
+    # a host with 100,000 games: no query a mail, a deadline or a bounce makes may read a whole
+    # table that grows with the games (tests/test_query_plans.py). Indexes for the lookups by
+    # player, game and state; each sent message's Message-ID (a bounce names it); and the
+    # addresses set by SET ADDRESS (a JSON list in seats) as rows, kept by triggers, so "who
+    # gets mail at this address" is a lookup and not a pass over every seat's JSON
+    for sql in ("CREATE INDEX IF NOT EXISTS seats_player ON seats (player_id)",
+                "CREATE INDEX IF NOT EXISTS games_master ON games (master_id)",
+                "CREATE INDEX IF NOT EXISTS games_state ON games (state)",
+                "CREATE INDEX IF NOT EXISTS future_orders_game ON future_orders (game_id, state)",
+                "CREATE INDEX IF NOT EXISTS press_game ON press (game_id, phase_name)",
+                "CREATE INDEX IF NOT EXISTS events_game ON events (game_id, state)"):
+        db.execute(sql)
+    if "message_id" not in db["outbox"].columns_dict:
+        db["outbox"].add_column("message_id", str)
+    # the header as compose() writes it: "\r\nMessage-ID: <...>\r\n" in the first lines
+    head = "CAST(substr(message, 1, 4000) AS TEXT)"
+    where = f"instr({head}, char(13, 10) || 'Message-ID: ')"
+    rest = f"substr({head}, {where} + 14)"
+    db.execute(f"UPDATE outbox SET message_id = substr({rest}, 1, instr({rest}, char(13)) - 1) "
+               f"WHERE message_id IS NULL AND {where} > 0")
+    db.execute("CREATE INDEX IF NOT EXISTS outbox_message_id ON outbox (message_id)")
+    db.execute("CREATE TABLE IF NOT EXISTS seat_addresses (address TEXT NOT NULL, seat_id INTEGER NOT NULL, "
+               "PRIMARY KEY (address, seat_id)) WITHOUT ROWID")
+    db.execute("CREATE INDEX IF NOT EXISTS seat_addresses_seat ON seat_addresses (seat_id)")
+    fill = ("INSERT OR IGNORE INTO seat_addresses (address, seat_id) SELECT value, {row}.id "
+            "FROM json_each(CASE WHEN json_valid({row}.addresses) THEN {row}.addresses ELSE '[]' END) "
+            "WHERE typeof(value) = 'text'")
+    db.execute("CREATE TRIGGER IF NOT EXISTS seat_addresses_insert AFTER INSERT ON seats "
+               f"WHEN new.addresses IS NOT NULL BEGIN {fill.format(row='new')}; END")
+    db.execute("CREATE TRIGGER IF NOT EXISTS seat_addresses_update AFTER UPDATE OF addresses, id ON seats BEGIN "
+               f"DELETE FROM seat_addresses WHERE seat_id = old.id; {fill.format(row='new')}; END")
+    db.execute("CREATE TRIGGER IF NOT EXISTS seat_addresses_delete AFTER DELETE ON seats BEGIN "
+               "DELETE FROM seat_addresses WHERE seat_id = old.id; END")
+    db.execute("DELETE FROM seat_addresses")
+    db.execute(fill.format(row="seats").replace("FROM json_each", "FROM seats, json_each")
+               + " AND seats.addresses IS NOT NULL")
+    # what `judge publish` must write again: each game changed since a counter value (its row,
+    # phases, reports, seats, diary, a player's public name), kept by triggers on every writer
+    db.execute("CREATE TABLE IF NOT EXISTS game_changes (game_id INTEGER PRIMARY KEY, seq INTEGER NOT NULL)")
+    db.execute("CREATE INDEX IF NOT EXISTS game_changes_seq ON game_changes (seq)")
+    mark = ("INSERT OR REPLACE INTO game_changes (game_id, seq) SELECT {gid}, "
+            "(SELECT COALESCE(MAX(seq), 0) + 1 FROM game_changes)")
+    for table, gid in (("games", "id"), ("phases", "game_id"), ("reports", "game_id"), ("seats", "game_id"),
+                       ("diary", "game_id")):
+        for event, row in (("INSERT", "new"), ("UPDATE", "new"), ("DELETE", "old")):
+            db.execute(f"CREATE TRIGGER IF NOT EXISTS {table}_changes_{event.lower()} AFTER {event} ON {table} "
+                       f"BEGIN {mark.format(gid=f'{row}.{gid}')}; END")
+    db.execute("CREATE TRIGGER IF NOT EXISTS players_changes_name AFTER UPDATE OF name ON players BEGIN "
+               "INSERT OR REPLACE INTO game_changes (game_id, seq) SELECT game_id, "
+               "(SELECT COALESCE(MAX(seq), 0) + 1 FROM game_changes) + row_number() OVER () "
+               "FROM (SELECT DISTINCT game_id FROM seats WHERE player_id = new.id); END")
+    db.execute("INSERT OR IGNORE INTO game_changes (game_id, seq) SELECT id, 1 FROM games")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
 
 
 def create_private(path: Path) -> None:

@@ -90,7 +90,7 @@ def known(store: Store, address: str) -> bool:
     (SET ADDRESS). Anyone else is a stranger, and may be a forger's victim."""
     return store.one(
         "SELECT 1 FROM players WHERE address = ? "
-        "UNION ALL SELECT 1 FROM seats s, json_each(coalesce(s.addresses, '[]')) WHERE json_each.value = ? LIMIT 1",
+        "UNION ALL SELECT 1 FROM seat_addresses WHERE address = ? LIMIT 1",
         (address, address)) is not None
 
 
@@ -187,12 +187,11 @@ def record_bounces(store: Store, addresses: list[str], message_id: str, detail: 
 
 def sent_to(store: Store, address: str, message_ids: list[str]) -> bool:
     """True when one of ``message_ids`` is a message the judge sent to ``address`` (the outbox
-    keeps every message whole, with its recipients as a JSON list): a bounce is believed only
-    for mail it names that really went there."""
+    keeps each message's Message-ID, with its recipients as a JSON list): a bounce is believed
+    only for mail it names that really went there."""
     for mid in message_ids:
-        if store.one("SELECT 1 FROM outbox, json_each(outbox.recipients) WHERE json_each.value = ? "
-                     "AND instr(outbox.message, ?) > 0 LIMIT 1",
-                     (address, f"\r\nMessage-ID: {mid}\r\n".encode("utf-8"))) is not None:
+        if store.one("SELECT 1 FROM outbox, json_each(outbox.recipients) WHERE outbox.message_id = ? "
+                     "AND json_each.value = ? LIMIT 1", (mid, address)) is not None:
             return True
     return False
 
@@ -202,9 +201,9 @@ def games_of(store: Store, address: str) -> list[tuple[Any, str]]:
     player or observer (their own address, or one set by SET ADDRESS)."""
     rows = store.all(
         "SELECT g.*, s.power AS seat_power, s.role AS seat_role FROM seats s JOIN games g ON g.id = s.game_id "
-        "LEFT JOIN players p ON p.id = s.player_id "
         "WHERE g.state IN ('forming', 'active', 'paused') AND s.status != 'vacant' "
-        "AND (p.address = ? OR EXISTS (SELECT 1 FROM json_each(coalesce(s.addresses, '[]')) WHERE value = ?))",
+        "AND s.id IN (SELECT seats.id FROM players JOIN seats ON seats.player_id = players.id "
+        "WHERE players.address = ? UNION SELECT seat_id FROM seat_addresses WHERE address = ?) ORDER BY s.id",
         (address, address))
     return [(r, r["seat_power"] or r["seat_role"]) for r in rows]
 

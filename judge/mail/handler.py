@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from judge.render import describe, lateness
+from judge.game.cold_store import archived_message
 from judge.game import deadlines, digest, lifecycle as games, orderbook, outbox, replacements
 from judge.mail import eia as eia_mail
 from judge.mail.commands import REGISTRY, CommandError, Session, Stop, load as load_commands
@@ -214,6 +215,9 @@ class Handler:
         g = games.get_game(self.ctx.store, name.lstrip("?"))
         if g is None:
             raise CommandError(f"no game named '{name.lstrip('?').lower()}'. Send LIST for the games on this judge")
+        elsewhere = archived_message(g.name, g.options)
+        if elsewhere:
+            raise CommandError(elsewhere)
         return g
 
     def arg_game(self, cmd: Command) -> Game:

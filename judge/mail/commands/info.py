@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, TYPE_CHECKING
 
+from judge.game.cold_store import archived_since
 from judge.game import deadlines, lifecycle as games, orderbook
 from judge.game.archive_paths import map_url
 from judge.game.game_options import GAME_OPTIONS
@@ -141,15 +142,36 @@ def version(h: Handler, cmd: Command) -> None:
     h.say(f"judge {v}")
 
 
+#: LIST names at most this many running games of each state (the newest), beside those open to
+#: join and the sender's own
+LIST_RUNNING = 100
+
+
 @command("LIST", who="anyone", syntax="LIST [game]",
          summary="the games here, or one game in detail", example="LIST first")
 def list_(h: Handler, cmd: Command) -> None:
     if not cmd.args and h.session.game is None:
         rows = []
-        for r in h.ctx.store.all("SELECT * FROM games ORDER BY name"):
+        # a host's thousands of games are no answer to a mail (nor to be read for each LIST): the
+        # games open to join, the newest running ones, and the sender's own; games over are left out
+        st = h.ctx.store
+        me = st.scalar("SELECT id FROM players WHERE address = ?", (h.mail.sender,))
+        found = {r["id"]: r for r in st.all("SELECT * FROM games WHERE state = 'forming'")}
+        for state in ("active", "paused"):
+            found.update((r["id"], r) for r in st.all("SELECT * FROM games WHERE state = ? ORDER BY id DESC LIMIT ?",
+                                                      (state, LIST_RUNNING)))
+        mine = {r["id"] for r in st.all("SELECT id FROM games WHERE master_id = ? UNION SELECT game_id FROM seats "
+                                        "WHERE player_id = ?", (me, me))} if me is not None else set()
+        found.update((r["id"], r) for r in st.all(
+            f"SELECT * FROM games WHERE id IN ({', '.join('?' for _ in mine)})", tuple(mine)))
+        shown_running = 0
+        for r in sorted(found.values(), key=lambda r: r["name"]):
             g = games._game(r)
-            if g.options.get("private"):  # SET PRIVATE: unlisted (LIST name still answers who knows it)
+            if g.options.get("private") and g.id not in mine:  # SET PRIVATE: unlisted (LIST name still answers)
                 continue
+            if archived_since(g.options):
+                continue
+            shown_running += g.state in ("active", "paused")
             if g.variant_name == "eia_afa":
                 rows.append(eia_mail.list_row(h.ctx, g))
                 continue
@@ -158,7 +180,13 @@ def list_(h: Handler, cmd: Command) -> None:
             rows.append({"name": g.name, "variant": g.variant_name, "state": g.state,
                          "phase": ph.short if ph else "-", "players": filled,
                          "powers": len(g.variant.powers)})
-        h.say(render_part("list.txt", games=rows))
+        over = not rows and st.one("SELECT 1 FROM games LIMIT 1") is not None
+        h.say(render_part("list.txt", games=rows, over=over))
+        more = int(st.scalar("SELECT COUNT(*) FROM games WHERE state IN ('active', 'paused')") or 0) - shown_running
+        if more > 0:
+            where = f" (all of them: {h.ctx.cfg.archive_url})" if h.ctx.cfg.archive_url else ""
+            h.say(f"{more} more running games are not listed here, nor those that are over: LIST name shows "
+                  f"any game{where}.")
         return
     h.say(describe_game(h, h.arg_game(cmd)))
 

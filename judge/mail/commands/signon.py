@@ -13,6 +13,7 @@ from judge.game.public_names import clean_display_name, unique_name
 from judge.game.seats import anonymous, person_label
 from judge.mail import abuse, confirm
 from judge.mail.commands import BAD_SIGNON, CommandError, Session, Stop, command
+from judge.game.cold_store import archived_message
 from judge.mail.commands.master import co_master_seat, drop_co_masters
 from judge.mail.language import Command
 from judge.variant import available_variants
@@ -25,6 +26,10 @@ def lookup_or_stop(h: Handler, name: str) -> Game:
     g = games.get_game(h.ctx.store, name.lstrip("?"))
     if g is None:
         h.error(f"No such game '{name.lstrip('?').lower()}'. Send LIST for the games on this judge.")
+        raise Stop
+    elsewhere = archived_message(g.name, g.options)
+    if elsewhere:
+        h.error(elsewhere[0].upper() + elsewhere[1:])
         raise Stop
     return g
 
