@@ -32,7 +32,7 @@ def test_only_the_changed_game_is_written_again(tmp_path: Path) -> None:
     t = two_games(tmp_path)
     out = tmp_path / "site"
     assert publish(t, out)["games"] == 2
-    assert publish(t, out) == {"games": 0, "phases": 0, "pictures": 0}  # nothing changed since
+    assert publish(t, out) == {"games": 0, "phases": 0, "pictures": 0, "written": 0}  # nothing changed since
     hold_all(t)
     t.advance(hours=25)  # the deadline: tg's first phase processed
     assert t.phase() == "F1901M"

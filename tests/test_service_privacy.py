@@ -66,7 +66,7 @@ def lookups(t: Table) -> None:
 
 def published(store, out: Path) -> str:
     write_archive(store, out, "TEST")
-    return "\n".join(p.read_text(encoding="utf-8") for p in out.rglob("*") if p.suffix in (".html", ".txt", ".xml"))
+    return "\n".join(p.read_text(encoding="utf-8") for p in out.rglob("*") if p.suffix in (".html", ".txt", ".xml", ".json"))
 
 
 def test_an_anonymous_game_shows_nobody_until_the_end_then_reveals_the_players(table: Table, tmp_path) -> None:

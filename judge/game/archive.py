@@ -280,12 +280,12 @@ def write_archive(store: Store, out: Path, code: str = "judge", base_url: str | 
             here.setdefault(g.name, {"name": g.name, "href": f"{g.name}/index.html", "variant": g.variant_name,
                                      "state": about.STATES.get(g.state, g.state), "id": g.id,
                                      "result": about.result_words(g.outcome), "current": "", "deadline_short": "",
-                                     "anonymous": False, "players": [], "joined": [], "phases": []})
+                                     "anonymous": False, "players": [], "joined": [], "turns": 0, "phases": []})
             continue
         for other in [k for k, v in here.items() if v.get("id") == g.id and k != g.name]:
             del here[other]  # (a game renamed since)
         line = _write_game(store, g, row, out, code, counts, base_url)
-        here[g.name] = {**line, "id": g.id, "phases": line["phases"][-1:]}
+        here[g.name] = {**line, "id": g.id, "turns": len(line["phases"]), "phases": line["phases"][-1:]}
         counts["games"] += 1
     had = len(pages)
     newest = max([int(k) for k in pages] + list(lines) + [0])
