@@ -83,3 +83,17 @@ def test_an_observer_is_shown_by_the_name_their_mail_program_sends(tmp_path: Pat
     assert "Others see you as 'Olga Observer' (the name your mail program sends with your address)" in reply
     who = t.send("stranger@example.test", "WHOGAME tg")[-1].body
     assert re.search(r"Observer\s+Olga Observer", who) and "olga@" not in who
+
+
+def test_the_reply_that_ends_the_game_shows_no_deadline(tmp_path: Path) -> None:
+    t = Table(tmp_path)
+    t.start_game()
+    for power in ("England", "France", "Germany", "Italy", "Austria", "Russia"):
+        t.order(power, "DRAW")
+    got = t.order("Turkey", "DRAW")
+    assert any(m.subject.endswith(" Draw") for m in got)
+    reply = t.reply_to(t.powers["Turkey"], got)
+    assert "the game is over" in " ".join(reply.body.split())
+    assert ":: Deadline" not in reply.body and "None" not in reply.body
+    html = reply.msg.get_body(("html",)).get_content()
+    assert "Deadline:" not in html and "None" not in html
