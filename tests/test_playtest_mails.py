@@ -97,3 +97,20 @@ def test_the_reply_that_ends_the_game_shows_no_deadline(tmp_path: Path) -> None:
     assert ":: Deadline" not in reply.body and "None" not in reply.body
     html = reply.msg.get_body(("html",)).get_content()
     assert "Deadline:" not in html and "None" not in html
+
+
+
+def test_a_build_is_never_split_from_its_place_in_the_results() -> None:
+    """The results wrap at spaces only: "Builds A" at a line's end and "Moscow" on the next read
+    badly (the play test's Winter 1901 results); the unit letter and its place are joined."""
+    from judge.engine.orders import Build, OrderResult
+    from judge.engine.position import Position
+    from judge.render.describe import Describer
+    from judge.render.templates import NBSP
+    from judge.variant import load_variant
+
+    v = load_variant("standard")
+    pos = Position.from_json(v.start_position(), v)
+    say = Describer(v, pos.map, pos)
+    built = say.order(OrderResult(Build(power="Russia", kind="A", loc="mos"), "Russia", None, "succeeds"))
+    assert built == f"Builds A{NBSP}Moscow"
