@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email import message_from_bytes, policy
+from email.utils import parseaddr
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,7 @@ class Table:
     def raw(self, sender: str, body: str, subject: str = "orders", headers: dict[str, str] | None = None,
             message_id: str | None = None) -> bytes:
         self.n += 1
-        return make_mail(sender, JUDGE, body, subject, message_id=message_id or f"<m{self.n}.{sender}>",
+        return make_mail(sender, JUDGE, body, subject, message_id=message_id or f"<m{self.n}.{parseaddr(sender)[1] or sender}>",
                          date=self.now, headers=headers)
 
     def drop(self, raw: bytes) -> None:

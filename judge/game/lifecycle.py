@@ -319,8 +319,12 @@ def audience(store: Store, game: Game, observers: bool = True) -> list[list[str]
     return out
 
 
-def tell_all(ctx: Ctx, game: Game, subject: str, text: str, kind: str = "notice", observers: bool = True) -> None:
+def tell_all(ctx: Ctx, game: Game, subject: str, text: str, kind: str = "notice", observers: bool = True,
+             but: list[str] | None = None) -> None:
+    """``but``: the addresses of the one person the mail is about, who is answered by other means."""
     for to in audience(ctx.store, game, observers):
+        if but and set(to) <= set(but):
+            continue
         ctx.mail(to, subject, zine.for_recipient(text, to), game_id=game.id, kind=kind)  # SET RESULTS
 
 
@@ -358,14 +362,15 @@ def shown_deadline(ctx: Ctx, game: Game, phase: "PhaseRow | None") -> str | None
     return PAUSED_DEADLINE if state == "paused" else ctx.when(phase.deadline)
 
 
-def notice(ctx: Ctx, game: Game, title: str, text: str, short: str | None = None, to: list[str] | None = None) -> None:
+def notice(ctx: Ctx, game: Game, title: str, text: str, short: str | None = None, to: list[str] | None = None,
+           but: list[str] | None = None) -> None:
     """A short game notice (signon, resignation, civil disorder …) to everyone, or to ``to``."""
     phase = current_phase(ctx.store, game)
     subject, body = render("notice.txt", code=ctx.cfg.code, game=game.name, variant=game.variant.title,
                            short=short or (phase.short if phase else None), title=title, text=text,
                            deadline=shown_deadline(ctx, game, phase))
     if to is None:
-        tell_all(ctx, game, subject, body)
+        tell_all(ctx, game, subject, body, but=but)
     else:
         ctx.mail(to, subject, body, game_id=game.id)
 

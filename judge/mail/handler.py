@@ -17,7 +17,7 @@ from judge.game import deadlines, digest, lifecycle as games, orderbook, outbox,
 from judge.mail import eia as eia_mail
 from judge.mail.commands import REGISTRY, CommandError, Session, Stop, load as load_commands
 from judge.mail.commands.signon import _power_names
-from judge.mail.language import Command, match_keyword, parse_commands
+from judge.mail.language import Command, match_keyword, misspelt_command, parse_commands
 from judge.orders.lexer import order_lines
 from judge.game.lifecycle import Ctx, Game, GameError, PhaseRow
 from judge.mail.incoming import IncomingMail, clean_subject
@@ -284,6 +284,11 @@ class Handler:
             about = f"{cut(rep.line, 60)!r}: " if shared[k] > 1 and rep.line != rep.source else ""
             if rep.note:
                 self.say(f"  Note: {rep.note}")
+            elif rep.error and (meant := misspelt_command(rep.source or rep.line)) and \
+                    rep.error.startswith("unknown province"):
+                word = (rep.source or rep.line).split()[0]
+                self.error(f"{word!r} is neither an order nor a command (did you mean the command {meant}?): "
+                           f"this line was ignored")
             elif rep.error:
                 self.error(about + rep.error +
                            (f" (did you mean: {', '.join(rep.suggestions)}?)" if rep.suggestions else ""))

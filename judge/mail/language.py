@@ -8,6 +8,7 @@ orders are allowed there is for the caller to decide. Press bodies are collected
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 #: spelling (upper case, words joined by one space) -> command name
@@ -119,6 +120,26 @@ def conditional_word(line: str) -> str | None:
     return None
 
 
+def misspelt_command(line: str) -> str | None:
+    """The command a line's first word is a slip of ("SIGNOF", "RESING", "BRAODCAST"): a word of
+    five letters or more, no command itself, close to one command word; else None. Only for the
+    reply's hint on a line that was read as an order and failed: the line is never run as it."""
+    words = line.split()
+    word = words[0].upper().rstrip(".:;,") if words else ""
+    if len(word) < 5 or word in KEYWORDS or not word.isalpha():
+        return None
+    scored = sorted(((difflib.SequenceMatcher(None, word, k).ratio(), KEYWORDS[k]) for k in KEYWORDS
+                     if " " not in k and len(k) >= 5), reverse=True)
+    (best, name), (second, other) = scored[0], scored[1]
+    return name if best >= 0.8 and (best > second or name == other) else None
+
+
+def one_line_conditional(line: str) -> bool:
+    """Whether an IF line holds its whole block, ENDIF included: "IF Russia moves to Sil THEN A Ber H ENDIF"."""
+    up = line.upper().rstrip(".;").split()
+    return len(up) >= 3 and (up[-1] == "ENDIF" or up[-2:] == ["END", "IF"])
+
+
 def conditional_end(lines: list[str], start: int) -> tuple[int, bool] | None:
     """Where the IF block whose first line is before ``lines[start]`` ends: (index after it, whether
     its ENDIF was found). A block without ENDIF runs to the next command, if it has an ELSE; an IF
@@ -156,6 +177,9 @@ def parse_commands(text: str) -> list[Command]:
         if not line:
             continue
         word = conditional_word(line)
+        if word == "IF" and one_line_conditional(line):
+            out.append(Command("IF", line.split()[1:], line, i))
+            continue
         if word == "IF":  # an IF ... [ELSE ...] ENDIF block, read whole (and refused by the IF command)
             block = conditional_end(lines, i)
             if block is None:  # no ELSE or ENDIF after it: an ordinary line ("If you agree, hold.")

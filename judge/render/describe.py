@@ -66,7 +66,7 @@ class Describer:
         if isinstance(o, Disband):
             return f"{me} disbands"
         if isinstance(o, Build):
-            return f"Builds {o.kind or 'A'} {self.loc(o.loc)}"
+            return f"Builds {o.kind or 'A'}{NBSP}{self.loc(o.loc)}"  # never split from its place
         if isinstance(o, Remove):
             return f"Removes {me}"
         if isinstance(o, Waive):

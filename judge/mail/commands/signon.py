@@ -101,12 +101,13 @@ def take_over(h: Handler, g: Game, seat: Any, password: str) -> None:
     seat = st.one("SELECT * FROM seats WHERE id = ?", (seat["id"],))
     letter = g.variant.powers[seat["power"]].letter
     games.taken_over(h.ctx, g, seat["power"])
-    h.say(f"You have taken over {seat['power']} in '{g.name}'. Sign on from now on with:  "
-             f"SIGNON {letter}{g.name} <your password>\n(WAIT is set for you this phase: send SET NOWAIT "
-             f"when your orders are complete.) {public_name(h, g, pid)}")
+    h.say(f"You have taken over {seat['power']} in '{g.name}'. Sign on from now on with:\n\n"
+          f"  SIGNON {letter}{g.name} <your password>\n\n(WAIT is set for you this phase: send SET NOWAIT "
+          f"when your orders are complete.) {public_name(h, g, pid)}")
     h.say(welcome(h, g, seat["power"]))
-    games.notice(h.ctx, g, f"New Player Signon: {letter}",
-                 f"{seat['power']} in game '{g.name}' has been taken over by a new player.")
+    games.notice(h.ctx, g, f"New Player Signon: {letter}",  # the new player has this reply instead
+                 f"{seat['power']} in game '{g.name}' has been taken over by a new player.",
+                 but=games.seat_addresses(st, seat))
     enter_seat(h, g, seat, quiet=True)
 
 
@@ -461,7 +462,7 @@ def confirm_code(h: Handler, cmd: Command) -> None:
                   password_hash=c.payload.get("password_hash"), status="active", wait=0, draw=0,
                   joined=iso(h.ctx.now))
     h.say(f"You are observing '{g.name}': you will receive its results and broadcasts. "
-          f"To stop: UNOBSERVE {g.name}")
+          f"To stop: UNOBSERVE {g.name}\n{public_name(h, g, pid)}")  # WHOGAME lists observers by name
 
 
 @command("UNOBSERVE", who="anyone", syntax="UNOBSERVE game",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TYPE_CHECKING
 
-from judge.game import lifecycle as games
+from judge.game import lifecycle as games, orderbook
 from judge.game.lifecycle import Game
 from judge.game.store import dumps
 from judge.mail.commands import CommandError, Stop, command, token_powers
@@ -242,16 +242,21 @@ def resign(h: Handler, cmd: Command) -> None:
     g, power = h.need_power()
     if h.session.became:
         raise CommandError("the master cannot resign for a power; use EJECT")
-    h.need_phase(g)
+    ph = h.need_phase(g)
     if cmd.args:
         raise CommandError(f"{cmd.name} takes no arguments: nothing was changed (NOALLY withdraws an alliance)")
     games.record_departure(h.ctx, g, h.session.seat, "resigned")
     h.ctx.store.update("seats", h.session.seat["id"], status="vacant", password_hash=None, wait=0, draw=0,
                           allies=None, concede=None)
-    h.say(f"You have resigned {power} in '{g.name}'.")
+    # orders already given for the phase stand (the player sent them): every mail says so
+    given = bool(orderbook.current_orders(h.ctx.store, ph.id, power))
+    h.say(f"You have resigned {power} in '{g.name}'." +
+          (" The orders you gave for this phase stand." if given else ""))
     h.session.power = None  # no order status for a power no longer played
     opened = (f"{power} has resigned from '{g.name}' and is open for takeover "
-              f"(SIGNON {g.variant.powers[power].letter}{g.name} <password>). Its units hold until then.")
+              f"(SIGNON {g.variant.powers[power].letter}{g.name} <password>). " +
+              ("Until then its units carry out the orders already given for this phase, and then hold." if given
+               else "Its units hold until then."))
     games.notice(h.ctx, g, f"Resignation: {g.variant.powers[power].letter}", opened)
     games.tell_standby(h.ctx, g, f"Open for takeover: {g.variant.powers[power].letter}", opened)
     h.touched = True
