@@ -180,6 +180,11 @@ def test_dias_draw_refuses_a_partial_list_and_takes_the_full_one(table: Table) -
     notice = [m for m in table.mails if m.subject.endswith(" Draw")]
     assert notice and "7-way draw between England, France, Germany, Italy, Austria, Russia and Turkey" in flat(notice[0].body)
     assert ":: Deadline" not in notice[0].body  # the game is over: no deadline is waiting
+    # the end notice says how the board stands (no results mail follows a draw)
+    body = notice[0].body
+    assert "The board at the end (Spring 1901 Movement):" in body
+    assert "  Russia:   4 centres,  4 units  (" in body and "  England:  3 centres,  3 units  (" in body
+    assert "@example.test" not in body.split("The board at the end")[1]  # public names, never addresses
 
 
 def test_nodias_draw_of_the_powers_the_votes_name(table: Table) -> None:

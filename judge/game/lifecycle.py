@@ -958,8 +958,27 @@ def finish_draw(ctx: Ctx, game: Game, powers: list[str]) -> None:
     rule = ("draws include all survivors" if switch(game, "dias") == "yes" else
             "a draw the surviving powers with a player all accepted")
     notice(ctx, game, "Draw", f"Game '{game.name}' has ended in a {len(powers)}-way draw between "
-           f"{join_names(powers)} ({rule}).")
+           f"{join_names(powers)} ({rule}).{final_standing(ctx, game, ph)}")
     game_over(ctx, game)
+
+
+def final_standing(ctx: Ctx, game: Game, ph: PhaseRow | None) -> str:
+    """The board as a game ended by vote leaves it, for the end notice (a draw or concession ends
+    between results, so no results mail says it): each power's centres and units and its player
+    (public names; an anonymous game's players are named by its own notice)."""
+    if ph is None:
+        return ""
+    pos = ph.position
+    centres = describe.centre_counts(pos)
+    units = {p: 0 for p in pos.variant.powers}
+    for u in pos.units.values():
+        units[u.power] = units.get(u.power, 0) + 1
+    who = {s["power"]: public_label(ctx.store, game, s) for s in seats(ctx.store, game.id) if s["power"]}
+    width = max((len(p) for p in pos.variant.powers), default=0) + 1
+    lines = [f"  {p + ':':{width}} {centres.get(p, 0):2} centres, {units.get(p, 0):2} units"
+             + (f"  ({who[p]})" if who.get(p) else "")
+             for p in pos.variant.powers if centres.get(p) or units.get(p)]
+    return f"\n\nThe board at the end ({ph.name}):\n\n" + "\n".join(lines)
 
 
 def survivors(pos: Position) -> list[str]:
@@ -1120,7 +1139,8 @@ def end_by_concession(ctx: Ctx, game: Game, ph: PhaseRow, winners: list[str]) ->
     ctx.store.update("games", game.id, state="finished", finished=iso(ctx.now), outcome=dumps(game.outcome))
     deadlines.cancel_events(ctx.store, game.id, ctx.now)
     notice(ctx, game, "Concession", f"Every surviving power has conceded game '{game.name}' to {join_names(winners)}: "
-           f"the game is over, {join_names(winners)} {'wins' if len(winners) == 1 else 'win'}.")
+           f"the game is over, {join_names(winners)} {'wins' if len(winners) == 1 else 'win'}."
+           f"{final_standing(ctx, game, ph)}")
     game_over(ctx, game)
 
 
