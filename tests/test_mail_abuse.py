@@ -103,7 +103,7 @@ def test_replies_per_sender_are_limited_per_hour(table: Table) -> None:
     for i in range(REPLY_LIMIT + 5):
         got += table.send(sender, f"HELP\nthanks {i}")  # different texts: only the quota stops it
     assert len(got) == REPLY_LIMIT
-    note = "in the next hour is still acted on, but answered only if it signs on"
+    note = "in the next hour is still acted on, but answered only if it signs on with a password or sends back a CONFIRM code"
     assert note not in flat(got[-2].body) and note in flat(got[-1].body)
     quiet = table.rows("SELECT detail FROM inbox WHERE sender = ? AND replied IS NULL", (sender,))
     assert len(quiet) == 5 and all("not answered" in r["detail"] for r in quiet)

@@ -349,7 +349,7 @@ def test_a_stranger_gets_one_short_answer_an_hour(table: Table) -> None:
     assert len(first) == 1 and len(first[0].body) < abuse.UNKNOWN_REPLY_CHARS + 2_000
     assert "This reply was cut here" in first[0].body
     assert ("sends an address it does not know one answer per hour, and this is it: mail you send in the next hour "
-            "is still acted on, but answered only if it signs on.") in " ".join(first[0].body.split())
+            "is still acted on, but answered only if it signs on with a password or sends back a CONFIRM code the judge mailed.") in " ".join(first[0].body.split())
     assert table.send(stranger, "LIST") == [] and table.send(stranger, "HELP") == []
     assert table.rows("SELECT detail FROM inbox WHERE sender = ? AND replied IS NULL", (stranger,))[0]["detail"] \
         .startswith("not answered")

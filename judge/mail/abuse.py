@@ -130,7 +130,7 @@ def reply_quota(store: Store, cfg: JudgeConfig, sender: str, recipient: str, now
     else:
         closing = f"This is the {ordinal(limit)} answer to you within the last {window}"
     return Quota(closing=closing + f": mail you send in the next {window} is still acted on, but answered only if "
-                                   f"it signs on.", short=short)
+                                   f"it signs on with a password or sends back a CONFIRM code the judge mailed.", short=short)
 
 
 # -- passwords -------------------------------------------------------------------------------------
