@@ -172,3 +172,78 @@ def test_a_sunk_province_is_drawn_as_sea_from_the_phase_it_sinks(variant, path) 
             x, y = data["provinces"][p]["unit"]  # no unit there: the area's own colour (in the PNG's palette)
             got = img.getpixel((int(x), int(y)))
             assert math.dist(got, _rgb(colour)) < math.dist(got, _rgb(other)) / 3, (p, pos.phase, got)
+
+
+# -- order arrows ----------------------------------------------------------------------------------
+def _overlap(poly: list, other: list) -> bool:
+    """Two convex polygons overlap (separating axes; touching is apart)."""
+    for shape in (poly, other):
+        for i in range(len(shape)):
+            (x1, y1), (x2, y2) = shape[i], shape[(i + 1) % len(shape)]
+            nx, ny = y2 - y1, x1 - x2
+            a = [nx * x + ny * y for x, y in poly]
+            b = [nx * x + ny * y for x, y in other]
+            if max(a) <= min(b) + 1e-6 or max(b) <= min(a) + 1e-6:
+                return False
+    return True
+
+
+def _square(x: float, y: float, r: float) -> list:
+    return [(x - r, y - r), (x + r, y - r), (x + r, y + r), (x - r, y + r)]
+
+
+def head_clashes(variant, position, results) -> list[str]:
+    """What the move arrows' heads of a picture of ``results`` cover: another head, a unit
+    marker, a name or a centre dot (the marks as the map file places them)."""
+    from judge.mapdraw.draw import arrow_heads
+    from judge.mapdraw.geometry import layout
+
+    m = variant.map_at(position.phase)
+    lay = layout(m, variant.name)
+    marks = [(f"unit {u.loc}", _square(*lay.at(u.loc), UNIT_R)) for u in position.units.values()]
+    for p, prov in m.provinces.items():
+        if p in lay.labels and m.terrain[p] != "impassable":
+            x0, y0, x1, y1 = label_box(prov.key, lay.labels[p])
+            marks.append((f"name {p}", [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]))
+        if prov.sc and p in lay.dots:
+            marks.append((f"dot {p}", _square(*lay.dots[p], DOT_R)))
+    heads = [(str(r.order), head) for r, _, _, head in arrow_heads(m, lay, position, results)]
+    out = [f"{a} head on {b} head" for (a, h1), (b, h2) in itertools.combinations(heads, 2) if _overlap(h1, h2)]
+    out += [f"{a} head on {b}" for a, h in heads for b, box in marks if _overlap(h, box)]
+    return out
+
+
+def _turns():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from report_scenarios import random_game, standard_1901
+
+    return [("standard 1901", standard_1901())] + [(v, random_game(v, 12)) for v in available_variants()]
+
+
+@pytest.mark.parametrize("name,turns", _turns(), ids=lambda x: x if isinstance(x, str) else "")
+def test_arrow_heads_clear_of_each_other_and_the_marks(name, turns) -> None:
+    """Mid-game boards of every variant (seeded random orders, a dozen phases, bounces and
+    dislodgements among them): no head covers another, a unit marker, a name or a centre dot."""
+    clashes, heads = [], 0
+    for t in turns:
+        clashes += [f"{t.before.phase}: {c}" for c in head_clashes(t.before.variant, t.before, t.result.results)]
+        heads += sum(1 for r in t.result.results if getattr(r.order, "dest", None))
+    assert heads >= 20
+    assert clashes == []
+
+
+def test_the_head_check_catches_a_head_on_a_marker() -> None:
+    """The check can fail: arrows drawn with the old fixed cut (no pulling back) cover markers
+    and names on the same boards."""
+    from judge.mapdraw import draw
+
+    turns = _turns()[1][1]
+    saved = draw.arrow_geometry
+    try:
+        draw.arrow_geometry = lambda a, b, avoid=(): saved(a, b, [])
+        found = [c for t in turns for c in head_clashes(t.before.variant, t.before, t.result.results)]
+    finally:
+        draw.arrow_geometry = saved
+    assert found

@@ -101,7 +101,7 @@ def paint(c: Canvas, variant: Variant, m: Map, lay: Layout, position: Position,
     c.layer(m, lambda k: _lines_and_names(k, m, lay), transparent=True)
     _centres(c, m, lay, position.centres, colours)
     if results:
-        _orders(c, lay, results, colours, position)
+        _orders(c, m, lay, results, colours, position)
     for u in position.units.values():
         _unit(c, lay.at(u.loc), u.kind, colours.get(u.power, GREY))
     for d in position.dislodged.values():
@@ -201,19 +201,106 @@ def _line(a: Point, b: Point, cut_start: float, cut_end: float, offset: float = 
             (b[0] - ux * cut_end + ox, b[1] - uy * cut_end + oy))
 
 
-def _arrow(c: Canvas, a: Point, b: Point, colour: str, dashed: bool) -> Point:
-    """A move arrow from ``a`` to ``b`` (unit points), offset so opposite moves stay apart;
-    returns the tip."""
-    start, tip = _line(a, b, UNIT_R + 1, UNIT_R + 2, offset=3.0)
-    d = math.hypot(tip[0] - start[0], tip[1] - start[1]) or 1.0
-    ux, uy = (tip[0] - start[0]) / d, (tip[1] - start[1]) / d
-    base = (tip[0] - ux * 10, tip[1] - uy * 10)
+HEAD_LEN, HEAD_HALF = 10.0, 5.5  # a move arrow's head: its length and half its width
+ARROW_OFFSET = 3.0  # a move arrow runs this far right of the line between the unit points
+
+
+Box = tuple[float, float, float, float]
+
+
+def arrow_geometry(a: Point, b: Point, avoid: list[Box] = ()) -> tuple[Point, Point, list[Point]]:
+    """A move arrow from ``a`` to ``b`` (unit points): the shaft's start, the head's base and the
+    head's triangle (tip first). It leaves the unit marker's square round ``a`` and runs a little
+    right of the line, so opposite moves stay apart; its head goes as near ``b`` as it can without
+    touching any box in ``avoid`` (markers, names, dots, heads drawn before): pulled back along
+    the line while the shaft keeps a few pixels, else moved further right or left of it, else
+    drawn smaller (two units' points close together). When no place is clear, the one touching
+    fewest."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    d = math.hypot(dx, dy) or 1.0
+    ux, uy = dx / d, dy / d
+    edge = UNIT_R / max(abs(ux), abs(uy), 1e-9)  # from a unit point to its square's edge, this way
+    cut_start = min(edge + 1, d / 3)
+    best: tuple[int, Point, Point, list[Point]] | None = None
+    for size in (1.0, 0.7, 0.5):  # a smaller head only where a full one finds no clear place
+        length, half = HEAD_LEN * size, HEAD_HALF * size
+        last = d - cut_start - length - 4
+        for off in (ARROW_OFFSET, ARROW_OFFSET + 4, ARROW_OFFSET - 4, ARROW_OFFSET + 8, ARROW_OFFSET - 8):
+            ox, oy = -uy * off, ux * off
+            start = (a[0] + ux * cut_start + ox, a[1] + uy * cut_start + oy)
+            end = min(2.0, last)
+            while True:
+                tip = (b[0] - ux * end + ox, b[1] - uy * end + oy)
+                base = (tip[0] - ux * length, tip[1] - uy * length)
+                head = [tip, (base[0] - uy * half, base[1] + ux * half), (base[0] + uy * half, base[1] - ux * half)]
+                hits = sum(1 for box in avoid if touches(head, box))
+                if not hits:
+                    return start, base, head
+                if best is None or hits < best[0]:
+                    best = (hits, start, base, head)
+                end += 1.5
+                if end > last:
+                    break
+    assert best is not None
+    return best[1], best[2], best[3]
+
+
+def touches(poly: list[Point], box: Box) -> bool:
+    """Whether the convex polygon ``poly`` and the box overlap (separating axes)."""
+    xs, ys = [p[0] for p in poly], [p[1] for p in poly]
+    if max(xs) <= box[0] or min(xs) >= box[2] or max(ys) <= box[1] or min(ys) >= box[3]:
+        return False
+    corners = [(box[0], box[1]), (box[2], box[1]), (box[2], box[3]), (box[0], box[3])]
+    for i in range(len(poly)):
+        (x1, y1), (x2, y2) = poly[i], poly[(i + 1) % len(poly)]
+        nx, ny = y2 - y1, x1 - x2
+        own = [nx * x + ny * y for x, y in poly]
+        other = [nx * x + ny * y for x, y in corners]
+        if max(own) <= min(other) or max(other) <= min(own):
+            return False
+    return True
+
+
+def mark_boxes(m: Map, lay: Layout, position: Position) -> list[Box]:
+    """The boxes of what a head must not cover: unit markers, names and centre dots."""
+    boxes: list[Box] = []
+    for u in position.units.values():
+        x, y = lay.at(u.loc)
+        boxes.append((x - UNIT_R, y - UNIT_R, x + UNIT_R, y + UNIT_R))
+    for p, prov in m.provinces.items():
+        if p in lay.labels and not (m.terrain[p] == "impassable" and not prov.sc):
+            x, y = lay.labels[p]
+            w = 3.0 * len(prov.key)  # the 10.5 px name: about 6 px a letter, 10 px high
+            boxes.append((x - w, y - 5.0, x + w, y + 5.0))
+        if prov.sc and p in lay.dots:
+            x, y = lay.dots[p]
+            boxes.append((x - 4.2, y - 4.2, x + 4.2, y + 4.2))
+    return boxes
+
+
+def arrow_heads(m: Map, lay: Layout, position: Position, results: list[OrderResult]
+                ) -> list[tuple[OrderResult, Point, Point, list[Point]]]:
+    """Each move arrow as drawn: its result, shaft start, head base and head; each head clear of
+    the marks and of the heads placed before it where the arrow's length allows."""
+    avoid = mark_boxes(m, lay, position)
+    out = []
+    for (a, b), r in move_arrows(lay, results):
+        reach = math.dist(a, b) + 20
+        near = [bx for bx in avoid if abs((bx[0] + bx[2]) / 2 - b[0]) < reach and abs((bx[1] + bx[3]) / 2 - b[1]) < reach]
+        start, base, head = arrow_geometry(a, b, near)
+        xs, ys = [p[0] for p in head], [p[1] for p in head]
+        avoid.append((min(xs), min(ys), max(xs), max(ys)))
+        out.append((r, start, base, head))
+    return out
+
+
+def _arrow(c: Canvas, start: Point, base: Point, head: list[Point], colour: str, dashed: bool) -> Point:
+    """A move arrow (see :func:`arrow_geometry`); returns the tip."""
     dash = (6.0, 4.0) if dashed else None
     c.line(start, base, INK, 4.6, dash, opacity=0.55)
     c.line(start, base, colour, 3, dash)
-    c.polygon([tip, (base[0] - uy * 5.5, base[1] + ux * 5.5), (base[0] + uy * 5.5, base[1] - ux * 5.5)],
-              colour, INK, 0.9)
-    return tip
+    c.polygon(head, colour, INK, 0.9)
+    return head[0]
 
 
 def _star(c: Canvas, at: Point, r: float = 8.0) -> None:
@@ -228,16 +315,34 @@ def _cross(c: Canvas, at: Point, r: float = 7.0) -> None:
     c.segments([((x - r, y - r), (x + r, y + r)), ((x - r, y + r), (x + r, y - r))], FAIL_RED, 3, cap="round")
 
 
-def _orders(c: Canvas, lay: Layout, results: list[OrderResult], colours: dict[str, str],
-            position: Position) -> None:
-    moves: dict[str, tuple[Point, Point]] = {}  # unit province -> its move line
+def _moves(lay: Layout, results: list[OrderResult]) -> dict[str, tuple[Point, Point]]:
+    """Unit province -> its move line (unit point to destination point)."""
+    moves: dict[str, tuple[Point, Point]] = {}
     for r in results:
         o = r.order
         dest = getattr(o, "dest", None)
         if o is not None and dest and not _helped(o) and _known(lay, o.loc, dest):
             moves[province_of(o.loc)] = (lay.at(o.loc), lay.at(dest))
+    return moves
+
+
+def move_arrows(lay: Layout, results: list[OrderResult]) -> list[tuple[tuple[Point, Point], OrderResult]]:
+    """The move arrows a picture of ``results`` draws: (unit point, destination point) and the result."""
+    moves = _moves(lay, results)
+    out = []
+    for r in results:
+        o = r.order
+        if o is None or r.result == "invalid" or isinstance(o, (Hold, Waive)) or not _known(lay, o.loc):
+            continue
+        if not isinstance(o, Support) and not _helped(o) and getattr(o, "dest", None) and province_of(o.loc) in moves:
+            out.append((moves[province_of(o.loc)], r))
+    return out
+
+
+def _orders(c: Canvas, m: Map, lay: Layout, results: list[OrderResult], colours: dict[str, str],
+            position: Position) -> None:
+    moves = _moves(lay, results)
     marks: list[tuple[str, Point]] = []  # drawn over the arrows
-    arrows = []
     for r in results:
         o = r.order
         if o is None or r.result == "invalid" or isinstance(o, (Hold, Waive)) or not _known(lay, o.loc):
@@ -274,14 +379,12 @@ def _orders(c: Canvas, lay: Layout, results: list[OrderResult], colours: dict[st
         elif isinstance(o, Build):
             if r.result == "succeeds":
                 c.circle(here, 14, "#ffffff", colour, 2.5, (4.0, 2.0), fill_opacity=0.7)
-        elif getattr(o, "dest", None) and province_of(o.loc) in moves:
-            arrows.append((moves[province_of(o.loc)], colour, failed, "bounce" in r.reason))
         if "dislodged" in r.reason or "disbanded" in r.reason:
             if not any(d.unit.loc == o.loc for d in position.dislodged.values()):
                 marks.append(("lost", (here[0] + 13, here[1] + 11)))
-    for (a, b), colour, failed, bounced in arrows:
-        tip = _arrow(c, a, b, colour, failed)
-        if bounced:
+    for r, start, base, head in arrow_heads(m, lay, position, results):
+        tip = _arrow(c, start, base, head, colours.get(r.power, GREY), r.result == "fails")
+        if "bounce" in r.reason:
             marks.append(("bounce", tip))
     for kind, at in marks:
         if kind == "bounce":

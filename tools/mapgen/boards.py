@@ -60,7 +60,7 @@ STANDARD: dict[str, list[LonLat]] = {
     "tus": [(11.25, 43.8), (10.6, 43.4), (10.3, 43.9)],
     "rom": [(12.5, 41.9), (13.0, 42.6)],
     "apu": [(16.9, 41.1), (15.6, 41.5), (14.4, 42.2), (15.2, 41.8)],
-    "nap": [(14.25, 40.85), (16.2, 39.2), (14.9, 40.3)],
+    "nap": [(14.25, 40.85), (16.2, 39.2), (14.9, 40.3), (15.6, 40.5), (16.3, 39.8)],
     # Scandinavia and Russia
     "den": [(9.3, 56.2), (12.0, 55.5), (10.3, 55.3), (9.9, 57.2), (8.3, 56.5)],
     "nwy": [(10.7, 59.9), (6.5, 60.5), (10.4, 63.4), (15.0, 67.5), (20.0, 69.4), (26.0, 70.3), (8.0, 58.4), (29.0, 70.0)],
@@ -186,3 +186,12 @@ NEUTRAL_1885 = {**_without(NEUTRAL, "Ireland", "Persia", "Libya and Egypt"),
 BRIDGES_1885 = [("the Danish islands and the Sound (Denmark borders Malmo on the board)", ("den", "mal"),
                  BRIDGES[0][2]), *BRIDGES[1:]]
 BOARDS["1885"] = (("1885",), V1885, NEUTRAL_1885)
+
+#: where a province's marks (unit, name, centre dot) are looked for first, when not at its first
+#: seed: the roomy part of the province where the printed board has them (longitude, latitude)
+MARKS: dict[str, dict[str, LonLat]] = {
+    "standard": {
+        "nap": (16.0, 39.7),  # the mainland's widest part, not Sicily
+    },
+}
+MARKS["deluge2"] = MARKS["standard"]

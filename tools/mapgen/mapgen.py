@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from boards import BOARDS, BRIDGES, BRIDGES_1885, COASTS  # noqa: E402
+from boards import BOARDS, BRIDGES, BRIDGES_1885, COASTS, MARKS  # noqa: E402
 
 from judge.mapdraw.geometry import inside  # noqa: E402
 from judge.variant import load_variant  # noqa: E402
@@ -393,9 +393,10 @@ def corners(b):
 
 
 def place(key: str, region: np.ndarray, taken: list, sc: bool, want: tuple[float, float], rings=None,
-          loose: bool = False):
+          loose: bool = False, units: list = ()):
     """Unit, label and (for a supply centre) centre-dot points inside ``region``, clear of each
-    other and of ``taken`` (boxes already placed), nearest ``want`` among the roomy spots."""
+    other and of ``taken`` (boxes already placed), nearest ``want`` among the roomy spots; the
+    unit clear of the boxes in ``units`` too (other units' markers with room for an arrow)."""
     ys, xs = np.nonzero(region)
     if not len(xs):
         return None
@@ -427,7 +428,7 @@ def place(key: str, region: np.ndarray, taken: list, sc: bool, want: tuple[float
     dot_spots = [(float(x + x0) + 0.5, float(y + y0) + 0.5) for y, x in zip(*np.nonzero(dist >= DOT_R + 2))]
     for ux, uy in (cand[:3000] + roomy[:3000])[::(4 if loose else 1)]:
         ubox = (ux - UNIT_R, uy - UNIT_R, ux + UNIT_R, uy + UNIT_R)
-        if not clear(ubox):
+        if not clear(ubox) or not all(_apart(ubox, u) for u in units):
             continue
         for lx, ly in label_at:
             lab = (ux + lx, uy + ly)
@@ -445,6 +446,31 @@ def place(key: str, region: np.ndarray, taken: list, sc: bool, want: tuple[float
                         and (not rings or in_rings(rings, dot)):
                     return (ux, uy), lab, dot
     return None
+
+
+#: two units' points at least UNIT_R + UNIT_ROOM apart on one axis: a move arrow's head fits between
+#: their markers (judge/mapdraw/draw.py pulls it back clear of both)
+UNIT_ROOM = UNIT_R + 15.0
+
+
+HOME_R = 45.0  # how far from its first seed a province's marks are looked for first
+
+
+def home_part(region: np.ndarray, want: tuple[float, float]) -> np.ndarray | None:
+    """The pixels of ``region`` within ``HOME_R`` of ``want`` (the first seed: Naples' city, not
+    Sicily, which the picture joins to Calabria across the strait) on the connected part holding
+    it (or nearest it); None when that is the whole region."""
+    ys, xs = np.nonzero(region)
+    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    comp = components(region[y0:y1, x0:x1])
+    k = int(np.argmin((xs + 0.5 - want[0]) ** 2 + (ys + 0.5 - want[1]) ** 2))
+    gy, gx = np.mgrid[y0:y1, x0:x1]
+    near = (comp == comp[ys[k] - y0, xs[k] - x0]) & ((gx + 0.5 - want[0]) ** 2 + (gy + 0.5 - want[1]) ** 2 <= HOME_R ** 2)
+    if near.sum() == len(xs):
+        return None
+    part = np.zeros_like(region)
+    part[y0:y1, x0:x1] = near
+    return part
 
 
 def _apart(a, b) -> bool:
@@ -479,6 +505,7 @@ def make(name: str, atlas: Path) -> dict:
         x, y = coast_pts[loc]
         taken.append((x - UNIT_R - 1, y - UNIT_R - 1, x + UNIT_R + 1, y + UNIT_R + 1))
     order = sorted(names, key=lambda p: (label == names.index(p)).sum())  # small provinces first
+    unit_pts = list(coast_pts.values())
     for p in order:
         if p.startswith("~"):
             continue
@@ -487,22 +514,41 @@ def make(name: str, atlas: Path) -> dict:
         region = polygon_mask(*rings)  # what the picture fills, as the checks see it
         prov = m.provinces[p]
         ys, xs = np.nonzero(region)
-        want = proj(*seeds[p][0])
-        got = place(prov.key, region, taken, prov.sc, want, rings)
+        want = proj(*MARKS.get(name, {}).get(p, seeds[p][0]))
+        got = None
+        # near its first seed on the part holding it (Naples' mainland, not Sicily; Denmark's
+        # Jutland), then anywhere: players look for the mark where the board has it
+        for where in [w for w in (home_part(region, want), region) if w is not None]:
+            for unit_room in ((UNIT_ROOM, 0.0) if where is region else (UNIT_ROOM,)):
+                units = [(x - unit_room, y - unit_room, x + unit_room, y + unit_room) for x, y in unit_pts]
+                got = got or place(prov.key, where, taken, prov.sc, want, rings, units=units)
+                if got is None:
+                    for MARGIN in (0.5, 0.0):
+                        got = got or place(prov.key, where, taken, prov.sc, want, rings, units=units)
+                    MARGIN = 1.0
+                    if got:
+                        print(f"  {p}: crowded, placed with half margins")
+                if got is None:  # cramped: the name anywhere near the unit, no margins
+                    MARGIN = 0.0
+                    got = place(prov.key, where, taken, prov.sc, want, rings, loose=True, units=units)
+                    MARGIN = 1.0
+                    if got:
+                        print(f"  {p}: cramped, its name placed anywhere near its unit")
+                if got and where is region and home_part(region, want) is not None:
+                    print(f"  {p}: no room on the part holding its first seed")
+                if got and unit_room == 0.0:
+                    print(f"  {p}: its unit close to a neighbour's")
+                if got:
+                    break
+            if got:
+                break
         if got is None:
-            for MARGIN in (0.5, 0.0):
-                got = got or place(prov.key, region, taken, prov.sc, want, rings)
-            MARGIN = 1.0
-            print(f"  {p}: crowded, placed with half margins" if got else f"  {p}: no room for its unit, label and dot")
-        if got is None:  # cramped: the name anywhere near the unit, no margins
-            MARGIN = 0.0
-            got = place(prov.key, region, taken, prov.sc, want, rings, loose=True)
-            MARGIN = 1.0
-            print(f"  {p}: cramped, its name placed anywhere near its unit" if got else f"  {p}: left where it falls")
+            print(f"  {p}: left where it falls")
         if got is None:
             cy, cx = float(ys.mean()), float(xs.mean())
             got = ((cx, cy), (cx, cy + 17), (cx + 15, cy + 17) if prov.sc else None)
         unit, lab, dot = got
+        unit_pts.append(unit)
         for pt, r in ((unit, UNIT_R + 1), (dot, DOT_R + 1)):
             if pt:
                 taken.append((pt[0] - r, pt[1] - r, pt[0] + r, pt[1] + r))
