@@ -46,7 +46,7 @@ from judge.mail import Judge, JudgeConfig  # noqa: E402
 
 JUDGE = "judge@year.test"
 START = datetime(2030, 1, 1, tzinfo=timezone.utc)
-BATCH = 10  # the daemon's messages per commit (judge/daemon/imap_in.py RECEIVE_CHUNK)
+BATCH = 20  # the daemon's messages per commit (judge/daemon/imap_in.py RECEIVE_CHUNK)
 
 
 @dataclass

@@ -202,3 +202,31 @@ def test_results_are_the_zine_report_kept_for_history(table: Table) -> None:
     assert kept[0]["png"][:4] == b"\x89PNG" and "<svg" in kept[0]["svg"]
     out = table.send("someone@example.test", "HISTORY tg")
     assert kept[0]["text"].split("\n", 1)[0] in table.reply_to("someone@example.test", out).body
+
+
+def test_late_powers_read_in_one_query_agree_with_each_powers_orders(table: Table) -> None:
+    """Who is late is read with every power's orders in one query: it must agree with each
+    power's orders read alone, replaced and partial order sets included, and the order status
+    (which now decides early processing once a mail) must name what is still missing."""
+    from judge.game import lifecycle, orderbook
+
+    table.start_game()
+    table.order("England", "F Lon - Nth\nF Edi - Nwg")  # one army still missing
+    table.order("France", "F Bre - Mao\nA Par - Bur\nA Mar - Spa")
+    out = table.order("France", "A Par - Pic")  # replaces one order, keeps the others
+    assert "Your orders are complete." in table.reply_to(table.powers["France"], out).body
+    out = table.order("Germany", "A Mun - Ruh")
+    assert "Your orders are complete." not in table.reply_to(table.powers["Germany"], out).body
+    st = table.judge.store
+    g = lifecycle.get_game(st, "tg")
+    assert g is not None
+    ph = lifecycle.current_phase(st, g)
+    every = orderbook.orders_by_power(st, ph.id)
+    assert set(every) == {"England", "France", "Germany"}
+    for power in g.variant.powers:
+        assert every.get(power, {}) == orderbook.current_orders(st, ph.id, power), power
+    french = " | ".join(o.text(ph.position.map) for o in every["France"].values())
+    assert len(every["France"]) == 3 and "Pic" in french and "Bur" not in french, french
+    late = lifecycle.late_powers(st, g, ph)
+    assert "France" not in late and {"England", "Germany", "Italy"} <= set(late)
+    assert table.phase() == "S1901M"

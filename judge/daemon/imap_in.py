@@ -44,8 +44,11 @@ _UIDVALIDITY = re.compile(rb"UIDVALIDITY (\d+)")
 _SEEN = r"(\Seen)"
 
 
-#: messages handed to the service per trip to its thread, stored in one commit (one fsync)
-RECEIVE_CHUNK = 10
+#: messages handed to the service per trip to its thread, stored in one commit (one fsync).
+#: The service thread is what limits the mail rate (see docs/speed.md), so each commit it waits
+#: for counts; 20 order mails take it about 60-90 ms, which is as long as a deadline or the SMTP
+#: runner's record of sends may wait behind them
+RECEIVE_CHUNK = 20
 #: seconds before a message that failed is tried again in the same session
 FAILED_RETRY = 300.0
 #: receive() raising this often for one message makes it poison: recorded, flagged, set aside

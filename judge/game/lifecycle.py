@@ -770,17 +770,20 @@ def start_notes(pos: Position, rules: dict[str, Any], powers: list[str]) -> list
 # -- who must order ---------------------------------------------------------------------------------
 def required_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> list[str]:
     pos = pos or ph.position
+    rules = game.rules
     out = []
     for s in seats(store, game.id):
-        if s["status"] == "active" and s["power"] and orderbook.needed(pos, s["power"], game.rules) > 0:
+        if s["status"] == "active" and s["power"] and orderbook.needed(pos, s["power"], rules) > 0:
             out.append(s["power"])
     return out
 
 
 def late_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> list[str]:
     pos = pos or ph.position
-    return [p for p in required_powers(store, game, ph, pos)
-            if orderbook.missing(pos, p, orderbook.current_orders(store, ph.id, p), game.rules) > 0]
+    required = required_powers(store, game, ph, pos)
+    given = orderbook.orders_by_power(store, ph.id) if required else {}
+    rules = game.rules
+    return [p for p in required if orderbook.missing(pos, p, given.get(p, {}), rules) > 0]
 
 
 def ready(ctx: Ctx, game: Game, ph: PhaseRow) -> bool:

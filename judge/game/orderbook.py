@@ -81,6 +81,19 @@ def current_orders(store: Store, phase_id: int, power: str) -> dict[str, Order]:
     return out
 
 
+def orders_by_power(store: Store, phase_id: int) -> dict[str, dict[str, Order]]:
+    """:func:`current_orders` of every power with orders, in one query (a power without any
+    is absent)."""
+    out: dict[str, dict[str, Order]] = {}
+    for row in store.all("SELECT power, orders FROM orders WHERE phase_id = ? AND state = 'active' ORDER BY id",
+                         (phase_id,)):
+        mine = out.setdefault(row["power"], {})
+        for d in loads(row["orders"], []):
+            o = from_dict(d)
+            mine[order_key(o, mine)] = o
+    return out
+
+
 def all_orders(store: Store, phase_id: int, powers: list[str]) -> list[Order]:
     out: list[Order] = []
     for p in powers:

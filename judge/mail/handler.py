@@ -42,6 +42,9 @@ class Handler:
     errors: int = 0
     order_lines: list[Command] = field(default_factory=list)
     touched: bool = False  # orders or WAIT changed: try early processing afterwards
+    #: the phase the order status found not ready to process: nothing the reply does changes
+    #: that, so the early-processing check after it is not made a second time
+    not_ready_phase: int | None = None
     copy_to: list[str] = field(default_factory=list)  # also send the reply here (the seat's own address)
     above_signon: list[Command] = field(default_factory=list)  # order lines before any game was signed on to
     hold_reply: str | None = None  # why not to answer (a loop?), unless the mail signs on with a password
@@ -109,7 +112,7 @@ class Handler:
         self.order_status()
         self.send_reply()
         g = self.session.game
-        if self.touched and g is not None and g.state == "active":
+        if self.touched and g is not None and g.state == "active" and self.not_ready_phase is None:
             games.maybe_process(self.ctx, g)
 
     def dispatch(self, cmd: Command) -> None:
@@ -344,6 +347,13 @@ class Handler:
                              default_rule=default_rule(pos, s.power), **self.timing(g, ph, s.power, silent=not cur))
         self.say(self.status_section)
 
+    def ready_to_process(self, g: Game, ph: PhaseRow) -> bool:
+        """games.ready, remembered when false (see ``not_ready_phase``)."""
+        if games.ready(self.ctx, g, ph):
+            return True
+        self.not_ready_phase = ph.id
+        return False
+
     def timing(self, g: Game, ph: PhaseRow, power: str, silent: bool) -> dict[str, Any]:
         """Where the phase stands in time, for the orders status: ``stage`` is ``processing`` (this
         mail completed it: it is processed as soon as the reply is written), ``open`` (before the
@@ -356,7 +366,7 @@ class Handler:
                                "left": deadlines.format_left(ph.deadline - now) if ph.deadline else ""}
         if g.state != "active":
             out["stage"] = "paused"
-        elif self.touched and games.ready(self.ctx, g, ph):
+        elif self.touched and self.ready_to_process(g, ph):
             out["stage"] = "processing"
         elif ph.deadline is None or now < ph.deadline:
             out["stage"] = "open"
