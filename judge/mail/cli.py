@@ -428,9 +428,9 @@ def parse_age(text: str) -> Any:
     try:
         hours = float(number) * (unit or 24)
     except ValueError:
-        raise click.BadParameter(f"{text!r}: write an age such as 30d, 2w or 36h") from None
+        raise click.BadParameter(f"{text!r}: write an age such as 30d, 2w or 36h", param_hint="--older-than") from None
     if not 24 <= hours < 24 * 1e5:
-        raise click.BadParameter(f"{text!r}: at least one day (24h)")
+        raise click.BadParameter(f"{text!r}: at least one day (24h)", param_hint="--older-than")
     return timedelta(hours=hours)
 
 
