@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge.demo.robots import Robot, make_mail  # noqa: E402
 from judge.game import lifecycle as games  # noqa: E402
+from judge.game.outbox_trim import Trimmed, trim  # noqa: E402
 from judge.mail import Judge, JudgeConfig  # noqa: E402
 
 JUDGE = "judge@year.test"
@@ -223,6 +224,8 @@ def main() -> None:
     ap.add_argument("--scale", type=float, default=0.001, help="the slice of the host simulated whole")
     ap.add_argument("--days", type=int, default=365)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--trim-days", type=int, default=30,
+                    help="trim sent mail older than this once a day, as the daemon does (0: keep it whole)")
     args = ap.parse_args()
     n = max(1, round(args.games * args.scale))
     factor = args.games / n
@@ -231,9 +234,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         y = Year(n, args.seed, Path(tmp) / "judge.sqlite")
         rss0 = rss_mb()
+        trimmed, half = Trimmed(), 0
         for hour in range(args.days * 24):
             y.now = START + timedelta(hours=hour)
             y.step(hour)
+            if args.trim_days and hour % 24 == 23:
+                t = time.process_time()
+                trimmed.add(trim(y.judge.store, timedelta(days=args.trim_days), y.now))
+                y.cpu["trim"] += time.process_time() - t
+            if hour == args.days * 12:  # the growth from here on is the steady one (a trim window filled)
+                y.judge.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                half = (Path(tmp) / "judge.sqlite").stat().st_size
             if hour % (24 * 30) == 0 and hour:
                 print(f"  day {hour // 24}: {sum(y.mails_in.values())} mails in, {sum(y.mails_out.values())} out, "
                       f"{y.events} events, {y.finished} games over, service CPU {sum(y.cpu.values()):.1f} s, "
@@ -255,8 +266,16 @@ def main() -> None:
     print(f"  service CPU: {cpu:.1f} s: receiving {y.cpu['receive']:.1f} s "
           f"({1000 * y.cpu['receive'] / max(ins, 1):.2f} ms a mail in), deadlines {y.cpu['deadlines']:.1f} s "
           f"({1000 * y.cpu['deadlines'] / max(y.events, 1):.1f} ms an event), outbox {y.cpu['outbox']:.1f} s; "
-          f"store {size / 2**20:.0f} MB, of which sent mail kept whole in the outbox {sent / 2**20:.0f} MB; "
+          f"store {size / 2**20:.0f} MB, of which the outbox's mails {sent / 2**20:.0f} MB; "
           f"resident memory {rss0:.0f} -> {rss1:.0f} MB")
+    steady = (size - half) / (args.days / 2)
+    if args.trim_days:
+        print(f"  trimmed once a day (sent mail older than {args.trim_days} days keeps its header): "
+              f"{trimmed.mails:,} mails, {trimmed.freed / 2**20:.0f} MB of bodies freed and reused by the store, "
+              f"in {y.cpu['trim']:.1f} s of CPU")
+    print(f"  the store grew {steady / 2**20:.2f} MB a day over the second half of the run "
+          f"= {steady * factor * 365 / 2**30:,.0f} GB a year for the whole host"
+          + (f" (sent mail trimmed after {args.trim_days} days)" if args.trim_days else " (sent mail kept whole)"))
     busiest = max(y.hours.values())
     year = cpu * factor * 365 / args.days
     print(f"the whole host, scaled up x{factor:.0f}: {ins * factor * 365 / args.days:,.0f} mails in and "

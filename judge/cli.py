@@ -26,6 +26,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "upgrade": "judge.mail.cli:upgrade",
     "publish": "judge.game.cli:publish",
     "archive-games": "judge.game.cold_store:archive_games_command",
+    "trim-outbox": "judge.mail.cli:trim_outbox",
     "eia": "judge.eia.cli:eia",
     "dice": "judge.eia.cli:dice",
 }

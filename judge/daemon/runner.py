@@ -20,6 +20,7 @@ from judge.daemon.config import DaemonConfig
 from judge.daemon.imap_in import ImapIngest
 from judge.daemon.logs import log
 from judge.daemon.notices import Notices
+from judge.daemon.outbox_trimmer import OutboxTrimmer
 from judge.daemon.receipts import ReceiptPruner
 from judge.daemon.scheduler import Scheduler
 from judge.daemon.service import Factory, ServiceProxy
@@ -44,6 +45,7 @@ class Daemon:
         self.smtp: SmtpSender | None = None
         self.scheduler: Scheduler | None = None
         self.receipts: ReceiptPruner | None = None
+        self.trimmer: OutboxTrimmer | None = None
         self.notices: Notices | None = None
         self.state: DaemonState | None = None
 
@@ -131,9 +133,11 @@ class Daemon:
             log(logger, "daemon.started", pid=os.getpid(), imap=f"{cfg.imap.host}:{cfg.imap.port}",
                 smtp=f"{cfg.smtp.host}:{cfg.smtp.port}", db=cfg.judge.db_path)
             self.receipts = ReceiptPruner(cfg.imap, cfg.judge, state, self.stop)
+            self.trimmer = OutboxTrimmer(service, state, self.stop)
             tasks = [asyncio.create_task(self._supervise(name, run), name=name)
                      for name, run in (("imap", self.imap.run), ("smtp", self.smtp.run),
                                        ("scheduler", self.scheduler.run), ("receipts", self.receipts.run),
+                                       ("outbox-trim", self.trimmer.run),
                                        ("watch", self._watch_store))]
             self.started.set()
             await self.stop.wait()

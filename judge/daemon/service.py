@@ -119,6 +119,25 @@ class ServiceProxy:
     async def pending_outbox(self, limit: int) -> list[OutboxItemLike]:
         return await self._call(self._judge.pending_outbox, limit=limit)
 
+    async def trim_outbox(self, after: tuple[str, int]) -> tuple[Any, tuple[str, int] | None] | None:
+        """One chunk of the outbox trim (judge/game/outbox_trim.py) from ``after``: what it did
+        and where the next starts; None when the service keeps no store or trims nothing
+        (``outbox_keep_days = 0``)."""
+        store, cfg = getattr(self._judge, "store", None), getattr(self._judge, "cfg", None)
+        days = getattr(cfg, "outbox_keep_days", 0)
+        if store is None or not days:
+            return None
+
+        def chunk() -> tuple[Any, tuple[str, int] | None]:
+            from datetime import timedelta
+
+            from judge.game.outbox_trim import trim_chunk
+
+            now = cfg.now()
+            return trim_chunk(store, now - timedelta(days=days), now, after=after)
+
+        return await self._call(chunk)
+
     async def mark_sent(self, item_id: int) -> None:
         await self._call(self._judge.mark_sent, item_id)
 

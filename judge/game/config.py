@@ -78,6 +78,9 @@ class JudgeConfig:
     max_echo_chars: int = 30_000
     max_reply_chars: int = 100_000
     max_reply_bytes: int = 65_536  # the whole reply mail: headers, text and HTML parts
+    # sent mail older than this many days keeps its row and header but not its body
+    # (judge/game/outbox_trim.py: `judge trim-outbox`, and the daemon once a day); 0: kept whole
+    outbox_keep_days: float = 30.0
 
     def __post_init__(self) -> None:
         self.address = self.address.strip().lower()
@@ -87,6 +90,9 @@ class JudgeConfig:
                 or not 0 < self.session_hours <= 24 * 30:
             raise ValueError(f"session_hours = {self.session_hours!r}: must be a number of hours, more than 0, "
                              "at most 720")
+        keep = self.outbox_keep_days
+        if isinstance(keep, bool) or not isinstance(keep, (int, float)) or not (keep == 0 or 1 <= keep < 1e5):
+            raise ValueError(f"outbox_keep_days = {keep!r}: must be a number of days, at least 1 (or 0: never trim)")
 
     @property
     def sessions_path(self) -> Path:

@@ -416,3 +416,58 @@ def demo(out: str, seed: int, max_years: int, quiet: bool, variant: str) -> None
     summary = run_demo(Path(out), seed=seed, max_years=max_years, echo=None if quiet else click.echo,
                        variant=variant)
     click.echo(summary)
+
+
+def parse_age(text: str) -> Any:
+    """``30d``, ``2w``, ``36h`` or a bare number of days, at least one day, as a timedelta."""
+    from datetime import timedelta
+
+    raw = text.strip().lower()
+    unit = {"h": 1, "d": 24, "w": 24 * 7}.get(raw[-1:], None)
+    number = raw[:-1] if unit else raw
+    try:
+        hours = float(number) * (unit or 24)
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: write an age such as 30d, 2w or 36h", param_hint="--older-than") from None
+    if not 24 <= hours < 24 * 1e5:
+        raise click.BadParameter(f"{text!r}: at least one day (24h)", param_hint="--older-than")
+    return timedelta(hours=hours)
+
+
+@click.command("trim-outbox")
+@click.option("--older-than", "older_than", default=None, metavar="AGE",
+              help="Trim mail sent longer ago than this: 30d, 2w, 36h (default: [judge.options] "
+                   "outbox_keep_days of --config, else 30 days).")
+@click.option("--dry-run", is_flag=True, help="Count what would be freed; change nothing.")
+@click.option("--chunk", default=200, show_default=True, type=click.IntRange(1, 10_000),
+              help="Messages trimmed per transaction.")
+@judge_options
+def trim_outbox(older_than: str | None, dry_run: bool, chunk: int, **kw: Any) -> None:
+    """Drop the bodies of mail sent long ago, keeping each outbox row and its header (recipients,
+    Message-ID, subject, times, size): bounces are still recognised. Unsent, retrying and failed
+    mail is never touched. Prints what it freed as JSON; the file shrinks after VACUUM."""
+    from judge.game.outbox_trim import trim
+    from judge.game.store import SchemaMismatch, Store
+
+    cfg = _config(kw["db"], kw["address"], kw["judge_name"], kw["code"], kw["tz"], config_path=kw["config_path"])
+    if older_than is not None:
+        age = parse_age(older_than)
+    elif cfg.outbox_keep_days:
+        age = parse_age(f"{cfg.outbox_keep_days}d")
+    else:
+        raise click.UsageError("[judge.options] outbox_keep_days = 0 keeps sent mail whole: give --older-than")
+    if not Path(cfg.db_path).is_file():
+        raise MissingStore(str(cfg.db_path))
+    try:
+        store = Store(cfg.db_path, upgrade=False)
+    except SchemaMismatch as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        now = cfg.now()
+        done = trim(store, age, now, chunk=chunk, dry_run=dry_run)
+    finally:
+        store.close()
+    from judge.game.store import iso
+
+    click.echo(json.dumps({"db": str(cfg.db_path), "sent_before": iso(now - age), "dry_run": dry_run,
+                           **done.as_dict()}))
