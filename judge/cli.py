@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import sqlite3
 import sys
 from typing import Any
 
@@ -38,7 +37,12 @@ class LazyGroup(click.Group):
         said in one line, not a traceback: the command changed nothing and may be run again."""
         try:
             return super().invoke(ctx)
-        except sqlite3.Error as exc:
+        except Exception as exc:
+            # sqlite3 is imported by the commands that open a store, not here: the batch
+            # adjudicator never loads it (nor datetime with it); without it, no sqlite3 error
+            sqlite3 = sys.modules.get("sqlite3")
+            if sqlite3 is None or not isinstance(exc, sqlite3.Error):
+                raise
             from judge.game.store import StoreLocked, describe_cause, transient_cause
 
             cause = transient_cause(exc)

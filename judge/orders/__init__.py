@@ -37,7 +37,6 @@ from judge.orders.parsed import ParsedLine
 from judge.orders.parser import Context, LineReader
 from judge.orders.remarks import (holds_all, is_lead_in, is_no_order_line, is_remark_line, power_heading, rest_hold,
                                   waives_all, without_remarks)
-from judge.orders.review import engine_verdicts, mismatch_warnings
 
 __all__ = ["parse_orders", "ParsedLine"]
 
@@ -98,10 +97,13 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
                     out.append(p)
     for at, p in reversed(rest):
         out[at:at] = _hold_the_rest(ctx, p, out)
-    if check:
-        engine_verdicts(out, pos, rules)
-    if warn:
-        mismatch_warnings(out, pos)
+    if check or warn:  # (not the adjudicator's: imported when first needed)
+        from judge.orders.review import engine_verdicts, mismatch_warnings
+
+        if check:
+            engine_verdicts(out, pos, rules)
+        if warn:
+            mismatch_warnings(out, pos)
     return out
 
 

@@ -111,7 +111,7 @@ class Table:
                 found = self._canonical(canon)
         if found is not None:
             shown = line.strip()
-            found = (*found, _shown(shown) if shown[-1] == "." else shown)
+            found = (*found, _shown(shown).strip() if shown[-1] == "." else shown)  # stripped, as ParsedLine keeps it
         if len(self.shapes) < 20000:
             self.shapes[line] = found
         return found
@@ -273,9 +273,11 @@ def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLi
     m = ctx.map
     if table is None:
         table = table_for(ctx.names, m)
-    shape = table.shape(line)
+    shape = table.shapes.get(line)  # a line met before: without the call (most lines, most phases)
     if shape is None:
-        return None
+        shape = table.shape(line)
+        if shape is None:
+            return None
     named, op = shape[0], shape[1]
     pos = ctx.pos
     phase = pos.phase.kind
@@ -347,7 +349,7 @@ def _shown(line: str) -> str:
 
 
 def _parsed(line: str, order, power: str, m: Map, written: str | None) -> ParsedLine:
-    return ParsedLine(line.strip(), order, power, map=m, written=written)
+    return ParsedLine(line, order, power, map=m, written=written)  # (``line``: stripped by Table.shape)
 
 
 def _power(ctx: "Context", explicit: str | None, owner: str | None) -> str | None:

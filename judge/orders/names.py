@@ -11,7 +11,6 @@ words when no other name has the same initials ("E.C.", "EC" for the English Cha
 from __future__ import annotations
 
 import bisect
-import difflib
 import re
 import weakref
 from dataclasses import dataclass
@@ -144,6 +143,8 @@ class Names:
         if not w or len(w) > 40:
             return []
         cands = [a for a in self.sorted if abs(len(a) - len(w)) <= 3]
+        import difflib  # only for a misspelt name: not at start-up
+
         close = difflib.get_close_matches(w, cands, n=6, cutoff=0.7)
         out: list[str] = []
         for a in close:

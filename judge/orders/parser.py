@@ -11,7 +11,6 @@ Whether a well-formed order is legal (can the army reach Belgium?) is the engine
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -177,6 +176,8 @@ class LineReader:
                 if pn is None:
                     end = self.resync(i + 2)
                     known = sorted({p.name for p in self.names.powers.values()})
+                    import difflib  # only for an unknown power: not at start-up
+
                     close = difflib.get_close_matches(t.low, [k.lower() for k in known], n=2, cutoff=0.6)
                     out.append(ParsedLine(self.text(i, end), None, ctx.power, f"unknown power {_clip(t.text)!r}",
                                           [k for k in known if k.lower() in close], map=self.m))
