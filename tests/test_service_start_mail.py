@@ -12,6 +12,7 @@ import pytest
 
 from judge.resources import seeds_dir
 from test_service_games import table  # noqa: F401 (the fixture)
+from mail_scenarios import confirm
 from test_service_helpers import MASTER, Mail, Table
 from test_service_public_names import join
 
@@ -155,3 +156,38 @@ def test_every_variants_start_mail_fits_a_list(table: Table, vname: str) -> None
         block = m.body.split("Starting position:\n\n", 1)[1].split("\n\n", 1)[0].split("\n")
         shown = list(dict.fromkeys(p for line in block if (p := line.split(":")[0]) in seed))  # (wrapped notes)
         assert shown == [p for p in seed if p in shown], block  # (Deluge II starts with builds: none)
+
+
+@pytest.mark.parametrize("more", ["", "anonymous=yes"])
+def test_observers_and_the_list_get_the_public_start_mail(table: Table, more: str) -> None:
+    """An observer and the game's list get the start mail's public parts: the position by power,
+    the map, the roster (none in an anonymous game), the settings; no power, no sign-on, no
+    addresses, each observer apart."""
+    lst = "club-list@example.test"
+    table.send(MASTER, f"CREATE ?og masterpw standard {more}\nSET LIST {lst}")
+    watchers = ["Olga Watcher <w1@example.test>", "w2@example.test"]
+    for i, (w, addr) in enumerate(zip(watchers, ["w1@example.test", "w2@example.test"])):
+        confirm(table, addr, table.send(w, f"OBSERVE og watch{i}pw"))
+    names = ["Bertrand Dupuis", "Анна Петрова", "Marie Curie", "Ada Lovelace", "Dieter Rams", "Kim Lee", "Li Wei"]
+    for i, name in enumerate(names):
+        join(table, f"{name} <n{i}@example.test>", f"n{i}@example.test", game="og")
+    for to in (["w1@example.test"], ["w2@example.test"], [lst]):
+        got = [m for m in table.mails if "Game Starting" in m.subject and m.to == to]
+        assert len(got) == 1, (to, [(m.to, m.subject) for m in table.mails if "Game Starting" in m.subject])
+        m = got[0]
+        html = m.msg.get_body(("html",)).get_content()
+        for part in (m.body, html):
+            assert "You are " not in part and "SIGNON" not in part and "mypassword" not in part
+            assert "@example.test" not in part
+        body = flat(m.body)
+        assert ("you watch it as an observer" in body) == (to != [lst])
+        block = m.body.split("Starting position:\n\n", 1)[1].split("\n\n", 1)[0].split("\n")
+        assert len(block) == 22 and block[0].startswith("England: ")
+        assert "The map of the starting position is attached (map.png)." in m.body and 'src="cid:map"' in html
+        assert "Grace: " in body and "Messages: white press" in body
+        if more:
+            assert "Players:" not in m.body and "the players are not named until it is over" in body
+            assert not any(n in part for n in names for part in (m.body, html))
+        else:
+            roster = m.body.split("Players:\n\n", 1)[1].split("\n\n", 1)[0]
+            assert sorted(line.split(":", 1)[1].strip() for line in roster.split("\n")) == sorted(names)
