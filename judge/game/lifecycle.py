@@ -1224,6 +1224,8 @@ def run_phase_event(ctx: Ctx, game: Game, ev: Any) -> None:
                                    short=ph.short, late=late, you_late=bool(seat_powers),
                                    deadline=ctx.when(ph.deadline), grace_end=ctx.when(grace_end),
                                    dues=late_dues(ctx.store, game, ph, late),
+                                   processed=lateness.processed_by(f"at the end of the grace period, "
+                                                                   f"{ctx.when(grace_end)}"),
                                    after=lateness.after_grace(replacements.nmr_mode(game), pos.phase.kind))
             ctx.mail(to, subject, text, game_id=game.id, kind="late")
         deadlines.schedule(ctx.store, game.id, ph.id, "grace", grace_end)
