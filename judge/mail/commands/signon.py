@@ -289,7 +289,7 @@ def create(h: Handler, cmd: Command) -> None:
              f"Players join with:  SIGNON ?{g.name} <password of their choice>\n"
              f"You sign on as master with:  SIGNON M{g.name} <your password>\n"
              f"The game starts when all {len(g.variant.powers)} powers have players "
-             f"(or when you send START).")
+             f"(or when you send START).\n{public_name(h, g, g.master_id)}")
 
 
 @command("SIGNON", who="anyone", syntax="SIGNON ?game password",
@@ -461,7 +461,7 @@ def confirm_code(h: Handler, cmd: Command) -> None:
                   password_hash=c.payload.get("password_hash"), status="active", wait=0, draw=0,
                   joined=iso(h.ctx.now))
     h.say(f"You are observing '{g.name}': you will receive its results and broadcasts. "
-          f"To stop: UNOBSERVE {g.name}")
+          f"To stop: UNOBSERVE {g.name}\n{public_name(h, g, pid)}")
 
 
 @command("UNOBSERVE", who="anyone", syntax="UNOBSERVE game",
