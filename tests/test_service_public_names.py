@@ -181,3 +181,6 @@ def test_the_master_and_observers_are_named_as_players_are(table: Table) -> None
     # a name already held is kept, and the reply says whose it is
     r = said(table, f"Someone Else <{MASTER}>", MASTER, "CREATE ?ng2 masterpw standard")
     assert "Others see you as 'Dieter Rams' (the name you have on this judge)" in r
+    # an anonymous game names its master all the same (WHOGAME shows them), and the reply says so
+    r = said(table, f"Someone Else <{MASTER}>", MASTER, "CREATE ?ng3 masterpw standard anonymous=yes")
+    assert "Others see you as 'Dieter Rams'" in r and "is anonymous" not in r

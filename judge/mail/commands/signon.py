@@ -110,7 +110,7 @@ def take_over(h: Handler, g: Game, seat: Any, password: str) -> None:
     enter_seat(h, g, seat, quiet=True)
 
 
-def public_name(h: Handler, g: Game, pid: int) -> str:
+def public_name(h: Handler, g: Game, pid: int, master: bool = False) -> str:
     """Name a player who has just joined ``g``: a player the judge has no name for yet gets the
     display name of their From field (:func:`clean_display_name`), else their mailbox name; a name
     another seat of ``g`` already shows gets "(2)" after it. Returns the sentence for the reply:
@@ -137,7 +137,7 @@ def public_name(h: Handler, g: Game, pid: int) -> str:
     clash = (f" ('{had or given or mailbox}' is already how another player in '{g.name}' is shown)"
              if name != (had or given or mailbox) else "")
     change = "SET NAME <your name> changes it (the judge then mails you a code to CONFIRM)."
-    if anonymous(g):
+    if anonymous(g) and not master:  # (an anonymous game names its master: players write to them)
         return (f"'{g.name}' is anonymous: no one sees your name until it is over; then you are shown as "
                 f"'{name}' ({whence}){clash}. {change}")
     return f"Others see you as '{name}' ({whence}){clash}. {change}"
@@ -289,7 +289,7 @@ def create(h: Handler, cmd: Command) -> None:
              f"Players join with:  SIGNON ?{g.name} <password of their choice>\n"
              f"You sign on as master with:  SIGNON M{g.name} <your password>\n"
              f"The game starts when all {len(g.variant.powers)} powers have players "
-             f"(or when you send START).\n{public_name(h, g, g.master_id)}")
+             f"(or when you send START).\n{public_name(h, g, g.master_id, master=True)}")
 
 
 @command("SIGNON", who="anyone", syntax="SIGNON ?game password",
