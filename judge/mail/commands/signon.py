@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any, TYPE_CHECKING
 
-from judge.game import lifecycle as games, replacements
+from judge.game import eia, lifecycle as games, replacements
 from judge.game.lifecycle import Game
 from judge.game.passwords import check_new_password, hash_password, verify_password
 from judge.game.store import iso
@@ -123,7 +123,9 @@ def public_name(h: Handler, g: Game, pid: int, master: bool = False) -> str:
     if g.master_id not in (None, pid):
         others.add(person_label(st, g.master_id) or "")
     had = (row["name"] or "").strip()
-    given = None if had else clean_display_name(h.mail.sender_name, str(row["address"]), frozenset(g.variant.powers))
+    # (an Empires in Arms game has no Diplomacy variant: its nations are the names a name may not be)
+    powers = frozenset(eia.LETTERS.values()) if eia.is_eia(g) else frozenset(g.variant.powers)
+    given = None if had else clean_display_name(h.mail.sender_name, str(row["address"]), powers)
     name = unique_name(had or given or mailbox, others)
     if name != (had or mailbox):  # the plain mailbox name is not stored: reports fall back to it
         st.update("players", pid, name=name)
