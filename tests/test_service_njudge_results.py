@@ -116,3 +116,32 @@ def test_njudge_layout_carries_the_map_link_when_the_game_links_it(tmp_path: Pat
     assert 'href="https://dip.example.test/archive/tg/001-S1901M.png"' in html and "cid:map" not in html
     assert not list(mail.msg.iter_attachments())
     t.close()
+
+
+def test_history_comes_in_the_askers_layout(tmp_path: Path) -> None:
+    """HISTORY gives each asker the layout they chose (SET RESULTS), else the game's: a player who
+    chose njudge's gets njudge's text with the map still attached; one who chose the zine, and a
+    stranger in a zine game, the zine report."""
+    t = Table(tmp_path)
+    t.start_game()
+    france, germany = t.powers["France"], t.powers["Germany"]
+    t.send(germany, t.signon("Germany") + "\nSET RESULTS NJUDGE")
+    t.order("Russia", "A Mos - Lvn\nF StP/sc S A Mos - Lvn\nA War H\nF Sev - Bla")
+    hold_all(t, skip=("Russia",))
+    ask = "HISTORY tg S1901M"
+    reply = t.reply_to(germany, t.send(germany, ask))
+    assert "Movement results for Spring of 1901.  (tg.001)" in reply.body and f"\n{LONG}\n" in reply.body
+    assert "Game tg - Standard Diplomacy - Spring 1901 Movement" not in reply.body
+    assert "The map of the position is attached (tg-S1901M.png)." in reply.body
+    assert [a.get_filename() for a in reply.msg.iter_attachments()] == ["tg-S1901M.png"]
+    read = read_njudge(reply.body.split("History of 'tg':", 1)[1], load_variant("standard"))
+    assert (read.game, read.seq, len(read.orders)) == ("tg", 1, 22)
+    for who in (france, "stranger@example.test"):
+        body = t.reply_to(who, t.send(who, ask)).body
+        assert "Game tg - Standard Diplomacy - Spring 1901 Movement" in body and "Movement results for" not in body
+    # the game's layout njudge: everyone who chose nothing gets njudge's, a zine chooser the zine
+    t.send(MASTER, "SIGNON Mtg masterpw\nSET RESULTS NJUDGE")
+    t.send(france, t.signon("France") + "\nSET RESULTS ZINE")
+    assert "Movement results for Spring of 1901." in t.reply_to(t.powers["Italy"], t.send(t.powers["Italy"], ask)).body
+    assert "Movement results for" not in t.reply_to(france, t.send(france, ask)).body
+    t.close()

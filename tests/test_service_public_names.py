@@ -152,3 +152,35 @@ def test_set_name_to_a_name_another_player_shows_is_made_unique(table: Table) ->
     assert ("Reports now name you lord byron (2) ('lord byron' is already how another player in one of your "
             "games is shown).") in reply
     assert table.rows("SELECT name FROM players WHERE address = ?", (fra,)) == [{"name": "lord byron (2)"}]
+
+
+def said(t: Table, from_field: str, addr: str, body: str) -> str:
+    t.drop(raw_mail(from_field, body))
+    return " ".join(t.reply_to(addr, t.run()).body.split())
+
+
+def test_the_master_and_observers_are_named_as_players_are(table: Table) -> None:
+    """CREATE and OBSERVE (once confirmed) take the From display name as sign-on does, say so, and
+    the game's roster shows them by it, never by address."""
+    r = said(table, f'"Rams, Dieter" <{MASTER}>', MASTER, "CREATE ?ng masterpw standard")
+    assert ("Others see you as 'Dieter Rams' (the name your mail program sends with your address). "
+            "SET NAME <your name> changes it") in r
+    r = said(table, "=?utf-8?b?0JDQvdC90LAg0J/QtdGC0YDQvtCy0LA=?= <anna@example.test>", "anna@example.test",
+             "OBSERVE ng watchpw")
+    code = re.search(r"CONFIRM (\w+)", r)
+    assert code and "Others see you" not in r  # not an observer until the address consents
+    r = said(table, "Анна Петрова <anna@example.test>", "anna@example.test", f"CONFIRM {code.group(1)}")
+    assert "You are observing 'ng'" in r and "Others see you as 'Анна Петрова'" in r
+    # a second observer whose mail program sends no name: the mailbox name, and the reply says why
+    r = said(table, "bob@example.test", "bob@example.test", "OBSERVE ng watchpw")
+    code = re.search(r"CONFIRM (\w+)", r)
+    r = said(table, "bob@example.test", "bob@example.test", f"CONFIRM {code.group(1)}")  # type: ignore[union-attr]
+    assert "Others see you as 'bob' (your mailbox name: your mail program sends no name)" in r
+    who = " ".join(table.reply_to("x@example.test", table.send("x@example.test", "WHOGAME ng")).body.split())
+    assert "Dieter Rams" in who and "Анна Петрова" in who and "@example.test" not in who.split("WHOGAME", 1)[1]
+    # a name already held is kept, and the reply says whose it is
+    r = said(table, f"Someone Else <{MASTER}>", MASTER, "CREATE ?ng2 masterpw standard")
+    assert "Others see you as 'Dieter Rams' (the name you have on this judge)" in r
+    # an anonymous game names its master all the same (WHOGAME shows them), and the reply says so
+    r = said(table, f"Someone Else <{MASTER}>", MASTER, "CREATE ?ng3 masterpw standard anonymous=yes")
+    assert "Others see you as 'Dieter Rams'" in r and "is anonymous" not in r

@@ -47,7 +47,7 @@ def test_a_player_late_in_grace_is_told_the_deadline_passed_when_grace_ends_and_
     assert "grace ends in 11 hours, 30 minutes" in body
     assert "sends no orders at all" not in body  # France has given orders this phase
     html = t.reply_to(t.powers["France"], t.order("France", "A Par H")).msg.get_body(("html",)).get_content()
-    assert "you are late." in html and "at the end of the grace\nperiod, <b>Wed Jan 09 2030 00:00:00 +0000</b>" in html
+    assert "you are late." in html and "at the end of the grace period, <b>Wed Jan 09 2030 00:00:00 +0000</b>" in html
     assert "considered late" not in html
 
 
@@ -294,3 +294,12 @@ def test_the_results_tell_a_power_that_ordered_some_units_from_one_that_sent_not
     assert "Orders were not received from France and orders from England were incomplete by the end of grace: " \
            "they are now in civil disorder" in body
     assert "not received from England" not in body and "not received from France, England" not in body
+
+
+def test_a_power_with_no_adjustments_is_told_so_once(t: Table) -> None:
+    winter_with_builds_and_a_removal(t)
+    reply = t.reply_to(t.powers["England"], t.send(t.powers["England"], t.signon("England")))
+    body = flat(reply.body)
+    assert body.count("England has no adjustments to make.") == 1 and "nothing to order" not in body
+    html = flat(reply.msg.get_body(("html",)).get_content())
+    assert html.count("England has no adjustments to make.") == 1 and "nothing to order" not in html

@@ -12,6 +12,7 @@ import pytest
 
 from judge.resources import seeds_dir
 from test_service_games import table  # noqa: F401 (the fixture)
+from mail_scenarios import confirm
 from test_service_helpers import MASTER, Mail, Table
 from test_service_public_names import join
 
@@ -95,8 +96,12 @@ def test_the_settings_are_said_in_words(table: Table) -> None:
         "Deadlines: Movement phases last 36 hours (then on to the next 20:00); retreats 12 hours; "
         "adjustments 1 day. Deadlines are given in UTC time.",
         "Grace: 6 hours after each deadline",
-        "A late power: when grace ends without its orders, the game waits: the power is opened for takeover",
-        "for 3 phases in a row loses the power to a replacement.",
+        "Grace: 6 hours after each deadline: a power whose orders are not complete by the deadline is late, "
+        "but its orders still count until grace ends. The phase is processed as soon as every power's orders "
+        "are complete, or when grace ends, with the orders given by then.",
+        "A late power: A power still late when grace ends is opened for takeover, and the phase waits for its "
+        "new player (or for the master's PROCESS).",
+        "A power that sends no orders at all for 3 phases in a row is opened for takeover.",
         "Messages: grey press: letters do not name their writer; fake press allowed",
         "Draws: a draw is shared by the powers the votes name (NoDIAS); votes are public (everyone sees them).",
         "Concessions: no concessions.",
@@ -112,7 +117,8 @@ def test_the_settings_are_said_in_words(table: Table) -> None:
 def test_default_settings_are_said_too(table: Table) -> None:
     table.start_game()
     text = flat(start_mails(table)[0].body.split("The game's settings:", 1)[1])
-    assert "its units hold, and it makes no retreats or builds (civil disorder)" in text
+    assert ("A power still late when grace ends is put in civil disorder: its unordered units hold; its "
+            "unordered dislodged units disband; builds it did not order are waived") in text
     assert "Messages: white press: every letter names its writer" in text and "(DIAS)" in text
     assert "votes are secret (only the master sees them)" in text
 
@@ -155,3 +161,57 @@ def test_every_variants_start_mail_fits_a_list(table: Table, vname: str) -> None
         block = m.body.split("Starting position:\n\n", 1)[1].split("\n\n", 1)[0].split("\n")
         shown = list(dict.fromkeys(p for line in block if (p := line.split(":")[0]) in seed))  # (wrapped notes)
         assert shown == [p for p in seed if p in shown], block  # (Deluge II starts with builds: none)
+
+
+@pytest.mark.parametrize("more", ["", "anonymous=yes"])
+def test_observers_and_the_list_get_the_public_start_mail(table: Table, more: str) -> None:
+    """An observer and the game's list get the start mail's public parts: the position by power,
+    the map, the roster (none in an anonymous game), the settings; no power, no sign-on, no
+    addresses, each observer apart."""
+    lst = "club-list@example.test"
+    table.send(MASTER, f"CREATE ?og masterpw standard {more}\nSET LIST {lst}")
+    watchers = ["Olga Watcher <w1@example.test>", "w2@example.test"]
+    for i, (w, addr) in enumerate(zip(watchers, ["w1@example.test", "w2@example.test"])):
+        confirm(table, addr, table.send(w, f"OBSERVE og watch{i}pw"))
+    names = ["Bertrand Dupuis", "Анна Петрова", "Marie Curie", "Ada Lovelace", "Dieter Rams", "Kim Lee", "Li Wei"]
+    for i, name in enumerate(names):
+        join(table, f"{name} <n{i}@example.test>", f"n{i}@example.test", game="og")
+    for to in (["w1@example.test"], ["w2@example.test"], [lst]):
+        got = [m for m in table.mails if "Game Starting" in m.subject and m.to == to]
+        assert len(got) == 1, (to, [(m.to, m.subject) for m in table.mails if "Game Starting" in m.subject])
+        m = got[0]
+        html = m.msg.get_body(("html",)).get_content()
+        for part in (m.body, html):
+            assert "You are " not in part and "SIGNON" not in part and "mypassword" not in part
+            assert "@example.test" not in part
+        body = flat(m.body)
+        assert ("you watch it as an observer" in body) == (to != [lst])
+        block = m.body.split("Starting position:\n\n", 1)[1].split("\n\n", 1)[0].split("\n")
+        assert len(block) == 22 and block[0].startswith("England: ")
+        assert "The map of the starting position is attached (map.png)." in m.body and 'src="cid:map"' in html
+        assert "Grace: " in body and "Messages: white press" in body
+        if more:
+            assert "Players:" not in m.body and "the players are not named until it is over" in body
+            assert not any(n in part for n in names for part in (m.body, html))
+        else:
+            roster = m.body.split("Players:\n\n", 1)[1].split("\n\n", 1)[0]
+            assert sorted(line.split(":", 1)[1].strip() for line in roster.split("\n")) == sorted(names)
+
+
+def test_the_start_mail_and_the_replies_say_grace_in_the_same_words(table: Table) -> None:
+    """What grace means and what becomes of a late power: the start mail's settings, the late
+    notice and a reply in grace use one set of words."""
+    table.start_game()  # move=24h grace=12h, nmr=cd
+    text = flat(start_mails(table)[0].body.split("The game's settings:", 1)[1])
+    processed = "The phase is processed as soon as every power's orders are complete, or "
+    assert processed + "when grace ends, with the orders given by then." in text
+    assert "A power still late when grace ends is put in civil disorder: its unordered units hold;" in text
+    notices = table.advance(hours=25)
+    late = next(m for m in notices if "Late Notice" in m.subject and table.powers["France"] in m.to)
+    assert processed + "at the end of the grace period, " in flat(late.body)
+    assert "A power still late then is put in civil disorder: its unordered units hold." in flat(late.body)
+    reply = flat(table.reply_to(table.powers["France"], table.order("France", "A Par H")).body)
+    assert "you are late" in reply and processed + "at the end of the grace period, " in reply
+    assert "A power still late then is put in civil disorder: its unordered units hold." in reply
+    html = flat(table.reply_to(table.powers["France"], table.mails).msg.get_body(("html",)).get_content())
+    assert processed.replace("'", "&#39;") + "at the end of the grace period" in html

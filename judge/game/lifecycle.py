@@ -697,30 +697,34 @@ def start(ctx: Ctx, game: Game) -> None:
                                            for p in order]
     settings = settings_lines(game, game_zone(ctx, game), {k: switch(game, k) for k in SWITCHES})
     pictures = start_pictures(game, pos)
-    for s in seats(ctx.store, game.id):
-        if s["player_id"] is None:
-            continue
+    files = [a.filename for a in pictures]
+    shown = any(a.cid == "map" for a in pictures)
+    vacant = [p for p in order if p in powers[len(players):]]
+
+    def mail(to: list[str], power: str | None = None, observer: bool = False) -> None:
+        """The start mail: a player's with its sign-on and examples; observers' and the list's with
+        the public parts only (position, map, roster as the rules allow, settings)."""
         subject, text = render("starting.txt", code=ctx.cfg.code, game=game.name, variant=v.title,
-                               short=ph.short, power=s["power"], letter=letters[s["power"]],
-                               examples=example_orders(pos, s["power"]),
-                               phase=str(pos.phase), deadline=ctx.when(ph.deadline),
-                               units=units, vacant=[p for p in order if p in powers[len(players):]],
-                               roster=roster, settings=settings, files=[a.filename for a in pictures],
-                               pictures=any(a.cid == "map" for a in pictures))
-        ctx.mail(seat_addresses(ctx.store, s), subject, MailText(text, text.html, pictures), game_id=game.id,
-                 kind="start")
+                               short=ph.short, power=power, observer=observer,
+                               letter=letters[power] if power else None,
+                               examples=example_orders(pos, power) if power else [],
+                               phase=str(pos.phase), deadline=ctx.when(ph.deadline), units=units, vacant=vacant,
+                               roster=roster, settings=settings, files=files, pictures=shown)
+        ctx.mail(to, subject, MailText(text, text.html, pictures), game_id=game.id, kind="start")
+
+    for s in seats(ctx.store, game.id):
+        if s["player_id"] is not None:
+            mail(seat_addresses(ctx.store, s), s["power"])
     m = master_address(ctx.store, game)
-    obs = [a for s in seats(ctx.store, game.id, "observer") if (a := seat_addresses(ctx.store, s))]
     if m:  # the master sees who plays what, with the addresses
         notice(ctx, game, "Game Starting", f"Game '{game.name}' has started.\n\n{players_text(ctx.store, game, True)}",
                to=[m])
-    # observers and the mailing list: the public names (none in an anonymous game), each observer
-    # apart so that no one sees another's address
-    public = f"Game '{game.name}' has started." + ("" if anonymous(game) else
-                                                   f"\n\n{players_text(ctx.store, game, False)}")
-    lst = list_address(ctx.store, game)
-    for to in obs + ([[lst]] if lst else []):
-        notice(ctx, game, "Game Starting", public, to=to)
+    # observers (each apart, so that no one sees another's address) and the mailing list
+    for s in seats(ctx.store, game.id, "observer"):
+        if a := seat_addresses(ctx.store, s):
+            mail(a, observer=True)
+    if lst := list_address(ctx.store, game):
+        mail([lst])
 
 
 def start_pictures(game: Game, pos: Position) -> list[Any]:
@@ -1248,6 +1252,8 @@ def run_phase_event(ctx: Ctx, game: Game, ev: Any) -> None:
                                    short=ph.short, late=late, you_late=bool(seat_powers),
                                    deadline=ctx.when(ph.deadline), grace_end=ctx.when(grace_end),
                                    dues=late_dues(ctx.store, game, ph, late),
+                                   processed=lateness.processed_by(f"at the end of the grace period, "
+                                                                   f"{ctx.when(grace_end)}"),
                                    after=lateness.after_grace(replacements.nmr_mode(game), pos.phase.kind))
             ctx.mail(to, subject, text, game_id=game.id, kind="late")
         deadlines.schedule(ctx.store, game.id, ph.id, "grace", grace_end)

@@ -154,14 +154,16 @@ def results_mail(ctx: "Ctx", game: "Game", ph: "PhaseRow", before: Position, res
         report, code=ctx.cfg.code, game=game.name, variant=v.title, short=ph.short,
         deadline=f"{new.short} {ctx.when(new.deadline)}" if new is not None else None,
         victory="".join(v.powers[w].letter for w in winners if w in v.powers) if victory else None)
-    keep(ctx.store, game, ph, subject, report, ctx.now)
+    # njudge's layout is kept with every report (HISTORY gives it to whoever chose it), and mailed
+    # to those who chose it
+    tz = str(game.options.get("timezone") or ctx.cfg.timezone)
+    in_cd = {*cd, *(s["power"] for s in seats(ctx.store, game.id) if s["status"] == "cd" and s["power"])}
+    body = render_njudge(v, before, shown, game=game.name, seq=ph.seq, cd=in_cd,
+                         deadline=format_time(new.deadline, tz) if new is not None and new.deadline else None)
+    keep(ctx.store, game, ph, subject, report, ctx.now, njudge=body)
     out = ResultsText(text, text.html, text.attachments)
     out.chosen, out.layouts = layout_choices(ctx.store, game), {"zine": text}
     if "njudge" in out.chosen.values():
-        tz = str(game.options.get("timezone") or ctx.cfg.timezone)
-        in_cd = {*cd, *(s["power"] for s in seats(ctx.store, game.id) if s["status"] == "cd" and s["power"])}
-        body = render_njudge(v, before, shown, game=game.name, seq=ph.seq, cd=in_cd,
-                             deadline=format_time(new.deadline, tz) if new is not None and new.deadline else None)
         plain = render_part("results_njudge.txt", page_title=subject, code=ctx.cfg.code, game=game.name,
                             variant=v.title, body=body,
                             deadline=f"{new.short} {ctx.when(new.deadline)}" if new is not None else None,
@@ -171,11 +173,12 @@ def results_mail(ctx: "Ctx", game: "Game", ph: "PhaseRow", before: Position, res
     return subject, out
 
 
-def keep(store: Store, game: "Game", ph: "PhaseRow", subject: str, report: Any, now: Any) -> None:
-    """Store the report of ``ph`` (again, after a rollback)."""
+def keep(store: Store, game: "Game", ph: "PhaseRow", subject: str, report: Any, now: Any,
+         njudge: str | None = None) -> None:
+    """Store the report of ``ph`` (again, after a rollback), with its text in njudge's layout."""
     files = {a.filename: a.data for a in (report.pictures or report.attachments)}
     store.update("phases", ph.id, report=report.text)
     store.conn.execute("DELETE FROM reports WHERE phase_id = ?", (ph.id,))
     store.insert("reports", phase_id=ph.id, game_id=game.id, subject=subject, text=report.text, html=report.html,
                  png=files.get("map.png"), svg=(files["map.svg"].decode("utf-8") if "map.svg" in files else None),
-                 created=iso(now))
+                 created=iso(now), njudge=njudge)

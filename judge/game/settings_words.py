@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from judge.game import replacements
+from judge.render import lateness
 
 if TYPE_CHECKING:
     from judge.game.lifecycle import Game
@@ -81,15 +82,11 @@ def settings_lines(game: "Game", zone: str, switches: dict[str, str]) -> list[tu
     text = f"{'; '.join(lengths)}. Deadlines are given in {zone} time."
     out = [("Deadlines", text[0].upper() + text[1:])]
     grace = game.grace_hours
-    out.append(("Grace", f"{span(grace)} after each deadline: orders still count then, but a power whose "
-                f"orders are not complete by the deadline is late." if grace > 0 else
+    out.append(("Grace", lateness.grace_rule(span(grace)) if grace > 0 else
                 "none: the phase is processed at its deadline."))
-    n = replacements.abandon_after(game)
-    late = ("its units hold, and it makes no retreats or builds (civil disorder)"
-            if replacements.nmr_mode(game) == "cd" else
-            "the game waits: the power is opened for takeover by a new player (or the master processes)")
-    out.append(("A late power", f"when grace ends without its orders, {late}. A player who sends no orders "
-                f"for {n} phase{'s' if n != 1 else ''} in a row loses the power to a replacement."))
+    when = " when grace ends" if grace > 0 else " at the deadline"
+    out.append(("A late power", f"{lateness.after_grace(replacements.nmr_mode(game), None, when=when)} "
+                f"{lateness.missed_phases(replacements.abandon_after(game))}"))
     press = PRESS_WORDS.get(game.press, game.press)
     extras = []
     if switches["fake"] == "yes":

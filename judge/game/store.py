@@ -23,7 +23,7 @@ import sqlite_utils
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 #: seconds a statement waits for another process's lock on the store (SQLite's busy handler)
 #: before it fails with "database is locked"; ``JUDGE_BUSY_TIMEOUT`` in the environment changes it
@@ -347,7 +347,14 @@ def _v10(db: sqlite_utils.Database) -> None:
     db.execute("INSERT OR IGNORE INTO game_changes (game_id, seq) SELECT id, 1 FROM games")
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
+def _v11(db: sqlite_utils.Database) -> None:
+    # each processed phase's report in njudge's layout too, so that HISTORY gives a player who chose
+    # SET RESULTS NJUDGE the layout they chose (phases stored before: none kept, the zine report)
+    if "njudge" not in db["reports"].columns_dict:
+        db["reports"].add_column("njudge", str)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10, _v11]
 
 
 def create_private(path: Path) -> None:

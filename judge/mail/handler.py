@@ -377,6 +377,7 @@ class Handler:
             out.update(late=[p + (" (you)" if p == power else "") for p in dict.fromkeys(late)], nmr=nmr,
                        grace_left=deadlines.format_left(ph.grace_end - now) if ph.grace_end else "",
                        after=lateness.after_grace(nmr, ph.position.phase.kind, now=out["stage"] == "over"),
+                       processed=lateness.processed_by(f"at the end of the grace period, {out['grace_end']}"),
                        missed=lateness.missed_phases(replacements.abandon_after(g))
                        if silent and power in late and nmr == "cd" else "")
         return out

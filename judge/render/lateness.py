@@ -1,6 +1,7 @@
 """What a late power is told: the orders still due (builds and removals by name in an adjustment
 phase) and what becomes of a power still late when the grace period ends (the game's NMR setting).
-Shared by the orders status closing a reply and the late notice, so both say the same."""
+Shared by the orders status closing a reply, the late notice and the Game Starting mail's settings,
+so all say the same."""
 
 from __future__ import annotations
 
@@ -34,13 +35,28 @@ CIVIL_DISORDER = {
 }
 
 
-def after_grace(nmr: str, kind: str, now: bool = False) -> str:
+def processed_by(end: str) -> str:
+    """When a phase past its deadline is processed; ``end``: when grace ends, as the reader needs it
+    ("at the end of the grace period, Tue ..." in a reply, "when grace ends" in the settings)."""
+    return (f"The phase is processed as soon as every power's orders are complete, or {end}, with the "
+            "orders given by then.")
+
+
+def grace_rule(length: str) -> str:
+    """What grace means, for the settings: ``length`` ("1 day") after each deadline."""
+    return (f"{length} after each deadline: a power whose orders are not complete by the deadline is late, "
+            f"but its orders still count until grace ends. {processed_by('when grace ends')}")
+
+
+def after_grace(nmr: str, kind: str | None, now: bool = False, when: str = " then") -> str:
     """What happens at the end of grace to a power still without complete orders (``nmr``: the
-    game's SET NMR, ``cd`` or ``wait``; ``kind``: the phase's kind; ``now``: grace has ended)."""
-    late = "A power still late" + ("" if now else " then")
+    game's SET NMR, ``cd`` or ``wait``; ``kind``: the phase's kind, None for every kind (the
+    settings); ``now``: grace has ended; ``when``: the words after "still late")."""
+    late = "A power still late" + ("" if now else when)
     if nmr == "wait":
         return f"{late} is opened for takeover, and the phase waits for its new player (or for the master's PROCESS)."
-    return f"{late} is put in civil disorder: {CIVIL_DISORDER.get(kind, CIVIL_DISORDER['movement'])}."
+    what = "; ".join(CIVIL_DISORDER.values()) if kind is None else CIVIL_DISORDER.get(kind, CIVIL_DISORDER["movement"])
+    return f"{late} is put in civil disorder: {what}."
 
 
 def missed_phases(abandon: int) -> str:

@@ -257,10 +257,12 @@ def wrap_lines(text: str, indent: int = 2) -> str:
 
 
 def wrap_text(text: str, width: int = WIDTH) -> str:
+    """Every line wrapped at ``width``; words joined by :data:`NBSP` stay on one line, and the
+    joins become spaces again."""
     out: list[str] = []
     for line in text.split("\n"):
         out.extend(wrap_line(line, width))
-    return "\n".join(out)
+    return "\n".join(out).replace(NBSP, " ")
 
 
 # -- the HTML part of a text -----------------------------------------------------------------------

@@ -10,6 +10,7 @@ from judge.game import deadlines, lifecycle as games, orderbook
 from judge.game.archive_paths import map_url
 from judge.game.game_options import GAME_OPTIONS
 from judge.game.lifecycle import Game
+from judge.game.results import layout_choices
 from judge.game.seats import anonymous, player_label, shown_master, shown_person
 from judge.game.settings_words import victory_words
 from judge.game.standings import centre_years, departures
@@ -17,7 +18,7 @@ from judge.mail import eia as eia_mail
 from judge.mail.commands import CommandError, command, help_lines, two_columns
 from judge.mail.language import Command
 from judge.render import describe, lateness
-from judge.render.templates import render_part
+from judge.render.templates import NBSP, WIDTH, render_part
 from judge.render.zine import Attachment
 from judge.variant import available_variants
 
@@ -213,11 +214,20 @@ HISTORY_MAPS = 3
 MAP_ATTACHED = re.compile(r"The map of the position is attached \(([^)\n]*)\)\.")
 
 
-def history_report(h: Handler, g: Game, row: Any, attach: bool) -> str:
-    """A phase's stored report for HISTORY. Its results mail carried the map; HISTORY attaches it
-    too (as ``<game>-<phase>.png``), or says where it is: it never says a map is attached that is not."""
+def history_report(h: Handler, g: Game, row: Any, attach: bool, layout: str = "zine") -> str:
+    """A phase's stored report for HISTORY, in ``layout`` (njudge's where it is kept, else the
+    zine's). Its results mail carried the map; HISTORY attaches it too (as ``<game>-<phase>.png``),
+    or says where it is: it never says a map is attached that is not."""
     text = row["report"] or ""
+    njudge = (h.ctx.store.scalar("SELECT njudge FROM reports WHERE phase_id = ?", (row["id"],))
+              if layout == "njudge" else None)
     found = MAP_ATTACHED.search(text)
+    if njudge:  # njudge's layout names no map: the map sentence follows it
+        # programs read njudge's results one order a line: a reply's 72-column wrapping must not
+        # split one (its words joined as a province name's are; the text part turns them back)
+        lines = [line.replace(" ", NBSP) if len(line) > WIDTH else line for line in njudge.rstrip("\n").split("\n")]
+        text = "\n".join(lines) + ("\n\n" + found.group(0) if found else "")
+        found = MAP_ATTACHED.search(text)
     if not found:
         return text
     pic = h.ctx.store.one("SELECT png, svg FROM reports WHERE phase_id = ?", (row["id"],))
@@ -262,7 +272,9 @@ def history(h: Handler, cmd: Command) -> None:
         hi = len(shorts) - shorts[::-1].index(rest[1])
     part = done[lo:hi]
     attach = len(part) <= HISTORY_MAPS
-    h.say(render_part("history.txt", name=g.name, reports=[history_report(h, g, r, attach) for r in part]))
+    chosen = layout_choices(h.ctx.store, g)  # the asker's SET RESULTS, else the game's layout
+    layout = chosen.get(h.mail.sender, chosen[""])
+    h.say(render_part("history.txt", name=g.name, reports=[history_report(h, g, r, attach, layout) for r in part]))
     # DIARY notes: the writer's own come back with HISTORY; when the game is over, everyone's
     over = g.state in ("finished", "terminated")
     signed_here = h.session.game is not None and h.session.game.id == g.id

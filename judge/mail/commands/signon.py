@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any, TYPE_CHECKING
 
-from judge.game import lifecycle as games, replacements
+from judge.game import eia, lifecycle as games, replacements
 from judge.game.lifecycle import Game
 from judge.game.passwords import check_new_password, hash_password, verify_password
 from judge.game.store import iso
@@ -111,7 +111,7 @@ def take_over(h: Handler, g: Game, seat: Any, password: str) -> None:
     enter_seat(h, g, seat, quiet=True)
 
 
-def public_name(h: Handler, g: Game, pid: int) -> str:
+def public_name(h: Handler, g: Game, pid: int, master: bool = False) -> str:
     """Name a player who has just joined ``g``: a player the judge has no name for yet gets the
     display name of their From field (:func:`clean_display_name`), else their mailbox name; a name
     another seat of ``g`` already shows gets "(2)" after it. Returns the sentence for the reply:
@@ -124,7 +124,9 @@ def public_name(h: Handler, g: Game, pid: int) -> str:
     if g.master_id not in (None, pid):
         others.add(person_label(st, g.master_id) or "")
     had = (row["name"] or "").strip()
-    given = None if had else clean_display_name(h.mail.sender_name, str(row["address"]), frozenset(g.variant.powers))
+    # (an Empires in Arms game has no Diplomacy variant: its nations are the names a name may not be)
+    powers = frozenset(eia.LETTERS.values()) if eia.is_eia(g) else frozenset(g.variant.powers)
+    given = None if had else clean_display_name(h.mail.sender_name, str(row["address"]), powers)
     name = unique_name(had or given or mailbox, others)
     if name != (had or mailbox):  # the plain mailbox name is not stored: reports fall back to it
         st.update("players", pid, name=name)
@@ -138,7 +140,7 @@ def public_name(h: Handler, g: Game, pid: int) -> str:
     clash = (f" ('{had or given or mailbox}' is already how another player in '{g.name}' is shown)"
              if name != (had or given or mailbox) else "")
     change = "SET NAME <your name> changes it (the judge then mails you a code to CONFIRM)."
-    if anonymous(g):
+    if anonymous(g) and not master:  # (an anonymous game names its master: players write to them)
         return (f"'{g.name}' is anonymous: no one sees your name until it is over; then you are shown as "
                 f"'{name}' ({whence}){clash}. {change}")
     return f"Others see you as '{name}' ({whence}){clash}. {change}"
@@ -290,7 +292,7 @@ def create(h: Handler, cmd: Command) -> None:
              f"Players join with:  SIGNON ?{g.name} <password of their choice>\n"
              f"You sign on as master with:  SIGNON M{g.name} <your password>\n"
              f"The game starts when all {len(g.variant.powers)} powers have players "
-             f"(or when you send START).")
+             f"(or when you send START).\n{public_name(h, g, g.master_id, master=True)}")
 
 
 @command("SIGNON", who="anyone", syntax="SIGNON ?game password",
