@@ -139,3 +139,21 @@ def test_the_batch_prints_the_same_with_either_reader():
     with _full_grammar():
         slow = [json.dumps(o) for o in run_batch(lines)]
     assert fast == slow and not any('"error"' in o for o in fast)
+
+
+def test_a_table_that_met_thousands_of_odd_words_still_reads_new_spellings_fast():
+    """Found by the full suite: once a map's table had met 5,000 odd words (mail after mail of
+    free text), it refused every new spelling for good, and the fast path quietly became the slow
+    one for the rest of the process. A full table now starts afresh."""
+    pos = read_position(PHASES[0]["position"], V, V.rules)
+    ctx = judge.orders.Context(pos, pos.map, names_for(V, pos.map), frozenset(), None)
+    table = table_for(ctx.names, pos.map)
+    for i in range(6000):  # lines of words no order has
+        read_line(ctx, f"A zq{i}x - Bur", table)
+    for case in PHASES[:40]:  # other tools' spellings of real phases' orders, as the bench has them
+        source = respell(case, random.Random(7))
+        board = read_position(source["position"], V, V.rules)
+        here = judge.orders.Context(board, board.map, names_for(V, board.map), frozenset(), None)
+        lines = source["orders"].splitlines()
+        taken = sum(read_line(here, line, table) is not None for line in lines)
+        assert taken >= 0.9 * len(lines), (taken, lines)

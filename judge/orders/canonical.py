@@ -46,6 +46,9 @@ _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 #: words that may follow a location in canonical text; a name is only fast if none of them
 #: changes how the full parser reads it
 _FOLLOWERS = ("H", "S", "C", "D", "via", "-")
+#: how many lines (and canonical texts) a table remembers, and how many word spellings, before it
+#: starts afresh
+_REMEMBER, _REMEMBER_WORDS = 20000, 5000
 
 
 class Table:
@@ -68,12 +71,16 @@ class Table:
         self.shapes: dict[str, tuple | None] = {}  # line -> what it says, board aside (None: not canonical)
         self.canon: dict[str, tuple] = {}  # canonical text -> its shape, ``shown`` aside
         # other spellings: lower-case word -> canonical word (None: not sure), filled as met
-        self.words: dict[str, str | None] = dict(_WORDS)
-        self.words.update((k.lower(), k) for k in self.kinds)
+        self.words: dict[str, str | None] = self._first_words()
         self.power_names = {name.lower() + ":": name + ":" for name in self.powers}
         self.keys = {m.provinces[p].key.lower(): p for p in self.coasted}  # "stp" -> "stp"
         self.coast_words = {c for prov in m.provinces.values() for c in prov.coasts}
         self._names, self._map = names, m
+
+    def _first_words(self) -> dict[str, str | None]:
+        words: dict[str, str | None] = dict(_WORDS)
+        words.update((k.lower(), k) for k in self.kinds)
+        return words
 
     @staticmethod
     def _reads_as(names: Names, text: str, prov: str, loc: str, want: int = 0) -> bool:
@@ -112,8 +119,9 @@ class Table:
         if found is not None:
             shown = line.strip()
             found = (*found, _shown(shown).strip() if shown[-1] == "." else shown)  # stripped, as ParsedLine keeps it
-        if len(self.shapes) < 20000:
-            self.shapes[line] = found
+        if len(self.shapes) >= _REMEMBER:
+            self.shapes.clear()  # a long run (or a flood of odd lines) starts remembering afresh
+        self.shapes[line] = found
         return found
 
     def _canonical(self, text: str) -> tuple | None:
@@ -125,8 +133,9 @@ class Table:
             if found is not None:
                 words = text.split()
                 found = (*found, " ".join(words[1:] if found[0] is not None else words))
-                if len(self.canon) < 20000:
-                    self.canon[text] = found
+                if len(self.canon) >= _REMEMBER:
+                    self.canon.clear()
+                self.canon[text] = found
         return found
 
     def respelt(self, line: str) -> str | None:
@@ -164,7 +173,12 @@ class Table:
                 i += 1
             got = spelt.get(w, "")
             if got == "":
-                got = spelt[w] = self._spelling(w) if len(spelt) < 5000 else None
+                got = self._spelling(w)
+                if len(spelt) >= _REMEMBER_WORDS:
+                    # full: start afresh rather than refuse every new word from now on (a
+                    # daemon meets thousands of odd words in a year; the fast path must stay fast)
+                    spelt = self.words = self._first_words()
+                spelt[w] = got
             if got is None:
                 return None
             out.append(got)
