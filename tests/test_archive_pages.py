@@ -23,7 +23,7 @@ from markupsafe import escape
 
 from archive_scenario import HOSTILE_NAME, NAMES, NEWCOMER, club
 from judge.game.archive import write_archive
-from judge.game.archive_game import result_words
+from judge.game.archive_game import deadline_words, result_words
 from mail_scenarios import victory
 from test_publish import CHROMIUM, chromium
 from test_report_html import check_html
@@ -365,3 +365,15 @@ def test_the_pages_fit_a_phone_and_a_desktop_in_chromium(site: Path, size: str, 
         blue = sum(n for n, c in im.convert("RGB").getcolors(maxcolors=1 << 20) or []
                    if all(abs(a - b) <= 10 for a, b in zip(c, (0x1F, 0x4E, 0x9C))))
     assert blue > 200, blue
+
+
+def test_a_game_on_its_own_clock_shows_the_deadline_there_too() -> None:
+    from types import SimpleNamespace
+
+    phase = {"deadline": "2030-01-08T12:00:00+00:00", "grace_end": None}
+    paris = SimpleNamespace(state="active", options={"timezone": "Europe/Paris"})
+    assert deadline_words(paris, phase)[0] == "Tue 8 Jan 2030, 12:00 UTC (Tue 8 Jan, 13:00 Europe/Paris)"
+    utc = SimpleNamespace(state="active", options={})
+    assert deadline_words(utc, phase)[0] == "Tue 8 Jan 2030, 12:00 UTC"
+    odd = SimpleNamespace(state="active", options={"timezone": "Nowhere/Atlantis"})
+    assert deadline_words(odd, phase)[0] == "Tue 8 Jan 2030, 12:00 UTC"

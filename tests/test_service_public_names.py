@@ -184,3 +184,17 @@ def test_the_master_and_observers_are_named_as_players_are(table: Table) -> None
     # an anonymous game names its master all the same (WHOGAME shows them), and the reply says so
     r = said(table, f"Someone Else <{MASTER}>", MASTER, "CREATE ?ng3 masterpw standard anonymous=yes")
     assert "Others see you as 'Dieter Rams'" in r and "is anonymous" not in r
+
+
+def test_the_master_is_told_who_joined_and_nobody_else_is(table: Table) -> None:
+    # found in the play test: "A player has joined 'ng' (1 of 7)" left the master guessing who
+    table.send(MASTER, "CREATE ?ng masterpw standard")
+    table.drop(raw_mail("Bertrand Dupuis <bertrand.dupuis@example.test>", "SIGNON ?ng secretpw"))
+    out = table.run()
+    [note] = [m for m in out if "New Player Signon" in m.subject]
+    assert note.to == [MASTER]
+    assert ("Bertrand Dupuis <bertrand.dupuis@example.test> has joined 'ng' (1 of 7)."
+            in " ".join(note.body.split()))
+    join(table, "anna@example.test", "anna@example.test")
+    [note] = [m for m in table.mails if "New Player Signon" in m.subject and "anna" in m.body]
+    assert "anna <anna@example.test> has joined 'ng' (2 of 7)." in " ".join(note.body.split())

@@ -71,10 +71,25 @@ def deadline_words(game: "Game", phase: Any) -> tuple[str, str]:
     deadline, grace = from_iso(phase["deadline"]), from_iso(phase["grace_end"])
     if deadline is None:
         return "none set (the phase is processed when every order is in)", ""
-    words = when(deadline)
+    words = when(deadline) + _local(game, deadline)
     if grace is not None and grace > deadline:
         words += f" (late orders accepted until {when(grace)})"
     return words, deadline.isoformat()
+
+
+def _local(game: "Game", t: datetime) -> str:
+    """The deadline on the game's own clock too, when the game keeps one (``SET TIMEZONE``): the
+    players' mails give it there."""
+    zone = str(game.options.get("timezone") or "")
+    if not zone or zone.upper() == "UTC":
+        return ""
+    try:
+        from zoneinfo import ZoneInfo
+
+        local = t.astimezone(ZoneInfo(zone))
+    except (ValueError, KeyError, OSError):
+        return ""
+    return f" ({local:%a} {local.day} {local:%b, %H:%M} {zone})"
 
 
 def players(store: Store, game: "Game") -> list[dict[str, Any]]:

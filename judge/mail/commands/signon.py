@@ -217,11 +217,12 @@ def signon_join(h: Handler, g: Game, password: str, invitation: str | None = Non
         filled = len(games.seats(st, g.id))
         need = len(g.variant.powers)
         h.session = Session(game=g, seat=seat, signons=1)
-        master = games.master_address(st, g)
-        if master:
-            games.notice(h.ctx, g, "New Player Signon", f"A player has joined '{g.name}' "
-                         f"({filled} of {need}).", to=[master])
         named = " " + public_name(h, g, seat["player_id"])
+        master = games.master_address(st, g)
+        if master:  # the master sees who joined, address and all (they may need to reach them)
+            who = person_label(st, seat["player_id"]) or h.mail.sender.partition("@")[0]
+            games.notice(h.ctx, g, "New Player Signon", f"{who} <{h.mail.sender}> has joined '{g.name}' "
+                         f"({filled} of {need}).", to=[master])
         if filled >= need:  # started once the mail is read, so a SET PREFERENCE after this line counts
             def start() -> None:
                 games.start(h.ctx, g)
