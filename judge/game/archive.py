@@ -269,11 +269,7 @@ def write_archive(store: Store, out: Path, code: str = "judge", base_url: str | 
             lines[page] = old if isinstance(old, dict) else {}
         return lines[page]
 
-    seen: set[int] = set()
-    for row in rows:
-        if row["id"] in seen:
-            continue  # (a game changed more than once since the last run)
-        seen.add(row["id"])
+    for row in rows:  # (game_changes keeps one row a game: each game comes once)
         g = lifecycle._game(row)
         here = page_lines(_page_of(g.id))
         if archived_since(g.options):  # its pages stay as they were (judge archive-games)
