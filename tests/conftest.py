@@ -25,3 +25,14 @@ def _restore_judge_logging():
     saved = (list(logger.handlers), logger.propagate, logger.level)
     yield
     logger.handlers[:], logger.propagate, logger.level = saved[0], saved[1], saved[2]
+
+
+@pytest.fixture
+def table(tmp_path):
+    """A judge with its own store and mail folders (tests/test_service_helpers.py), closed after.
+    A test file that needs a game started or another kind of table defines its own."""
+    from test_service_helpers import Table
+
+    t = Table(tmp_path)
+    yield t
+    t.close()

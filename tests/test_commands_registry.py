@@ -5,19 +5,10 @@ from __future__ import annotations
 
 import re
 
-import pytest
 
 from judge.mail import handler  # noqa: F401  (imports every command module, as the judge does)
 from judge.mail.commands import FAMILIES, REGISTRY, WHO, help_lines, load
 from judge.mail.language import KEYWORDS, match_keyword
-from test_service_helpers import Table
-
-
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
 
 
 def test_every_word_the_language_reads_is_a_registered_command_or_alias():

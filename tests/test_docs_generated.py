@@ -21,13 +21,6 @@ from test_service_helpers import Table
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
-
-
 def test_the_guides_are_what_the_generator_writes_now() -> None:
     for name in docs_gen.PARTS:
         text = (ROOT / "docs" / name).read_text(encoding="utf-8")

@@ -14,7 +14,7 @@ import pytest
 from judge.eia import clerk, dice
 from eia_helpers import fresh
 from test_eia_service import NATIONS, addr, setup_game
-from test_service_helpers import MASTER, Table
+from test_service_helpers import MASTER, Table, flat
 
 
 @pytest.fixture
@@ -22,10 +22,6 @@ def table(tmp_path):
     t = Table(tmp_path, keeper="keeper@example.test")
     yield t
     t.close()
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def answers(body: str) -> list[tuple[str, str]]:

@@ -6,19 +6,11 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 
 from judge.eia import dice
 from test_service_helpers import MASTER, Table, observe
 
 NATIONS = ["England", "France", "Spain", "Prussia", "Austria", "Russia", "Turkey"]
-
-
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
 
 
 def addr(nation: str, i: int = 1) -> str:

@@ -7,9 +7,8 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-import pytest
 
-from test_service_helpers import JUDGE, MASTER, Table, acquaint, observe
+from test_service_helpers import JUDGE, MASTER, Table, acquaint, observe, flat
 
 # The defaults of the abuse settings (JudgeConfig; tests/test_mail_abuse_settings.py sets them),
 # written out: these tests run an unconfigured judge, so they show the defaults at work.
@@ -17,20 +16,9 @@ WINDOW, REPLY_LIMIT, SAME_BODY_LIMIT, SAME_BODY_WINDOW = timedelta(hours=1), 30,
 SEAT_FAILURES, SENDER_FAILURES, MAX_ECHO_CHARS, MAX_REPLY_CHARS = 5, 10, 30_000, 100_000
 
 
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
-
-
 def whole(m) -> str:  # type: ignore[no-untyped-def]
     """Every part of a mail as text (plain and HTML), to look for what must not be there."""
     return "\n".join(p.get_content() for p in m.msg.walk() if p.get_content_maintype() == "text")
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 # -- one address ----------------------------------------------------------------------------------

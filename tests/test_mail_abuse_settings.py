@@ -16,16 +16,12 @@ from judge.cli import main
 from judge.daemon.config import ConfigError, load_config, parse_config
 from judge.daemon.service import Factory
 from judge.mail import JudgeConfig
-from test_service_helpers import JUDGE, Table, acquaint
+from test_service_helpers import JUDGE, Table, acquaint, flat
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULTS = {"abuse_window_minutes": 60, "reply_limit": 30, "same_body_limit": 5, "same_body_window_minutes": 10,
             "seat_failures": 5, "sender_failures": 10, "max_echo_line": 300, "max_echo_chars": 30_000,
             "max_reply_chars": 100_000, "stranger_reply_limit": 1, "max_reply_bytes": 65_536}
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def answered(table: Table, sender: str, n: int) -> list[int]:

@@ -34,13 +34,6 @@ EVIL = "evil@attacker.test"
 REPLY_LIMIT, SENDER_FAILURES, SEAT_FAILURES = 30, 10, 5
 
 
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
-
-
 def mail(from_header: str, body: str, *headers: str, subject: str = "orders", mid: str | None = None) -> bytes:
     head = [f"From: {from_header}", f"To: {JUDGE}", f"Subject: {subject}", "Date: Mon, 7 Jan 2030 12:00:00 +0000",
             f"Message-ID: {mid or '<' + os.urandom(6).hex() + '@client.test>'}", *headers]

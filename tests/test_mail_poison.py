@@ -112,13 +112,6 @@ def test_poison_header_through_judge_deliver(tmp_path: Path) -> None:
 
 # -- a bug met by a message ---------------------------------------------------------------------
 
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
-
-
 def bug_on(monkeypatch: pytest.MonkeyPatch, word: str = "TRIGGER-BUG") -> None:
     real = handler_mod.Handler.run
 

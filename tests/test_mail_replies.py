@@ -8,7 +8,7 @@ from email.message import EmailMessage
 
 import pytest
 
-from test_service_helpers import JUDGE, MASTER, Table, hold_all
+from test_service_helpers import JUDGE, MASTER, Table, hold_all, flat
 
 
 @pytest.fixture
@@ -17,10 +17,6 @@ def table(tmp_path):
     t.start_game()
     yield t
     t.close()
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def active_orders(table: Table, power: str) -> int:

@@ -477,13 +477,6 @@ def test_every_format_has_a_sample() -> None:
 
 # -- end to end, through the Maildir --------------------------------------------------------------
 
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
-
-
 @pytest.mark.parametrize("fmt", sorted(PERMANENT))
 def test_a_text_bounce_is_recorded_and_the_master_told_once(table: Table, fmt: str,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,19 +11,7 @@ from datetime import date, datetime, timezone
 import pytest
 
 from judge.game import absence
-from test_service_helpers import MASTER, Table, hold_all
-
-
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
-
-
-def flat(text: str) -> str:
-    """The judge wraps its lines: compare words."""
-    return " ".join(text.split())
+from test_service_helpers import MASTER, Table, hold_all, flat
 
 
 def body(table: Table, power: str, out: list) -> str:

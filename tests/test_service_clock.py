@@ -13,13 +13,6 @@ from tests.test_service_helpers import MASTER, START, Table, hold_all
 UTC = timezone.utc
 
 
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
-
-
 def deadline(table: Table, name: str = "tg") -> datetime:
     v = table.judge.store.scalar("SELECT p.deadline FROM phases p JOIN games g ON g.id = p.game_id "
                                  "WHERE g.name = ? AND p.state = 'open'", (name,))

@@ -3,21 +3,8 @@ deadlines with a late power, civil disorder, rollback, victory."""
 
 from __future__ import annotations
 
-import pytest
 
-from test_service_helpers import MASTER, Table, acquaint, hold_all
-
-
-def flat(text: str) -> str:
-    """The text with its line breaks (72-column wrapping) undone."""
-    return " ".join(text.split())
-
-
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
+from test_service_helpers import MASTER, Table, acquaint, hold_all, flat
 
 
 def test_signon_orders_errors_press_early_processing_victory(table: Table) -> None:

@@ -136,6 +136,11 @@ class Table:
                                        "WHERE g.name = ? AND p.state = 'open'", (name,))
 
 
+def flat(text: str) -> str:
+    """The text with the judge's line wrapping undone: compare words."""
+    return " ".join(text.split())
+
+
 def hold_all(table: Table, skip: tuple[str, ...] = ()) -> None:
     """Every power except ``skip`` sends complete hold orders for the current movement phase."""
     from judge.game import lifecycle as games

@@ -10,17 +10,13 @@ from contextlib import closing
 import pytest
 
 from judge.game.assign import assign
-from tests.test_service_helpers import MASTER, Table, acquaint
+from tests.test_service_helpers import MASTER, Table, acquaint, flat
 
 
 @pytest.fixture
 def table(tmp_path):
     with closing(Table(tmp_path)) as t:
         yield t
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def reply(table: Table, sender: str, body: str) -> str:

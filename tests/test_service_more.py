@@ -10,19 +10,11 @@ import sys
 from datetime import timedelta
 from email import message_from_bytes, policy
 
-import pytest
 import sqlite_utils
 
 from judge.mail import Judge
 from judge.game.store import MIGRATIONS, SCHEMA_VERSION, dumps, iso
 from test_service_helpers import JUDGE, MASTER, START, Table, acquaint, hold_all
-
-
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
 
 
 # -- 1. schema migration --------------------------------------------------------------------------

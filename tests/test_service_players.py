@@ -10,7 +10,7 @@ import json
 import pytest
 
 from judge.game.lifecycle import agreed_draw
-from test_service_games import flat, table  # noqa: F401 (the fixture)
+from test_service_helpers import flat
 from test_service_helpers import MASTER, Mail, Table, hold_all, observe
 
 OBSERVER = "watcher@example.test"

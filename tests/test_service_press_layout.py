@@ -11,7 +11,6 @@ import pytest
 
 import client_mails as cm
 from judge.render.templates import PRESS_KEEP, press_line
-from test_service_games import table  # noqa: F401 (the fixture)
 from test_service_helpers import Mail, Table, hold_all
 
 URL = "https://www.example.org/diplomacy/openings/lepanto-and-the-key-lepanto-variations-explained.html"

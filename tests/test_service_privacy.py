@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from judge.game.archive import write_archive
-from test_service_games import flat, table  # noqa: F401 (the fixture)
+from test_service_helpers import flat
 from mail_scenarios import confirm
 from test_service_helpers import MASTER, Mail, Table, acquaint, hold_all, observe
 

@@ -13,7 +13,6 @@ from email.utils import formataddr
 import pytest
 
 from judge.game.public_names import MAX_NAME, clean_display_name, unique_name
-from test_service_games import table  # noqa: F401 (the fixture)
 from test_service_helpers import JUDGE, MASTER, Table
 
 _ids = itertools.count(1)

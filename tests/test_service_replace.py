@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 
 from mail_scenarios import confirm
 from test_service_helpers import MASTER, Table, acquaint, hold_all
@@ -15,13 +14,6 @@ from test_service_retreats import flat
 
 NEW = "newcomer@example.test"
 STANDBY = "bench@example.test"
-
-
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
 
 
 def summary_line(t: Table, power: str) -> list[str]:

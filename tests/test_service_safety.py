@@ -16,13 +16,6 @@ from test_service_helpers import JUDGE, MASTER, Table, hold_all
 STATE_TABLES = ("games", "seats", "phases", "orders", "future_orders", "press", "events")
 
 
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    yield t
-    t.close()
-
-
 def snapshot(table: Table) -> dict[str, list]:
     return {t: table.rows(f"SELECT * FROM [{t}] ORDER BY id") for t in STATE_TABLES}
 

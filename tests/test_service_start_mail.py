@@ -11,9 +11,8 @@ import tomllib
 import pytest
 
 from judge.resources import seeds_dir
-from test_service_games import table  # noqa: F401 (the fixture)
 from mail_scenarios import confirm
-from test_service_helpers import MASTER, Mail, Table
+from test_service_helpers import MASTER, Mail, Table, flat
 from test_service_public_names import join
 
 LIMIT = 60 * 1024
@@ -21,10 +20,6 @@ LIMIT = 60 * 1024
 
 def start_mails(t: Table) -> list[Mail]:
     return [m for m in t.mails if "Game Starting" in m.subject and m.to != [MASTER] and "You are " in m.body]
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def test_units_are_listed_by_power_in_the_variants_order(table: Table) -> None:

@@ -17,15 +17,10 @@ import pytest
 
 from judge.game import lifecycle as games
 from judge.variant import available_variants, load_variant
-from test_service_helpers import MASTER, Mail, Table
+from test_service_helpers import MASTER, Mail, Table, flat
 
 VARIANTS = [v for v in ("standard", "coast_running", "deluge2", "1885", "af_standard") if v in available_variants()]
 HAS_AF = importlib.util.find_spec("judge.engine.modules.army_fleet") is not None and "af_standard" in VARIANTS
-
-
-def flat(text: str) -> str:
-    """The text with its line breaks (mail wrapping) undone."""
-    return " ".join(text.split())
 
 
 class VariantTable(Table):
