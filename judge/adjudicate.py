@@ -93,6 +93,13 @@ def result_encoder() -> Callable[[dict[str, Any]], str]:
     return json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
 
+def write_batch(lines: Iterable[str], write: Callable[[str], Any]) -> None:
+    """``--batch``: each case's result as one line of JSON, through ``write``."""
+    encode = result_encoder()
+    for res in run_batch(lines):
+        write(encode(res) + "\n")
+
+
 def run_batch(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     """``--batch``: each input line a case ``{"id", "variant"?, "position", "orders", "options"?}``."""
     variants: dict[str, Variant] = {}  # loaded once a run
