@@ -71,6 +71,7 @@ class Table:
         self.powers = {pn.name: pn.name for pn in names.powers.values()}
         self.shapes: dict[str, tuple | None] = {}  # line -> what it says, board aside (None: not canonical)
         self.canon: dict[str, tuple] = {}  # canonical text -> its shape, ``shown`` aside
+        self.respellings: dict[str, str | None] = {}  # a line in lower case -> ``respelt``
         # other spellings: lower-case word -> canonical word (None: not sure), filled as met
         self.words: dict[str, str | None] = self._first_words()
         self.power_names = {name.lower() + ":": name + ":" for name in self.powers}
@@ -114,7 +115,15 @@ class Table:
             pass
         found = self._canonical(line)  # canonical text as it is
         if found is None:
-            canon = self.respelt(line)
+            # the respelling reads the line without case: remembered that way, one for all the
+            # ways of writing a line that differ only in case ("F ank - con", "F ANK - CON")
+            low = line.lower()
+            canon = self.respellings.get(low, "")
+            if canon == "":
+                canon = self.respelt(line)
+                if len(self.respellings) >= _REMEMBER:
+                    self.respellings.clear()
+                self.respellings[low] = canon
             if canon is not None and canon != line:
                 found = self._canonical(canon)
         if found is not None:
