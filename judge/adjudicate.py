@@ -47,16 +47,17 @@ def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, opt
     m = pos.map
     out_orders: list[dict[str, Any]] = []
     engine_results = iter(result.results)
+    take, put = engine_results.__next__, out_orders.append
     for p in parsed:
-        if p.order is None and getattr(p, "note", ""):
-            continue  # a comment or a remark: no order
-        if p.order is None:
-            out_orders.append({"power": p.power or "", "order": p.line, "result": "invalid", "reason": p.error})
-        else:
-            r = next(engine_results)
-            if r._text is None and r.order is p.order and p.written is not None:
-                r._text = p.written  # the order as read, unchanged: its canonical text is the line's
-            out_orders.append(r.as_json())
+        order = p.order
+        if order is None:
+            if not getattr(p, "note", ""):  # (a comment or a remark: no order)
+                put({"power": p.power or "", "order": p.line, "result": "invalid", "reason": p.error})
+            continue
+        r = take()
+        if r._text is None and r.order is order and p.written is not None:
+            r._text = p.written  # the order as read, unchanged: its canonical text is the line's
+        put(r.as_json())
     out_orders.extend(r.as_json() for r in engine_results)
     out: dict[str, Any] = {"phase": str(result.phase), "orders": out_orders, "next": result.next.to_json()}
     if result.victory:
@@ -91,6 +92,13 @@ def result_encoder() -> Callable[[dict[str, Any]], str]:
     for the run, without the check for circular data (results are fresh trees built from parsed
     JSON, never circular)."""
     return json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+
+
+def write_batch(lines: Iterable[str], write: Callable[[str], Any]) -> None:
+    """``--batch``: each case's result as one line of JSON, through ``write``."""
+    encode = result_encoder()
+    for res in run_batch(lines):
+        write(encode(res) + "\n")
 
 
 def run_batch(lines: Iterable[str]) -> Iterator[dict[str, Any]]:

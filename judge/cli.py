@@ -6,6 +6,11 @@ Subcommands live beside the code they drive and are loaded lazily (``LAZY_COMMAN
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # ``python -m judge.cli`` is ``python -m judge`` (judge/__main__.py: the batch without click)
+    import runpy
+
+    runpy.run_module("judge", run_name="__main__")
+
 import importlib
 import json
 import sys
@@ -91,14 +96,11 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 def adjudicate(variant: str | None, position_file: str | None, orders_file: str | None,
                options: tuple[str, ...], batch_file: str | None) -> None:
     """Adjudicate one phase and print the results and the next position as JSON."""
-    from judge.adjudicate import InputError, result_encoder, run_batch, run_phase
+    from judge.adjudicate import InputError, run_phase, write_batch
 
-    if batch_file:
+    if batch_file:  # (``judge adjudicate --batch FILE`` alone does the same in judge/__main__.py)
         with click.open_file(batch_file, encoding="utf-8") as fh:
-            write = sys.stdout.write
-            encode = result_encoder()
-            for res in run_batch(fh):
-                write(encode(res) + "\n")
+            write_batch(fh, sys.stdout.write)
         return
     if not position_file:
         raise click.UsageError("--position is required (or --batch)")
@@ -118,5 +120,3 @@ def adjudicate(variant: str | None, position_file: str | None, orders_file: str 
     click.echo(json.dumps(res, indent=2, ensure_ascii=False))
 
 
-if __name__ == "__main__":  # pragma: no cover
-    main()

@@ -9,7 +9,7 @@ the printed form (``"StP/nc"``).
 from __future__ import annotations
 
 import re
-import tomllib
+import sys
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -430,25 +430,80 @@ def _kind(path: Path, _mtime: int) -> str:
     """The seed's ``kind`` (default ``diplomacy``); unreadable files count as Diplomacy so they fail loudly."""
     try:
         text = path.read_text(encoding="utf-8")
-        # top-level keys come before the first table header: read only those (the file is read
-        # whole just after); cut inside a multi-line value the head does not parse: read it all
-        head = _TABLE_HEADER.split(text, 1)[0]
-        try:
-            kind = tomllib.loads(head).get("kind", "diplomacy")
-        except tomllib.TOMLDecodeError:
-            kind = tomllib.loads(text).get("kind", "diplomacy")
-    except (OSError, tomllib.TOMLDecodeError):
+    except OSError:
         return "diplomacy"
+    data = _cached_seed(path, text)
+    if data is not None:
+        kind = data.get("kind", "diplomacy")
+    else:
+        import tomllib  # (only to read a seed: most processes take it from the cache below)
+
+        try:
+            # top-level keys come before the first table header: read only those (the file is read
+            # whole just after); cut inside a multi-line value the head does not parse: read it all
+            head = _TABLE_HEADER.split(text, 1)[0]
+            try:
+                kind = tomllib.loads(head).get("kind", "diplomacy")
+            except tomllib.TOMLDecodeError:
+                kind = tomllib.loads(text).get("kind", "diplomacy")
+        except tomllib.TOMLDecodeError:
+            return "diplomacy"
     return kind if isinstance(kind, str) else "diplomacy"
 
 
 @lru_cache(maxsize=64)
 def _load_path(path: Path, _mtime: int) -> Variant:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
         raise VariantError(f"{path}: cannot read: {exc}") from None
+    data = _cached_seed(path, text)
+    if data is None:
+        import tomllib
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise VariantError(f"{path}: cannot read: {exc}") from None
+        _cache_seed(path, text, data)
     return _Loader(path, data).variant()
+
+
+# A seed's parsed TOML is kept beside it (``__pycache__/<name>.toml.marshal``, with the text it was
+# read from), as Python keeps byte code: reading the TOML was most of a process's first phase and
+# tomllib a tenth of its start-up. Used only for the very same text; written only where Python
+# writes byte code (not under PYTHONDONTWRITEBYTECODE), never an error when it cannot be.
+def _seed_cache(path: Path) -> Path:
+    return path.parent / "__pycache__" / f"{path.name}.marshal"
+
+
+def _cached_seed(path: Path, text: str) -> dict[str, Any] | None:
+    import marshal
+
+    try:
+        kept = marshal.loads(_seed_cache(path).read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if type(kept) is not tuple or len(kept) != 2 or kept[0] != text or type(kept[1]) is not dict:
+        return None
+    return kept[1]
+
+
+def _cache_seed(path: Path, text: str, data: dict[str, Any]) -> None:
+    import marshal
+    import os
+
+    if sys.dont_write_bytecode:
+        return
+    try:
+        blob = marshal.dumps((text, data))  # (ValueError: a value marshal does not take, e.g. a date)
+        cache = _seed_cache(path)
+        cache.parent.mkdir(exist_ok=True)
+        part = cache.with_name(f"{cache.name}.{os.getpid()}")
+        part.write_bytes(blob)
+        os.replace(part, cache)  # whole or not at all, whoever reads it meanwhile
+    except (OSError, ValueError):
+        pass
 
 
 class _Loader:

@@ -116,3 +116,28 @@ def test_calendar_option_on_the_command_line(tmp_path: Path):
     assert json.loads(r.stdout)["next"]["phase"] == "December 1885 Movement"
     r = judge("adjudicate", "--variant", "1885", "--position", str(pos), "--option", "calendar=weekly")
     assert r.returncode == 2 and "no calendar 'weekly'" in r.stderr
+
+
+def test_batch_starts_without_click_and_writes_what_click_writes(tmp_path: Path):
+    """``judge adjudicate --batch FILE`` alone skips click (judge/__main__.py); stdin, other option
+    spellings and the click group give the same lines, and ``--help`` still comes from click."""
+    cases = tmp_path / "cases.jsonl"
+    good = {"id": "a", "position": POSITION, "orders": ORDERS}
+    cases.write_text("\n".join([json.dumps(good), "{oops", json.dumps({**good, "id": "é", "orders": "f lon - nth."})])
+                     + "\n", encoding="utf-8")
+    fast = judge("adjudicate", "--batch", str(cases))
+    assert fast.returncode == 0, fast.stderr
+    assert len(fast.stdout.splitlines()) == 3 and '"id": "é"' in fast.stdout
+    by_click = judge("adjudicate", "--batch", "-", stdin=cases.read_text(encoding="utf-8"))
+    assert by_click.returncode == 0 and by_click.stdout == fast.stdout
+    for args in (["-m", "judge", "adjudicate", f"--batch={cases}"],
+                 ["-c", "import sys; from judge.cli import main; main()", "adjudicate", "--batch", str(cases)]):
+        r = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and r.stdout == fast.stdout, r.stderr
+    probe = ("import sys; from judge.__main__ import main; sys.argv = ['judge', 'adjudicate', '--batch', sys.argv[1]]; "
+             "rc = main(); sys.stdout.flush(); print('click' in sys.modules, rc, file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", probe, str(cases)], capture_output=True, text=True, timeout=60)
+    assert r.stdout == fast.stdout and r.stderr.strip() == "False 0"
+    assert "--batch" in judge("adjudicate", "--help").stdout
+    missing = judge("adjudicate", "--batch", str(tmp_path))  # a directory: click's own message
+    assert missing.returncode == 2 and "is a directory" in missing.stderr

@@ -35,8 +35,6 @@ from judge.orders.lexer import order_lines, source_lines, tokenize
 from judge.orders.names import names_for
 from judge.orders.parsed import ParsedLine
 from judge.orders.parser import Context, LineReader
-from judge.orders.remarks import (holds_all, is_lead_in, is_no_order_line, is_remark_line, power_heading, rest_hold,
-                                  waives_all, without_remarks)
 
 __all__ = ["parse_orders", "ParsedLine"]
 
@@ -114,6 +112,10 @@ def _read(ctx: Context, line: str, toks: list) -> list[ParsedLine]:
     got = reader.read()
     if all(p.order is not None or p.note for p in got):
         return got
+    # (imported here: a batch of orders as tools write them never needs these readings)
+    from judge.orders.remarks import (is_lead_in, is_no_order_line, is_remark_line, power_heading, rest_hold,
+                                      without_remarks)
+
     low = line.lower()
     if "all" in low:
         held = _hold_all(ctx, line)
@@ -199,6 +201,8 @@ def _whose(ctx: Context, line: str, says: Callable[[str], bool], say: str) -> st
 
 def _waive_all(ctx: Context, line: str) -> list[ParsedLine] | None:
     """"No builds", "waive all": a waive for each build the power may make."""
+    from judge.orders.remarks import waives_all
+
     power = _whose(ctx, line, waives_all, "whose builds are waived (e.g. 'England: no builds')")
     if not isinstance(power, str):
         return power
@@ -215,6 +219,8 @@ def _waive_all(ctx: Context, line: str) -> list[ParsedLine] | None:
 def _hold_all(ctx: Context, line: str) -> list[ParsedLine] | None:
     """"All units hold", "hold all" (after a power's name, or for the player signed on): a hold
     for every unit of the power; None when the line says something else."""
+    from judge.orders.remarks import holds_all
+
     power = _whose(ctx, line, holds_all, "whose units hold (e.g. 'England: all units hold')")
     if not isinstance(power, str):
         return power

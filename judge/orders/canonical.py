@@ -36,6 +36,7 @@ from judge.engine.variant_kinds import ARMY_FLEET
 from judge.variant import Map
 
 if TYPE_CHECKING:
+    from judge.engine.position import Position
     from judge.orders.parser import Context
 
 _KINDS = ("A", "F")
@@ -70,6 +71,7 @@ class Table:
         self.powers = {pn.name: pn.name for pn in names.powers.values()}
         self.shapes: dict[str, tuple | None] = {}  # line -> what it says, board aside (None: not canonical)
         self.canon: dict[str, tuple] = {}  # canonical text -> its shape, ``shown`` aside
+        self.respellings: dict[str, str | None] = {}  # a line in lower case -> ``respelt``
         # other spellings: lower-case word -> canonical word (None: not sure), filled as met
         self.words: dict[str, str | None] = self._first_words()
         self.power_names = {name.lower() + ":": name + ":" for name in self.powers}
@@ -113,7 +115,15 @@ class Table:
             pass
         found = self._canonical(line)  # canonical text as it is
         if found is None:
-            canon = self.respelt(line)
+            # the respelling reads the line without case: remembered that way, one for all the
+            # ways of writing a line that differ only in case ("F ank - con", "F ANK - CON")
+            low = line.lower()
+            canon = self.respellings.get(low, "")
+            if canon == "":
+                canon = self.respelt(line)
+                if len(self.respellings) >= _REMEMBER:
+                    self.respellings.clear()
+                self.respellings[low] = canon
             if canon is not None and canon != line:
                 found = self._canonical(canon)
         if found is not None:
@@ -284,17 +294,45 @@ def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLi
     """The order on ``line`` if it is canonical text the full parser reads the same way; else None.
 
     ``table``: ``table_for`` the map (looked up when not given)."""
-    m = ctx.map
     if table is None:
-        table = table_for(ctx.names, m)
+        table = table_for(ctx.names, ctx.map)
     shape = table.shapes.get(line)  # a line met before: without the call (most lines, most phases)
     if shape is None:
         shape = table.shape(line)
         if shape is None:
             return None
-    named, op = shape[0], shape[1]
+    op = shape[1]
     pos = ctx.pos
     phase = pos.phase.kind
+    if phase == "movement" and op in _UNIT_OPS:  # most lines: checked in the order of the general case below
+        unit = pos.units.get(shape[4])
+        if unit is None or unit.kind != shape[2] or unit.loc != shape[3]:
+            return None
+        power = shape[0] or ctx.sticky or unit.power if ctx.power is None else _power(
+            ctx, shape[0] or ctx.sticky, unit.power)
+        if power is None:
+            return None
+        if op == "-":
+            order = Move(power, shape[2], shape[3], shape[5], False)
+        elif op == "H":
+            order = Hold(power, shape[2], shape[3])
+        else:  # "S"
+            target = _target(ctx, shape[6])
+            if target is None:
+                return None
+            return ParsedLine(shape[-1], Support(power, shape[2], shape[3], shape[5], target, shape[7]), power,
+                              map=ctx.map, written=shape[-2] if target == shape[6] else None)
+        return ParsedLine(shape[-1], order, power, map=ctx.map, written=shape[-2])
+    return _general(ctx, shape, pos, phase)
+
+
+_UNIT_OPS = frozenset(("-", "H", "S"))  # the movement phase's most common orders: read_line's short way
+
+
+def _general(ctx: "Context", shape: tuple, pos: "Position", phase: str) -> ParsedLine | None:
+    """``read_line`` for every shape and phase."""
+    m = ctx.map
+    named, op = shape[0], shape[1]
     explicit = named or ctx.sticky
     if op == "waive":
         power = ctx.power or explicit

@@ -66,7 +66,11 @@ def source_lines(text: str) -> Iterator[tuple[str, str]]:
     # each pattern is tried only where its first (or last) character could match: most lines
     # are orders, and this runs on every line of every mail and batch case
     for raw in text.splitlines():
-        first = raw.lstrip()[:1]
+        stripped = raw.strip()
+        if stripped[:1].isalpha() and stripped[-1] != ":" and "#" not in raw:
+            yield stripped, raw.rstrip()  # most lines: an order (none of the cases below can apply)
+            continue
+        first = stripped[:1]
         if first in _SIGNATURE_START and (_SIGNATURE.match(raw.strip()) or raw.rstrip("\r\n") == "-- "):
             return
         line = raw.split("#", 1)[0]
