@@ -79,6 +79,12 @@ class MovementResolver:
         self.paradox_rule = self.rules.get("convoy_paradox", "szykman")
         # moves legal on any board, taken as written (a module with its own check_move checks all)
         self._plain = self.m.plain_moves if type(self).check_move is MovementResolver.check_move else frozenset()
+        cls = type(self)
+        # supports checked before on this map, when the check is the core's (see check_support)
+        self._support_memo: dict | None = (
+            _map_memo(self.m, "support_checks")
+            if cls.can_reach_for_support is MovementResolver.can_reach_for_support
+            and cls.target_can_reach is MovementResolver.target_can_reach else None)
 
     def starting_board(self, position: Position) -> Position:
         """Hook: the board the moves start from (1885 II: with the hidden start units placed)."""
@@ -189,9 +195,31 @@ class MovementResolver:
         return ("F",)
 
     def check_support(self, order: Support, unit: Unit) -> Support:
-        m = self.m
-        tp = province_of(order.target)
+        """The support as it will be executed; the order itself when it already says so. Whether a
+        support is legal and what it becomes depends only on the supporting unit, the supported
+        unit, the kind and destination written, and (for an army's move that is not to a
+        neighbour) on the fleets that could convoy it: every answer that does not depend on the
+        fleets is remembered per map, keyed by those."""
+        tp = PROV[order.target]
         target = self.pos.units.get(tp)
+        memo = self._support_memo
+        if memo is not None and target is not None:
+            key = (unit.kind, unit.loc, target.kind, target.loc, order.target_kind, order.dest)
+            dest = memo.get(key, _UNKNOWN)
+            if dest is _UNKNOWN:
+                executed = self._check_support(order, unit, tp, target)
+                dest = executed.dest
+                if (not order.dest or target.kind != "A"
+                        or PROV[order.dest] in self.m.army_adj.get(target.prov, ())) and len(memo) < 65536:
+                    memo[key] = dest  # not by convoy: the same on any board
+            if (order.kind == unit.kind and order.loc == unit.loc and order.target_kind == target.kind
+                    and order.target == target.loc and order.dest == dest):
+                return order
+            return Support(order.power, unit.kind, unit.loc, target.kind, target.loc, dest)
+        return self._check_support(order, unit, tp, target)
+
+    def _check_support(self, order: Support, unit: Unit, tp: str, target: Unit | None) -> Support:
+        m = self.m
         if target is None:
             raise Illegal(f"there is no unit in {m.name(tp)} to support")
         if tp == unit.prov:
@@ -966,6 +994,17 @@ class MovementResolver:
                 r.result = "fails" if was_dislodged else "succeeds"
             if was_dislodged and "dislodged" not in r.reason:  # a void or given support, a void convoy too
                 r.reason = (r.reason + ", " if r.reason else "") + "dislodged"
+
+
+_UNKNOWN = object()  # not in a memo
+
+
+def _map_memo(m: Map, name: str) -> dict:
+    """A memo of the resolver's kept on the map (maps live as long as their variant)."""
+    memo = m.__dict__.get(name)
+    if memo is None:
+        memo = m.__dict__[name] = {}
+    return memo
 
 
 def _power_and_place(u: Unit) -> tuple[str, str]:
