@@ -82,7 +82,7 @@ class MovementResolver:
         cls = type(self)
         # supports checked before on this map, when the check is the core's (see check_support)
         self._support_memo: dict | None = (
-            _map_memo(self.m, "support_checks")
+            retreat.map_memo(self.m, "support_checks")
             if cls.can_reach_for_support is MovementResolver.can_reach_for_support
             and cls.target_can_reach is MovementResolver.target_can_reach else None)
 
@@ -325,6 +325,7 @@ class MovementResolver:
         own_check = type(self).check is MovementResolver.check
         plain = self._plain if own_check else frozenset()
         own_take = type(self).take is MovementResolver.take
+        supports_seen = self._support_memo if type(self).check_support is MovementResolver.check_support else None
         order_of, result_slot = self.order_of, self.result_slot
         for slot, order in enumerate(inputs):
             if side_order is not None and side_order(order):
@@ -332,11 +333,21 @@ class MovementResolver:
                 continue
             unit = units.get(prov_of[order.loc])
             t = type(order)
-            if (unit is not None and order.power == unit.power and order.kind == unit.kind and order.loc == unit.loc
-                    and (t is Move and not order.via_convoy and (unit.kind, unit.loc, order.dest) in plain
-                         or t is Hold and own_check)):
-                executed: Order = order  # what check() would give, without the call
-            else:
+            executed: Order | None = None
+            if (own_check and unit is not None and order.power == unit.power and order.kind == unit.kind
+                    and order.loc == unit.loc):  # what check() would give, without the call:
+                if t is Move:
+                    if not order.via_convoy and (unit.kind, unit.loc, order.dest) in plain:
+                        executed = order
+                elif t is Hold:
+                    executed = order
+                elif t is Support and supports_seen is not None:  # check_support's memo, as it reads it
+                    target = units.get(prov_of[order.target])
+                    if (target is not None and order.target_kind == target.kind and order.target == target.loc
+                            and supports_seen.get((unit.kind, unit.loc, target.kind, target.loc, target.kind,
+                                                   order.dest), _UNKNOWN) == order.dest):
+                        executed = order
+            if executed is None:
                 try:
                     executed = check(order, unit)
                 except Illegal as exc:
@@ -997,14 +1008,6 @@ class MovementResolver:
 
 
 _UNKNOWN = object()  # not in a memo
-
-
-def _map_memo(m: Map, name: str) -> dict:
-    """A memo of the resolver's kept on the map (maps live as long as their variant)."""
-    memo = m.__dict__.get(name)
-    if memo is None:
-        memo = m.__dict__[name] = {}
-    return memo
 
 
 def _power_and_place(u: Unit) -> tuple[str, str]:
