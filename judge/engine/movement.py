@@ -80,6 +80,10 @@ class MovementResolver:
         # moves legal on any board, taken as written (a module with its own check_move checks all)
         self._plain = self.m.plain_moves if type(self).check_move is MovementResolver.check_move else frozenset()
         cls = type(self)
+        core = _CORE.get(cls)
+        if core is None:
+            core = _CORE[cls] = all(getattr(cls, name) is getattr(MovementResolver, name) for name in _CORE_STEPS)
+        self._core = core  # the decisions are the core's own: resolve() may take them inline
         # supports checked before on this map, when the check is the core's (see check_support)
         self._support_memo: dict | None = (
             retreat.map_memo(self.m, "support_checks")
@@ -521,9 +525,10 @@ class MovementResolver:
     def build_carriers(self, moves_by_route: dict[tuple[str, str], int]) -> None:
         """Decide which moves go by convoy and which convoy orders carry them (DATC 4.A.3)."""
         m = self.m
+        order, carried = self.order, self.carried
         convoys_for: dict[tuple[str, str], list[int]] = {}
         if CONVOY in self.code:
-            for i, o in enumerate(self.order):
+            for i, o in enumerate(order):
                 if self.code[i] == CONVOY:
                     assert isinstance(o, Convoy)
                     key = (o.target, o.dest)
@@ -533,14 +538,14 @@ class MovementResolver:
                         self.void.add(i)  # the army is not ordered to go there
         army_adj = m.army_adj
         for key, i in moves_by_route.items():
-            o = self.order[i]
+            o = order[i]
             if o.kind != "A":
                 continue
             src, d = key
-            cs = convoys_for.get(key)
+            cs = convoys_for.get(key) if convoys_for else None
             if cs is None:  # no convoy orders for it: carried only where it must be or says so
                 if o.via_convoy or d not in army_adj.get(src, ()):  # type: ignore[attr-defined]
-                    self.carried[i] = True
+                    carried[i] = True
                 continue
             if d not in army_adj.get(src, ()):
                 self.carried[i] = True
@@ -562,6 +567,11 @@ class MovementResolver:
         self.deps: list[int] = []
         self._entered: dict[int, int] = {}
         self._tick = 0
+        if self._core:  # the core's decisions: a unit that does not move, support or convoy just holds
+            code, state, res = self.code, self.state, self.res
+            for i in range(n):
+                if code[i] == HOLD or code[i] == OTHER:
+                    state[i], res[i] = RESOLVED, True
         for i in range(n):
             self.resolve(i)
         if self.paradox_rule == "convoyed_attack_yields":
@@ -591,7 +601,12 @@ class MovementResolver:
         entered = self._entered
         self._tick += 1
         me = entered[i] = self._tick  # when it began to be guessed
-        first = self.adjudicate(i)
+        if self._core:  # adjudicate(), inline
+            c = self.code[i]
+            first = (self.core_move_succeeds(i) if c == MOVE else self.support_given(i) if c == SUPPORT
+                     else self.stays(i) if c == CONVOY else True)
+        else:
+            first = self.adjudicate(i)
         if len(deps) == mark:
             if self.state[i] != RESOLVED:
                 self.res[i] = first
@@ -792,6 +807,61 @@ class MovementResolver:
             return False
         for k in self.into[d]:  # type: ignore[index]
             if k != i and attack <= self.prevent_strength(k):
+                return False
+        return True
+
+    def core_move_succeeds(self, i: int) -> bool:
+        """:meth:`move_succeeds` with the core's strengths written out in it (used only while no
+        module overrides them: see ``_core``): the same decisions read in the same order, so the
+        same result and the same guesses; ``tests/test_engine_core_decisions.py`` holds the two equal."""
+        resolve = self.resolve
+        carried, supports, power, h2h = self.carried, self.supports, self.power, self.h2h
+        if carried[i] and not self.path_ok(i):
+            return False  # attack strength 0
+        d = self.dst[i]
+        j = self.idx_of.get(d)  # type: ignore[arg-type]
+        h = h2h[i]
+        attack = 1
+        if j is None or (self.code[j] == MOVE and h != j and resolve(j)):
+            for s in supports[i]:
+                if resolve(s):
+                    attack += 1
+        else:
+            pj = power[j]
+            if pj == power[i]:
+                return False  # no self-dislodgement (DATC 6.D.10)
+            for s in supports[i]:
+                if power[s] != pj and resolve(s):
+                    attack += 1
+        if h >= 0 and (not carried[h] or self.path_ok(h)):
+            defend = 1
+            for s in supports[h]:
+                if resolve(s):
+                    defend += 1
+            if attack <= defend:
+                return False
+        elif j is not None:  # hold strength
+            if self.code[j] == MOVE:
+                if not resolve(j) and attack <= 1:
+                    return False
+            else:
+                hold = 1
+                for s in supports[j]:
+                    if resolve(s):
+                        hold += 1
+                if attack <= hold:
+                    return False
+        for k in self.into[d]:  # type: ignore[index]
+            if k == i or (carried[k] and not self.path_ok(k)):
+                continue  # prevent strength 0
+            jj = h2h[k]
+            if jj >= 0 and resolve(jj):
+                continue
+            prevent = 1
+            for s in supports[k]:
+                if resolve(s):
+                    prevent += 1
+            if attack <= prevent:
                 return False
         return True
 
@@ -997,7 +1067,8 @@ class MovementResolver:
                     r.result, r.reason = "fails", "void: the army was not ordered so"
                 elif not res[i]:
                     r.result, r.reason = "fails", "dislodged"
-                elif any(i in self.carriers[j] and j in self.forced_fail for j in range(len(self.order))):
+                elif self.forced_fail and any(i in self.carriers[j] and j in self.forced_fail
+                                              for j in range(len(self.order))):
                     r.result, r.reason = "fails", "convoy paradox: the fleet holds"
                 else:
                     r.result = "succeeds"
@@ -1008,6 +1079,11 @@ class MovementResolver:
 
 
 _UNKNOWN = object()  # not in a memo
+
+#: the methods :meth:`MovementResolver.resolve` and ``run`` take inline while a class keeps them all
+_CORE_STEPS = ("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
+               "count_supports", "path_ok", "support_given", "stays", "resolve")
+_CORE: dict[type, bool] = {}  # resolver class -> its decisions are the core's
 
 
 def _power_and_place(u: Unit) -> tuple[str, str]:
