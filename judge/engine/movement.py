@@ -833,24 +833,16 @@ class MovementResolver:
             for s in supports[i]:
                 if power[s] != pj and resolve(s):
                     attack += 1
-        if h >= 0 and (not carried[h] or self.path_ok(h)):
-            defend = 1
-            for s in supports[h]:
-                if resolve(s):
-                    defend += 1
-            if attack <= defend:
-                return False
-        elif j is not None:  # hold strength
-            if self.code[j] == MOVE:
-                if not resolve(j) and attack <= 1:
-                    return False
-            else:
-                hold = 1
+        if j is not None:  # the unit in the destination: a head-to-head's defend strength (h is j), or its hold strength
+            if (h >= 0 and (not carried[h] or self.path_ok(h))) or self.code[j] != MOVE:
+                held = 1
                 for s in supports[j]:
                     if resolve(s):
-                        hold += 1
-                if attack <= hold:
+                        held += 1
+                if attack <= held:
                     return False
+            elif not resolve(j) and attack <= 1:  # it moves away: 1 if it fails
+                return False
         for k in self.into[d]:  # type: ignore[index]
             if k == i or (carried[k] and not self.path_ok(k)):
                 continue  # prevent strength 0
