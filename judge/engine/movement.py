@@ -431,7 +431,7 @@ class MovementResolver:
         self.provs = provs
         n = len(provs)
         idx_of = self.idx_of = {p: i for i, p in enumerate(provs)}
-        order = self.order = [self.order_of[p] for p in provs]
+        order = self.order = list(self.order_of.values())
         self.power = [units[p].power for p in provs]
         code = self.code = [OTHER] * n
         self.src = list(provs)  # (grows with the decisions a module adds: add_decision)
@@ -1028,7 +1028,7 @@ class MovementResolver:
         return retreat.retreat_options(after, unit, attacker_from, contested)
 
     def fill_results(self, results: list[OrderResult | None], dislodged: dict[str, Dislodged]) -> None:
-        idx_of, code, res = self.idx_of, self.code, self.res
+        idx_of, code, res, carried, void = self.idx_of, self.code, self.res, self.carried, self.void
         for p, slot in self.result_slot.items():
             r = results[slot]
             if r is None or r.result == "invalid":
@@ -1041,14 +1041,14 @@ class MovementResolver:
                     r.result = "succeeds"
                 else:
                     r.result = "fails"
-                    if self.carried[i] and not self.path_ok(i):
+                    if carried[i] and not self.path_ok(i):
                         r.reason = "no convoy" if i not in self.forced_fail else "convoy paradox: no convoy"
                     else:
                         r.reason = "bounced"
                     if was_dislodged:
                         r.reason += ", dislodged"
             elif c == SUPPORT:
-                if i in self.void:
+                if i in void:
                     r.result, r.reason = "fails", "void: the supported unit was not ordered so"
                 elif res[i]:
                     r.result = "succeeds"
