@@ -79,6 +79,16 @@ class MovementResolver:
         self.paradox_rule = self.rules.get("convoy_paradox", "szykman")
         # moves legal on any board, taken as written (a module with its own check_move checks all)
         self._plain = self.m.plain_moves if type(self).check_move is MovementResolver.check_move else frozenset()
+        cls = type(self)
+        core = _CORE.get(cls)
+        if core is None:
+            core = _CORE[cls] = all(getattr(cls, name) is getattr(MovementResolver, name) for name in _CORE_STEPS)
+        self._core = core  # the decisions are the core's own: resolve() may take them inline
+        # supports checked before on this map, when the check is the core's (see check_support)
+        self._support_memo: dict | None = (
+            retreat.map_memo(self.m, "support_checks")
+            if cls.can_reach_for_support is MovementResolver.can_reach_for_support
+            and cls.target_can_reach is MovementResolver.target_can_reach else None)
 
     def starting_board(self, position: Position) -> Position:
         """Hook: the board the moves start from (1885 II: with the hidden start units placed)."""
@@ -189,9 +199,31 @@ class MovementResolver:
         return ("F",)
 
     def check_support(self, order: Support, unit: Unit) -> Support:
-        m = self.m
-        tp = province_of(order.target)
+        """The support as it will be executed; the order itself when it already says so. Whether a
+        support is legal and what it becomes depends only on the supporting unit, the supported
+        unit, the kind and destination written, and (for an army's move that is not to a
+        neighbour) on the fleets that could convoy it: every answer that does not depend on the
+        fleets is remembered per map, keyed by those."""
+        tp = PROV[order.target]
         target = self.pos.units.get(tp)
+        memo = self._support_memo
+        if memo is not None and target is not None:
+            key = (unit.kind, unit.loc, target.kind, target.loc, order.target_kind, order.dest)
+            dest = memo.get(key, _UNKNOWN)
+            if dest is _UNKNOWN:
+                executed = self._check_support(order, unit, tp, target)
+                dest = executed.dest
+                if (not order.dest or target.kind != "A"
+                        or PROV[order.dest] in self.m.army_adj.get(target.prov, ())) and len(memo) < 65536:
+                    memo[key] = dest  # not by convoy: the same on any board
+            if (order.kind == unit.kind and order.loc == unit.loc and order.target_kind == target.kind
+                    and order.target == target.loc and order.dest == dest):
+                return order
+            return Support(order.power, unit.kind, unit.loc, target.kind, target.loc, dest)
+        return self._check_support(order, unit, tp, target)
+
+    def _check_support(self, order: Support, unit: Unit, tp: str, target: Unit | None) -> Support:
+        m = self.m
         if target is None:
             raise Illegal(f"there is no unit in {m.name(tp)} to support")
         if tp == unit.prov:
@@ -297,6 +329,7 @@ class MovementResolver:
         own_check = type(self).check is MovementResolver.check
         plain = self._plain if own_check else frozenset()
         own_take = type(self).take is MovementResolver.take
+        supports_seen = self._support_memo if type(self).check_support is MovementResolver.check_support else None
         order_of, result_slot = self.order_of, self.result_slot
         for slot, order in enumerate(inputs):
             if side_order is not None and side_order(order):
@@ -304,11 +337,21 @@ class MovementResolver:
                 continue
             unit = units.get(prov_of[order.loc])
             t = type(order)
-            if (unit is not None and order.power == unit.power and order.kind == unit.kind and order.loc == unit.loc
-                    and (t is Move and not order.via_convoy and (unit.kind, unit.loc, order.dest) in plain
-                         or t is Hold and own_check)):
-                executed: Order = order  # what check() would give, without the call
-            else:
+            executed: Order | None = None
+            if (own_check and unit is not None and order.power == unit.power and order.kind == unit.kind
+                    and order.loc == unit.loc):  # what check() would give, without the call:
+                if t is Move:
+                    if not order.via_convoy and (unit.kind, unit.loc, order.dest) in plain:
+                        executed = order
+                elif t is Hold:
+                    executed = order
+                elif t is Support and supports_seen is not None:  # check_support's memo, as it reads it
+                    target = units.get(prov_of[order.target])
+                    if (target is not None and order.target_kind == target.kind and order.target == target.loc
+                            and supports_seen.get((unit.kind, unit.loc, target.kind, target.loc, target.kind,
+                                                   order.dest), _UNKNOWN) == order.dest):
+                        executed = order
+            if executed is None:
                 try:
                     executed = check(order, unit)
                 except Illegal as exc:
@@ -388,7 +431,7 @@ class MovementResolver:
         self.provs = provs
         n = len(provs)
         idx_of = self.idx_of = {p: i for i, p in enumerate(provs)}
-        order = self.order = [self.order_of[p] for p in provs]
+        order = self.order = list(self.order_of.values())
         self.power = [units[p].power for p in provs]
         code = self.code = [OTHER] * n
         self.src = list(provs)  # (grows with the decisions a module adds: add_decision)
@@ -482,9 +525,10 @@ class MovementResolver:
     def build_carriers(self, moves_by_route: dict[tuple[str, str], int]) -> None:
         """Decide which moves go by convoy and which convoy orders carry them (DATC 4.A.3)."""
         m = self.m
+        order, carried = self.order, self.carried
         convoys_for: dict[tuple[str, str], list[int]] = {}
         if CONVOY in self.code:
-            for i, o in enumerate(self.order):
+            for i, o in enumerate(order):
                 if self.code[i] == CONVOY:
                     assert isinstance(o, Convoy)
                     key = (o.target, o.dest)
@@ -494,14 +538,14 @@ class MovementResolver:
                         self.void.add(i)  # the army is not ordered to go there
         army_adj = m.army_adj
         for key, i in moves_by_route.items():
-            o = self.order[i]
+            o = order[i]
             if o.kind != "A":
                 continue
             src, d = key
-            cs = convoys_for.get(key)
+            cs = convoys_for.get(key) if convoys_for else None
             if cs is None:  # no convoy orders for it: carried only where it must be or says so
                 if o.via_convoy or d not in army_adj.get(src, ()):  # type: ignore[attr-defined]
-                    self.carried[i] = True
+                    carried[i] = True
                 continue
             if d not in army_adj.get(src, ()):
                 self.carried[i] = True
@@ -523,6 +567,11 @@ class MovementResolver:
         self.deps: list[int] = []
         self._entered: dict[int, int] = {}
         self._tick = 0
+        if self._core:  # the core's decisions: a unit that does not move, support or convoy just holds
+            code, state, res = self.code, self.state, self.res
+            for i in range(n):
+                if code[i] == HOLD or code[i] == OTHER:
+                    state[i], res[i] = RESOLVED, True
         for i in range(n):
             self.resolve(i)
         if self.paradox_rule == "convoyed_attack_yields":
@@ -552,7 +601,12 @@ class MovementResolver:
         entered = self._entered
         self._tick += 1
         me = entered[i] = self._tick  # when it began to be guessed
-        first = self.adjudicate(i)
+        if self._core:  # adjudicate(), inline
+            c = self.code[i]
+            first = (self.core_move_succeeds(i) if c == MOVE else self.support_given(i) if c == SUPPORT
+                     else self.stays(i) if c == CONVOY else True)
+        else:
+            first = self.adjudicate(i)
         if len(deps) == mark:
             if self.state[i] != RESOLVED:
                 self.res[i] = first
@@ -756,6 +810,53 @@ class MovementResolver:
                 return False
         return True
 
+    def core_move_succeeds(self, i: int) -> bool:
+        """:meth:`move_succeeds` with the core's strengths written out in it (used only while no
+        module overrides them: see ``_core``): the same decisions read in the same order, so the
+        same result and the same guesses; ``tests/test_engine_core_decisions.py`` holds the two equal."""
+        resolve = self.resolve
+        carried, supports, power, h2h = self.carried, self.supports, self.power, self.h2h
+        if carried[i] and not self.path_ok(i):
+            return False  # attack strength 0
+        d = self.dst[i]
+        j = self.idx_of.get(d)  # type: ignore[arg-type]
+        h = h2h[i]
+        attack = 1
+        if j is None or (self.code[j] == MOVE and h != j and resolve(j)):
+            for s in supports[i]:
+                if resolve(s):
+                    attack += 1
+        else:
+            pj = power[j]
+            if pj == power[i]:
+                return False  # no self-dislodgement (DATC 6.D.10)
+            for s in supports[i]:
+                if power[s] != pj and resolve(s):
+                    attack += 1
+        if j is not None:  # the unit in the destination: a head-to-head's defend strength (h is j), or its hold strength
+            if (h >= 0 and (not carried[h] or self.path_ok(h))) or self.code[j] != MOVE:
+                held = 1
+                for s in supports[j]:
+                    if resolve(s):
+                        held += 1
+                if attack <= held:
+                    return False
+            elif not resolve(j) and attack <= 1:  # it moves away: 1 if it fails
+                return False
+        for k in self.into[d]:  # type: ignore[index]
+            if k == i or (carried[k] and not self.path_ok(k)):
+                continue  # prevent strength 0
+            jj = h2h[k]
+            if jj >= 0 and resolve(jj):
+                continue
+            prevent = 1
+            for s in supports[k]:
+                if resolve(s):
+                    prevent += 1
+            if attack <= prevent:
+                return False
+        return True
+
     def support_given(self, i: int) -> bool:
         if i in self.void:
             return False
@@ -927,7 +1028,7 @@ class MovementResolver:
         return retreat.retreat_options(after, unit, attacker_from, contested)
 
     def fill_results(self, results: list[OrderResult | None], dislodged: dict[str, Dislodged]) -> None:
-        idx_of, code, res = self.idx_of, self.code, self.res
+        idx_of, code, res, carried, void = self.idx_of, self.code, self.res, self.carried, self.void
         for p, slot in self.result_slot.items():
             r = results[slot]
             if r is None or r.result == "invalid":
@@ -940,14 +1041,14 @@ class MovementResolver:
                     r.result = "succeeds"
                 else:
                     r.result = "fails"
-                    if self.carried[i] and not self.path_ok(i):
+                    if carried[i] and not self.path_ok(i):
                         r.reason = "no convoy" if i not in self.forced_fail else "convoy paradox: no convoy"
                     else:
                         r.reason = "bounced"
                     if was_dislodged:
                         r.reason += ", dislodged"
             elif c == SUPPORT:
-                if i in self.void:
+                if i in void:
                     r.result, r.reason = "fails", "void: the supported unit was not ordered so"
                 elif res[i]:
                     r.result = "succeeds"
@@ -958,7 +1059,8 @@ class MovementResolver:
                     r.result, r.reason = "fails", "void: the army was not ordered so"
                 elif not res[i]:
                     r.result, r.reason = "fails", "dislodged"
-                elif any(i in self.carriers[j] and j in self.forced_fail for j in range(len(self.order))):
+                elif self.forced_fail and any(i in self.carriers[j] and j in self.forced_fail
+                                              for j in range(len(self.order))):
                     r.result, r.reason = "fails", "convoy paradox: the fleet holds"
                 else:
                     r.result = "succeeds"
@@ -966,6 +1068,14 @@ class MovementResolver:
                 r.result = "fails" if was_dislodged else "succeeds"
             if was_dislodged and "dislodged" not in r.reason:  # a void or given support, a void convoy too
                 r.reason = (r.reason + ", " if r.reason else "") + "dislodged"
+
+
+_UNKNOWN = object()  # not in a memo
+
+#: the methods :meth:`MovementResolver.resolve` and ``run`` take inline while a class keeps them all
+_CORE_STEPS = ("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
+               "count_supports", "path_ok", "support_given", "stays", "resolve")
+_CORE: dict[type, bool] = {}  # resolver class -> its decisions are the core's
 
 
 def _power_and_place(u: Unit) -> tuple[str, str]:

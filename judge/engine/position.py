@@ -67,7 +67,8 @@ class Position:
 
     @property
     def map(self) -> Map:
-        return self.variant.map_at(self.phase)
+        v = self.variant
+        return v.map_at(self.phase) if v.changes else v.map  # most variants never change their map
 
     def copy(self) -> "Position":
         return Position(self.variant, self.phase, dict(self.units), dict(self.centres), dict(self.dislodged),

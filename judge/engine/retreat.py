@@ -5,7 +5,7 @@ from __future__ import annotations
 from judge.engine.orders import Disband, Order, OrderResult, Retreat
 from judge.engine.position import Position, Unit
 from judge.engine.right_hand import right_hand_retreats
-from judge.variant import province_of
+from judge.variant import Map, province_of
 
 
 def retreat_options(after: Position, unit: Unit, attacker_from: str | None,
@@ -16,19 +16,24 @@ def retreat_options(after: Position, unit: Unit, attacker_from: str | None,
     convoy: DATC 4.A.5 b), or a province left empty by a stand-off.
     """
     m = after.map
-    if unit.kind == "A":
-        cands = sorted(m.army_adj.get(unit.prov, ()))
-    else:
-        cands = sorted(m.fleet_adj.get(unit.loc, ()))
-    out = []
-    for loc in cands:
-        p = province_of(loc)
-        if p in after.units or p == attacker_from or p in contested:
-            continue
-        if m.terrain.get(p) == "impassable":
-            continue
-        out.append(loc)
-    return tuple(out)
+    key = (unit.kind == "A", unit.prov if unit.kind == "A" else unit.loc)
+    cands = map_memo(m, "retreat_candidates").get(key)
+    if cands is None:  # the neighbours in order, each with its province; impassable ones left out
+        adj = m.army_adj.get(key[1], ()) if key[0] else m.fleet_adj.get(key[1], ())
+        cands = tuple((loc, province_of(loc)) for loc in sorted(adj)
+                      if m.terrain.get(province_of(loc)) != "impassable")
+        map_memo(m, "retreat_candidates")[key] = cands
+    units = after.units
+    return tuple(loc for loc, p in cands if p not in units and p != attacker_from and p not in contested)
+
+
+def map_memo(m: Map, name: str) -> dict:
+    """A memo of the adjudicator's, kept on the map (a map lives as long as its variant, and is
+    never changed: a map change makes a new one)."""
+    memo = m.__dict__.get(name)
+    if memo is None:
+        memo = m.__dict__[name] = {}
+    return memo
 
 
 def adjudicate_retreats(pos: Position, orders: list[Order], rules: dict | None = None

@@ -1,0 +1,108 @@
+"""The resolver's inline decisions agree with its general ones.
+
+While a resolver class keeps the core's decision methods, ``MovementResolver.resolve`` takes
+them inline (``core_move_succeeds``, holds decided before the pass) instead of through
+``adjudicate``, ``move_succeeds`` and the strengths, which rule modules may override. Here every
+DATC run and every case of the golden engine corpus is adjudicated both ways: a subclass that
+overrides ``move_succeeds`` with the same method (so the inline path is off) must give the
+same results and the same next position, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import judge.adjudicate as adjudicate
+import judge.engine as engine
+from judge.engine.movement import MovementResolver
+from judge.variant import load_variant
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+sys.path.insert(0, str(GOLDEN))
+from make_engine_corpus import OUT, replay  # noqa: E402
+
+DATC = json.loads((Path(__file__).parent / "datc" / "datc_v3.json").read_text(encoding="utf-8"))
+
+_general: dict[type, type] = {}
+
+
+def general_of(cls: type[MovementResolver]) -> type[MovementResolver]:
+    """``cls`` with its decisions taken the general way (through the hooks)."""
+    if cls not in _general:
+        def move_succeeds(self: MovementResolver, i: int) -> bool:
+            return cls.move_succeeds(self, i)
+
+        _general[cls] = type(f"General{cls.__name__}", (cls,), {"move_succeeds": move_succeeds})
+    return _general[cls]
+
+
+@pytest.fixture
+def general_path(monkeypatch: pytest.MonkeyPatch):
+    core_class = engine.resolver_class
+
+    def resolver_class(rules):
+        return general_of(core_class(rules))
+
+    def use(on: bool) -> None:
+        monkeypatch.setattr(engine, "resolver_class", resolver_class if on else core_class)
+    return use
+
+
+def _datc_runs():
+    for case in DATC["cases"]:
+        yield case["position"], case["steps"], {}
+        for alt in case.get("options", []):
+            yield case["position"], alt["steps"], dict(alt["options"])
+        for scen in case.get("scenarios", []):
+            yield scen["position"], scen["steps"], {}
+
+
+def _both(general_path, call):
+    general_path(False)
+    core = call()
+    general_path(True)
+    general = call()
+    general_path(False)
+    return core, general
+
+
+def test_the_general_class_really_takes_the_general_path(general_path):
+    general_path(True)
+    cls = engine.resolver_class({})
+    assert cls is not MovementResolver and cls.move_succeeds is not MovementResolver.move_succeeds
+    pos = engine.read_position(
+        {"variant": "standard", "phase": "Spring 1901 Movement", "units": {"France": ["A Par"]}},
+        load_variant("standard"))
+    r = cls(pos, [])
+    assert r._core is False
+    assert MovementResolver(pos, [])._core is True
+
+
+def test_every_datc_step_is_the_same_both_ways(general_path):
+    steps = 0
+    for position, case_steps, options in _datc_runs():
+        pos = position if "phase" in position else {**position, "phase": case_steps[0]["phase"]}
+        for step in case_steps:
+            if pos.get("phase") != step["phase"]:
+                break
+            core, general = _both(general_path, lambda: adjudicate.run_phase(
+                "standard", pos, step["orders"], options))
+            assert json.dumps(core) == json.dumps(general), step
+            steps += 1
+            pos = core["next"]
+    assert steps >= 150
+
+
+def test_every_corpus_case_is_the_same_both_ways(general_path):
+    n = 0
+    with OUT.open(encoding="utf-8") as f:
+        for line in f:
+            case = json.loads(line)
+            core, general = _both(general_path, lambda: replay(case)[0])
+            assert core == general, case["id"]
+            n += 1
+    assert n >= 2500
