@@ -790,10 +790,26 @@ def late_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = N
     return [p for p in required if orderbook.missing(pos, p, given.get(p, {}), rules) > 0]
 
 
+def any_late(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> bool:
+    """Whether :func:`late_powers` is not empty. Mostly a power that must order has not ordered at
+    all, which the powers with orders tell without reading any order (with no orders a power
+    misses all it needs); only when each has given some are the orders read."""
+    pos = pos or ph.position
+    required = required_powers(store, game, ph, pos)
+    if not required:
+        return False
+    ordered = {r[0] for r in store.all("SELECT DISTINCT power FROM orders WHERE phase_id = ? AND state = 'active'",
+                                       (ph.id,))}
+    if any(p not in ordered for p in required):
+        return True
+    given, rules = orderbook.orders_by_power(store, ph.id), game.rules
+    return any(orderbook.missing(pos, p, given.get(p, {}), rules) > 0 for p in required)
+
+
 def ready(ctx: Ctx, game: Game, ph: PhaseRow) -> bool:
     """All orders in, somebody playing and nobody waiting: the phase may be processed early."""
     pos = ph.position
-    if late_powers(ctx.store, game, ph, pos):
+    if any_late(ctx.store, game, ph, pos):
         return False
     if awaited(ctx.store, game, ph):  # nmr=wait: an open power waits for its player
         return False

@@ -101,20 +101,29 @@ class Quota:
     short: bool = False  # an address the judge does not know: the answer is cut short
 
 
-def reply_quota(store: Store, cfg: JudgeConfig, sender: str, recipient: str, now: datetime) -> Quota:
+def strangers(store: Store, *addresses: str) -> dict[str, bool]:
+    """Each address (the empty one left out) -> whether the judge has no record of it
+    (:func:`known`), each asked once: the sender is mostly the recipient of the answer too."""
+    return {a: not known(store, a) for a in dict.fromkeys(addresses) if a}
+
+
+def reply_quota(store: Store, cfg: JudgeConfig, sender: str, recipient: str, now: datetime,
+                stranger: dict[str, bool] | None = None) -> Quota:
     """How this mail (from ``sender``, answered at ``recipient``) may be answered if it does not
     sign on: answers are counted per sender and per recipient, each against ``reply_limit``, or
-    ``stranger_reply_limit`` (with a short answer) for an address the judge has no record of."""
+    ``stranger_reply_limit`` (with a short answer) for an address the judge has no record of.
+    ``stranger``: :func:`strangers` of the two, when the caller has it already."""
     window = spell(cfg.abuse_window)
     counts = []  # (answers so far, the limit) for the sender and for the recipient
     short = False
+    unknown = stranger if stranger is not None else strangers(store, sender, recipient)
     for addr, count in ((sender, replies_sent), (recipient, answers_to)):
         if not addr:
             continue
-        stranger = not known(store, addr)
-        short = short or stranger
-        counts.append((count(store, cfg, addr, now), cfg.stranger_reply_limit if stranger else cfg.reply_limit,
-                       stranger))
+        stranger_ = unknown[addr]
+        short = short or stranger_
+        counts.append((count(store, cfg, addr, now), cfg.stranger_reply_limit if stranger_ else cfg.reply_limit,
+                       stranger_))
     full = [(n, limit, stranger) for n, limit, stranger in counts if n >= limit]
     if full:
         n, _, stranger = max(full)

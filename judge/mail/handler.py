@@ -48,10 +48,15 @@ class Handler:
     copy_to: list[str] = field(default_factory=list)  # also send the reply here (the seat's own address)
     above_signon: list[Command] = field(default_factory=list)  # order lines before any game was signed on to
     hold_reply: str | None = None  # why not to answer (a loop?), unless the mail signs on with a password
+    #: the answer quota (judge.mail.abuse.reply_quota), asked only when the mail does not sign on
+    ask_quota: Callable[[], Any] | None = None
     closing_note: str | None = None  # said last in the reply
     replied: bool = False  # a reply was queued
     from_only: bool = False  # the reply goes to the From address only (CREATE, OBSERVE, joining)
     status_section: str | None = None  # the order status closing the reply (never cut)
+    #: (game, its open phase) as the order status read them: the reply, written right after
+    #: with nothing in between, names the same phase
+    status_phase: tuple[Game, PhaseRow] | None = None
     reply_chars: int | None = None  # a shorter cap than max_reply_chars (an address the judge does not know)
     answered_to: str = ""  # where the reply went (the limits count answers per recipient)
     secrets: set[str] = field(default_factory=set)  # passwords in this mail: never echoed, not even in the subject
@@ -328,6 +333,7 @@ class Handler:
         ph = games.current_phase(self.ctx.store, g)
         if ph is None:
             return
+        self.status_phase = (g, ph)
         pos = ph.position
         cur = orderbook.current_orders(self.ctx.store, ph.id, s.power)
         need = orderbook.needed(pos, s.power, g.rules)
@@ -426,14 +432,21 @@ class Handler:
     def send_reply(self) -> None:
         if self.signed_on:
             self.closing_note = None  # signed-on answers are not counted against the quota
-        elif self.hold_reply:
-            return
+        else:
+            if self.ask_quota is not None:
+                quota = self.ask_quota()
+                self.hold_reply, self.closing_note = quota.hold or self.hold_reply, quota.closing
+            if self.hold_reply:
+                return
         if self.closing_note:
             self.say("")
             self.say(self.closing_note)
         s = self.session
         g = s.game
-        ph = games.current_phase(self.ctx.store, g) if g is not None else None
+        if g is not None and self.status_phase is not None and self.status_phase[0] is g:
+            ph: PhaseRow | None = self.status_phase[1]
+        else:
+            ph = games.current_phase(self.ctx.store, g) if g is not None else None
         first = [self.mail.sender] if self.from_only and self.mail.sender else list(self.mail.reply_to)
         copies = [a for a in self.copy_to if a not in first]
         to = first + copies  # the size is measured as one mail; the copies go apart

@@ -102,9 +102,12 @@ class Judge:
                 # mail loops with responders that set no headers: acted on, but not answered unless
                 # the mail signs on with a password (no answer of ours carries one, so a loop cannot)
                 h = Handler(ctx, mail)
-                quota = abuse.reply_quota(st, self.cfg, mail.sender, mail.reply_to[0], now)
-                h.hold_reply, h.closing_note = quota.hold, quota.closing
-                if quota.short:
+                # whether an address is a stranger shapes the answer whatever the mail does; the
+                # answers counted against the quota matter only to a mail that does not sign on
+                unknown = abuse.strangers(st, mail.sender, mail.reply_to[0])
+                h.ask_quota = functools.partial(abuse.reply_quota, st, self.cfg, mail.sender, mail.reply_to[0], now,
+                                                unknown)
+                if any(unknown.values()):
                     h.reply_chars = abuse.UNKNOWN_REPLY_CHARS
                 if repeat:
                     h.hold_reply = h.hold_reply or (

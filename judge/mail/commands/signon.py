@@ -8,7 +8,7 @@ from typing import Any, TYPE_CHECKING
 from judge.game import eia, lifecycle as games, replacements
 from judge.game.lifecycle import Game
 from judge.game.passwords import check_new_password, hash_password, verify_password
-from judge.game.store import iso
+from judge.game.store import iso, loads
 from judge.game.public_names import clean_display_name, unique_name
 from judge.game.seats import anonymous, person_label
 from judge.mail import abuse, confirm
@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from judge.mail.handler import Handler
 
 
-def lookup_or_stop(h: Handler, name: str) -> Game:
-    g = games.get_game(h.ctx.store, name.lstrip("?"))
+def lookup_or_stop(h: Handler, name: str, found: Game | None = None) -> Game:
+    """The game ``name`` (``found``: already read), or the error and :class:`Stop`."""
+    g = found or games.get_game(h.ctx.store, name.lstrip("?"))
     if g is None:
         h.error(f"No such game '{name.lstrip('?').lower()}'. Send LIST for the games on this judge.")
         raise Stop
@@ -69,7 +70,9 @@ def check_password(h: Handler, g: Game, label: str, password: str, stored: str |
 def seat_owners(h: Handler, seat: Any) -> list[str]:
     """The addresses a seat's own mail goes to: its player's, and those of SET ADDRESS."""
     own = games.address_of(h.ctx.store, seat["player_id"])
-    return list(dict.fromkeys([*([own] if own else []), *games.seat_addresses(h.ctx.store, seat)]))
+    # SET ADDRESS's list, or else the player's own (games.seat_addresses), without asking twice
+    extra = loads(seat["addresses"], [])
+    return list(dict.fromkeys([*([own] if own else []), *extra]))
 
 
 def signon_power(h: Handler, g: Game, power: str, password: str) -> None:
@@ -334,12 +337,13 @@ def signon(h: Handler, cmd: Command) -> None:
         raise Stop
     ident, password = args
     letter, name = ident[0].upper(), ident[1:]
-    if letter != "?" and games.get_game(h.ctx.store, name) is None and games.get_game(h.ctx.store, ident):
+    found = games.get_game(h.ctx.store, name) if letter != "?" else None
+    if letter != "?" and found is None and games.get_game(h.ctx.store, ident):
         whole = ident.lower()  # "SIGNON northsea pw": the game's name with no letter before it
         h.error(f"to join '{whole}' write SIGNON ?{whole} <password> (the ? asks for a place in the game); "
                 f"once you have a power, sign on with its letter before the name, e.g. SIGNON F{whole} <password>")
         raise Stop
-    g = lookup_or_stop(h, name)
+    g = lookup_or_stop(h, name, found)
     if letter == "?":
         signon_join(h, g, password)
         return

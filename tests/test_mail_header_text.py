@@ -1,0 +1,90 @@
+"""The mail door reads header fields without the stdlib's header parser where the parser would give
+the value back unchanged (judge.mail.incoming.plain_header_text): held here to the stdlib, on
+random values and on whole random header blocks (encoded words in several scripts, folding,
+8-bit bytes, hostile shapes, repeated and differently cased names)."""
+
+from __future__ import annotations
+
+import re
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from judge.mail.incoming import _READ_POLICY, _header, plain_header_text
+
+#: the fields the mail door reads as text, and a few more of each kind
+NAMES = ["Subject", "Message-ID", "References", "In-Reply-To", "Auto-Submitted", "Precedence", "X-Judge-Loop",
+         "X-Autoreply", "X-Autorespond", "X-Auto-Reply", "List-Id", "List-Unsubscribe", "Return-Path",
+         "message-id", "SUBJECT", "From", "Reply-To", "To", "Content-Type", "Date", "MIME-Version"]
+
+PIECES = [" ", "\t", "(", ")", "<", ">", "@", ",", ";", ":", "\\", '"', ".", "[", "]", "=", "?", "_", "-", "a", "Z",
+          "0", "\r\n ", "\r\n\t", "\x00", "\x7f", "=?", "?=", "=?utf-8?q?caf=C3=A9?=", "=?UTF-8?B?0J/RgNC40LLQtdGC?=",
+          "=?iso-2022-jp?b?GyRCJDMkcyRLJEEkTxsoQg==?=", "=?utf-8?q?bad", "=?x-unknown?q?a?=", "<a@b.example>",
+          "<m1.p3@example.test>", "<x.y@[127.0.0.1]>", "(comment)", '"quoted"', "Ünïcödé", "日本語", "\udce9",
+          "SIGNON Fgame pw", "Re: ", "auto-replied", "bulk"]
+
+
+def reference(msg: EmailMessage, name: str) -> str:
+    """What the mail door read before: ``msg.get`` through the header registry, the raw text when
+    the parser fails, undecodable bytes as U+FFFD."""
+    def text(value: str) -> str:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    try:
+        v = msg.get(name)
+    except Exception:
+        v = None
+    if v is None:
+        raws = [v for k, v in msg.raw_items() if k.lower() == name.lower()]
+        return text(str(raws[0])) if raws else ""
+    return text(str(v))
+
+
+values = st.lists(st.sampled_from(PIECES) | st.characters(min_codepoint=32, max_codepoint=126),
+                  max_size=24).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(NAMES), values)
+def test_plain_text_is_what_the_parser_gives(name: str, value: str) -> None:
+    plain = plain_header_text(name, value)
+    if plain is not None:
+        assert plain == str(policy.default.header_fetch_parse(name, value))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.from_regex(r"[ \t]*<[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+                     r"@[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*>[ \t]*", fullmatch=True))
+def test_plain_message_ids_are_read_as_the_parser_reads_them(value: str) -> None:
+    assert plain_header_text("Message-ID", value) == value
+    assert str(policy.default.header_fetch_parse("Message-ID", value)) == value
+
+
+def _raw_block(fields: list[tuple[str, str]]) -> bytes:
+    head = "".join(f"{n}: {v}\r\n" for n, v in fields)
+    return head.encode("utf-8", "surrogateescape") + b"\r\nSIGNON Fgame pw\r\n"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(NAMES), values), max_size=8))
+def test_fields_read_from_a_whole_message_match_the_stdlib(fields: list[tuple[str, str]]) -> None:
+    # a value must not end a field early or start another: a raw CR/LF is always followed by space
+    fields = [(n, re.sub(r"\r\n(?![ \t])", " ", v).replace("\r", " ").replace("\n", " ").strip() or "x")
+              for n, v in fields]
+    msg = BytesParser(policy=_READ_POLICY).parsebytes(_raw_block(fields))
+    for name in {n for n, _ in fields} | {"Subject", "Message-ID", "List-Id", "Return-Path"}:
+        assert _header(msg, name) == reference(msg, name), name
+
+
+def test_folded_and_encoded_fields_from_real_clients() -> None:
+    import client_mails as cm
+
+    raws = list(cm.all_clients(["SIGNON Fgame pw", "A Par - Bur"], ["old line"]).values())
+    raws.append(b"From: =?utf-8?q?J=C3=BCrgen?= <j@example.test>\r\nSubject: =?utf-8?b?0J/RgNC40LrQsNC3?=\r\n"
+                b" =?utf-8?q?_A_Par_-_Bur?=\r\nMessage-ID: <weird id@x>\r\nReferences: <a@b>\r\n\t<c@d> junk\r\n"
+                b"Auto-Submitted: auto-replied (vacation)\r\n\r\nbody\r\n")
+    for raw in raws:
+        msg = BytesParser(policy=_READ_POLICY).parsebytes(raw)
+        for name in NAMES:
+            assert _header(msg, name) == reference(msg, name), (name, raw[:200])

@@ -1,0 +1,41 @@
+"""The reply's quoted-printable encoder (judge.game.outbox.qp_body) writes exactly what the
+stdlib's ``quoprimime.body_encode`` writes, on any text as the outbox hands it over: its UTF-8
+bytes, one character each."""
+
+from __future__ import annotations
+
+from email import quoprimime
+
+from hypothesis import given, settings, strategies as st
+
+from judge.game.outbox import CRLF, qp_body
+
+PIECES = ["=", " ", "\t", "\n", ".", "From ", "x" * 40, "=3D", "a=", " \n", "\t\n", "é", "€", "日本", "\x00", "\x7f",
+          "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "<p style=\"margin:0\">", "&#39;"]
+
+
+def as_outbox_hands_it(text: str) -> str:
+    lines = text.splitlines()
+    return ("\n".join(lines) + "\n").encode("utf-8").decode("latin-1")
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(PIECES) | st.characters(blacklist_categories=("Cs",)), max_size=200).map("".join))
+def test_same_as_the_stdlib(text: str) -> None:
+    raw = as_outbox_hands_it(text)
+    assert qp_body(raw) == quoprimime.body_encode(raw, 76, eol=CRLF)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["=", " ", "\t", "a", "é"]), min_size=60, max_size=90).map("".join))
+def test_line_ends_and_breaks_near_the_limit(line: str) -> None:
+    for raw in (line, line + "\n", as_outbox_hands_it(line)):  # with and without the last line end
+        assert qp_body(raw) == quoprimime.body_encode(raw, 76, eol=CRLF)
+
+
+def test_a_reply_page() -> None:
+    from judge.render.templates import mail_html
+
+    raw = as_outbox_hands_it(mail_html("Re: TEST:tg - S1901M orders", "> F Bre - Mao\n  Müller's order\n" * 30))
+    assert qp_body(raw) == quoprimime.body_encode(raw, 76, eol=CRLF)
+    assert qp_body("") == quoprimime.body_encode("", 76, eol=CRLF)
