@@ -80,6 +80,7 @@ def _env(directory: str) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
+        auto_reload=False,  # templates ship with the package: no stat of the file at every use
     )
     env.filters["plural"] = _plural
     env.filters["ljust"] = lambda s, width: str(s).ljust(int(width))
@@ -95,6 +96,7 @@ def _html_env(directory: str) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
+        auto_reload=False,  # templates ship with the package: no stat of the file at every use
     )
     env.filters["plural"] = _plural
     env.filters["text_html"] = text_to_html
@@ -113,6 +115,7 @@ def _report_env(directory: str) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
+        auto_reload=False,  # templates ship with the package: no stat of the file at every use
     )
     env.filters["wrap"] = wrap
     env.filters["wrap_lines"] = wrap_lines
