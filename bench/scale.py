@@ -256,6 +256,7 @@ def published_before(db: Path, out: Path) -> None:
 
     conn = sqlite3.connect(db)
     top = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM game_changes").fetchone()[0]
+    latest = conn.execute("SELECT MAX(processed_at) FROM phases WHERE state = 'processed'").fetchone()[0]
     pages: dict[int, dict[str, Any]] = {}
     for gid, name, variant, state, turns, last in conn.execute(
             "SELECT g.id, g.name, g.variant, g.state, COUNT(p.id), MAX(p.seq) FROM games g "
@@ -273,7 +274,7 @@ def published_before(db: Path, out: Path) -> None:
         names = sorted(lines)
         summary[str(page)] = {"href": archive._page_file(page), "first": names[0], "last": names[-1],
                               "count": len(names)}
-    archive._write_json(out / archive.STATE_FILE, {"seq": top, "pages": summary})
+    archive._write_json(out / archive.STATE_FILE, {"seq": top, "pages": summary, "latest": latest})
 
 
 def measure(dbs: dict[str, Path], burst: int, mails: int, map_mode: str, outs: dict[str, Path],

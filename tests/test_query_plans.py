@@ -39,7 +39,8 @@ NOT_HOT = [
     (re.compile(r"^PRAGMA|^BEGIN|^COMMIT|^ROLLBACK|^SAVEPOINT|^RELEASE|^EXPLAIN", re.I), "not a query"),
 ]
 LITERAL = re.compile(r"'(?:[^']|'')*'|\b\d+\b|X'[0-9A-Fa-f]*'")
-SCAN = re.compile(r"\bSCAN (?:TABLE )?(?!CONSTANT ROW)(\w+)(?: USING (?:COVERING )?INDEX \w+)?")  # (a row of literals)
+SCAN = re.compile(r"\bSCAN (?:TABLE )?(?!CONSTANT ROW)(\w+)(?: USING (?:COVERING )?INDEX \w+)?"  # (a row of literals)
+                  r"|^SEARCH (?:TABLE )?(\w+)$")  # a MIN/MAX with no index to search: every row read
 #: an index search on a state alone reads every row in that state: every running game's, every
 #: pending event's (the deadline burst once read all 11,000 pending events for each game it ran)
 STATE_ONLY = re.compile(r"\bSEARCH (?:TABLE )?(\w+) USING (?:COVERING )?INDEX \w+ \((?:state|status)=\?\)")
@@ -159,7 +160,8 @@ def full_scans(store: Store, sql: str) -> list[str]:
     out = []
     for row in plan:
         m = SCAN.search(row["detail"]) or STATE_ONLY.search(row["detail"])
-        if m and m.group(1) not in SMALL_TABLES and not m.group(1).startswith("sqlite_"):
+        table = m and next(t for t in m.groups() if t)
+        if table and table not in SMALL_TABLES and not table.startswith("sqlite_"):
             if m.re is STATE_ONLY and any(p.search(sql) for p, _ in STATE_ONLY_FINE):
                 continue
             out.append(row["detail"])
@@ -220,6 +222,8 @@ def test_the_check_sees_a_scan(tmp_path: Path) -> None:
     assert not full_scans(store, "SELECT * FROM games WHERE name = 'x'")
     assert not full_scans(store, "SELECT * FROM settings")
     assert not full_scans(store, "SELECT 1, (SELECT COALESCE(MAX(seq), 0) FROM game_changes)")  # a row of literals
+    assert full_scans(store, "SELECT MAX(processed_at) FROM phases WHERE state = 'processed'")  # no index on either
+    assert not full_scans(store, "SELECT MAX(seq) FROM phases WHERE game_id = 1")
     assert full_scans(store, "SELECT * FROM outbox WHERE status = 'sent'")  # every mail ever sent
     assert not full_scans(store, "SELECT * FROM events WHERE state = 'pending' AND due <= '2030' ORDER BY due LIMIT 1")
     store.close()
