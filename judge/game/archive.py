@@ -299,7 +299,8 @@ def write_archive(store: Store, out: Path, code: str = "judge", base_url: str | 
     listed = [pages[k] for k in sorted(pages, key=int)]
     # when a phase was last processed: a phase processed since the last run changed its game, so
     # the changed games' phases and the last run's answer give it (a pass over every phase of
-    # 110,000 games took 0.7 s a run); a full run, or a record without it, reads them all
+    # 110,000 games took 0.7 s a run); a full run, or a record without it, reads them all. (Results
+    # a ROLLBACK undid were still sent out when they came: the time stays until a full run)
     latest = state.get("latest") if state is not None else None
     if state is not None and "latest" in state:
         new = store.scalar("SELECT MAX(p.processed_at) FROM game_changes c CROSS JOIN phases p "  # (CROSS: in
