@@ -10,25 +10,32 @@ own ids, names, players and message ids, written with executemany in one transac
 schema, so the real code reads them. The map pictures and sent mails of the copies are cut to
 1 kB each (the template's own sizes are printed, and what a game costs kept whole).
 
-Then the same work on both stores, the fresh one (empty but for this work) first:
+Then the same work on both stores, each store's steps timed in turn (a block of 20 mails on the
+fresh store, the same on the big one, the next block ...), so that a change in the machine's load
+lands on both alike (on a shared machine the load moves within seconds, and timing one store after
+the other made ratios from 0.6x to 1.45x out of the same work):
 
 - ``--burst`` games made through the game service, orders in, every deadline the same minute;
 - order mails (``--mails``) handled by ``Judge.receive`` (the real service path), and the same
   through the daemon's service thread as its IMAP reader drives it (``ServiceProxy.receive_many``
   then ``pending_outbox`` and ``mark_sent_many`` as the SMTP sender does): the IMAP path without
-  the network;
-- the deadline burst: ``Judge.run_due`` at that minute;
+  the network. The daemon keeps its connection for days, so each store's service is opened and
+  given 20 mails before the timed ones; likewise the first 20 mails of every kind are not timed;
+- the deadline burst: ``Judge.run_due`` at that minute, 20 events a call as the daemon runs it;
 - LIST, HISTORY and SUMMARY mails;
 - ``judge publish`` after the burst, into an archive folder that had every game before the work
-  (its record of them: the pages themselves are not written for the big store's copies).
+  (its record of them: the pages themselves are not written for the big store's copies); one call
+  a store, each round another store first.
 
-Prints each figure for both stores and their ratio, the machine's load, and the store's size.
+Prints each figure for both stores and their ratio, each round's, the machine's load, and the
+store's size.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import random
@@ -187,26 +194,58 @@ def timed(fn: Callable[[], Any]) -> float:
     return time.perf_counter() - t0
 
 
-def imap_standin(cfg: JudgeConfig, raws: list[bytes], now: datetime) -> None:
-    """The daemon's path without the network: FETCH batches of 20 handed to the service thread
-    (``ServiceProxy.receive_many``), then the SMTP sender's ``pending_outbox``/``mark_sent_many``."""
+def interleaved(steps: dict[str, list[Callable[[], Any]]], warm: int = 0) -> dict[str, float]:
+    """Each store's steps in turn, timed one by one (the fresh store's first, the big store's first,
+    the fresh store's second ...): a change in the machine's load lands on both stores alike. The
+    first ``warm`` steps of each are not timed (the code's first run: imports, caches, the
+    connection's pages). Returns each store's total seconds."""
+    total = {label: 0.0 for label in steps}
+    for k, round_ in enumerate(zip(*steps.values(), strict=True)):
+        for label, step in zip(steps, round_):
+            seconds = timed(step)
+            total[label] += seconds if k >= warm else 0.0
+    return total
+
+
+def blocks(items: list[Any], size: int = 20) -> list[list[Any]]:
+    return [items[k:k + size] for k in range(0, len(items), size)]
+
+
+def imap_standin(cfgs: dict[str, JudgeConfig], raws: dict[str, list[bytes]], warm: dict[str, list[bytes]],
+                 now: datetime) -> dict[str, float]:
+    """The daemon's path without the network, on each store: FETCH batches of 20 handed to its
+    service thread (``ServiceProxy.receive_many``), then the SMTP sender's ``pending_outbox`` and
+    ``mark_sent_many`` until the outbox is empty. Each service is opened and given the ``warm``
+    mails first (not timed): the daemon keeps its connection for days, so its page cache is warm;
+    then the two stores' batches are timed in turn. Returns each store's total seconds."""
     from judge.daemon.service import ServiceProxy
 
-    async def run() -> None:
-        proxy = ServiceProxy(lambda: Judge(cfg))
-        await proxy.open()
-        try:
-            for k in range(0, len(raws), 20):
-                out = await proxy.receive_many([(r, f"INBOX:{k + j}") for j, r in enumerate(raws[k:k + 20])],
-                                               lambda: False)
-                assert all(x == "handled" for x in out), out
-                while items := await proxy.pending_outbox(limit=50):
-                    await proxy.mark_sent_many([it.id for it in items])
-        finally:
-            proxy.close()
+    async def batch(proxy: ServiceProxy, mails: list[bytes], k: int) -> None:
+        out = await proxy.receive_many([(r, f"INBOX:{k}.{j}") for j, r in enumerate(mails)], lambda: False)
+        assert all(x == "handled" for x in out), out
+        while items := await proxy.pending_outbox(limit=50):
+            await proxy.mark_sent_many([it.id for it in items])
 
-    cfg.clock = lambda: now  # type: ignore[method-assign]
-    asyncio.run(run())
+    async def run() -> dict[str, float]:
+        proxies = {label: ServiceProxy(functools.partial(Judge, cfg)) for label, cfg in cfgs.items()}
+        try:
+            for label, proxy in proxies.items():
+                await proxy.open()
+                await batch(proxy, warm[label], -1)
+            total = {label: 0.0 for label in proxies}
+            for k, round_ in enumerate(zip(*(blocks(raws[label]) for label in proxies), strict=True)):
+                for label, mails in zip(proxies, round_):
+                    t0 = time.perf_counter()
+                    await batch(proxies[label], mails, k)
+                    total[label] += time.perf_counter() - t0
+            return total
+        finally:
+            for proxy in proxies.values():
+                proxy.close()
+
+    for cfg in cfgs.values():
+        cfg.clock = lambda: now  # type: ignore[method-assign]
+    return asyncio.run(run())
 
 
 def published_before(db: Path, out: Path) -> None:
@@ -217,13 +256,15 @@ def published_before(db: Path, out: Path) -> None:
 
     conn = sqlite3.connect(db)
     top = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM game_changes").fetchone()[0]
+    latest = conn.execute("SELECT MAX(processed_at) FROM phases WHERE state = 'processed'").fetchone()[0]
     pages: dict[int, dict[str, Any]] = {}
     for gid, name, variant, state, turns, last in conn.execute(
             "SELECT g.id, g.name, g.variant, g.state, COUNT(p.id), MAX(p.seq) FROM games g "
             "LEFT JOIN phases p ON p.game_id = g.id AND p.state = 'processed' GROUP BY g.id"):
-        pages.setdefault(archive._page_of(gid), {})[name] = {
-            "name": name, "href": f"{name}/index.html", "variant": variant, "state": state, "outcome": "",
-            "current": "", "id": gid, "turns": turns,
+        line: dict[str, Any] = {k: [] if k in ("players", "joined") else "" for k in archive.LINE_KEYS}
+        pages.setdefault(archive._page_of(gid), {})[name] = line | {
+            "name": name, "href": f"{name}/index.html", "variant": variant, "state": state, "anonymous": False,
+            "id": gid, "turns": turns,
             "phases": [{"href": f"{last:03d}-X.html", "name": "last", "short": "X"}] if last else []}
     conn.close()
     (out / archive.STATE_DIR).mkdir(parents=True, exist_ok=True)
@@ -233,63 +274,95 @@ def published_before(db: Path, out: Path) -> None:
         names = sorted(lines)
         summary[str(page)] = {"href": archive._page_file(page), "first": names[0], "last": names[-1],
                               "count": len(names)}
-    archive._write_json(out / archive.STATE_FILE, {"seq": top, "pages": summary})
+    archive._write_json(out / archive.STATE_FILE, {"seq": top, "pages": summary, "latest": latest})
 
 
-def measure(db: Path, burst: int, mails: int, map_mode: str, out: Path, rnd: int) -> dict[str, float]:
-    """The work on the store at ``db`` (round ``rnd``: its own games, a month after the last
-    round's): seconds per item of each kind."""
+def measure(dbs: dict[str, Path], burst: int, mails: int, map_mode: str, outs: dict[str, Path],
+            rnd: int) -> dict[str, dict[str, float]]:
+    """The work on each store (round ``rnd``: its own games, a month after the last round's),
+    the stores' steps timed in turn (:func:`interleaved`): seconds per item of each kind, a store."""
     from deadlines import START, set_up
 
     from judge.game.archive import write_archive
 
     prefix, start = f"r{rnd}g", START + timedelta(days=30 * rnd)
-    Store(db).close()
-    published_before(db, out)  # (not timed) every game so far published
-    cfg = JudgeConfig(address="judge@bench.test", db_path=db, code="BENCH", password_cost=4,
-                      archive_url="https://judge.bench.test/games")
-    judge = Judge(cfg)
-    deadline = set_up(judge, burst, 1, map_mode, prefix=prefix, start=start)
+    cfgs, judges, got = {}, {}, {label: {} for label in dbs}  # type: ignore[var-annotated]
+    deadline = start
+    for label, db in dbs.items():  # (not timed) every game so far published; this round's games made
+        Store(db).close()
+        published_before(db, outs[label])
+        cfgs[label] = JudgeConfig(address="judge@bench.test", db_path=db, code="BENCH", password_cost=4,
+                                  archive_url="https://judge.bench.test/games")
+        judges[label] = Judge(cfgs[label])
+        deadline = set_up(judges[label], burst, 1, map_mode, prefix=prefix, start=start)
+
+    def record(what: str, total: dict[str, float], n: int) -> None:
+        for label, seconds in total.items():
+            got[label][what] = seconds / n
+
     before = start + timedelta(hours=1)
-    got: dict[str, float] = {}
-    raws = order_mails(judge, mails, burst, before, f"recv{rnd}", prefix)
-    got["order mail, Judge.receive"] = timed(lambda: [judge.receive(r, now=before) for r in raws]) / mails
-    raws = order_mails(judge, mails, burst, before, f"imap{rnd}", prefix)
-    judge.close()
-    got["order mail, IMAP path stand-in"] = timed(lambda: imap_standin(cfg, raws, before)) / mails
-    judge = Judge(cfg)
-    got["deadline burst, a game"] = timed(lambda: judge.run_due(now=deadline + timedelta(seconds=30))) / burst
+    raws = {label: order_mails(j, mails + 20, burst, before, f"recv{rnd}", prefix) for label, j in judges.items()}
+    record("order mail, Judge.receive", interleaved(  # the first 20 mails a store not timed
+        {label: [functools.partial(lambda j, b: [j.receive(r, now=before) for r in b], judges[label], b)
+                 for b in blocks(raws[label])] for label in judges}, warm=1), mails)
+    warm = {label: order_mails(j, 20, burst, before, f"warm{rnd}", prefix) for label, j in judges.items()}
+    raws = {label: order_mails(j, mails, burst, before, f"imap{rnd}", prefix) for label, j in judges.items()}
+    for j in judges.values():
+        j.close()  # one connection a store, as under the daemon
+    record("order mail, IMAP path stand-in", imap_standin(cfgs, raws, warm, before), mails)
+    judges = {label: Judge(cfg) for label, cfg in cfgs.items()}
+    due = deadline + timedelta(seconds=30)
+    total, left = dict.fromkeys(judges, 0.0), list(judges)
+    while left:  # chunks of 20 events, the stores in turn, as the daemon's scheduler runs a burst (most=...)
+        for label in list(left):
+            t0 = time.perf_counter()
+            if judges[label].run_due(now=due, most=20) < 20:
+                left.remove(label)
+            total[label] += time.perf_counter() - t0
+    record("deadline burst, a game", total, burst)
     after = deadline + timedelta(hours=1)
     for what, text in (("LIST", "LIST"), ("HISTORY", "HISTORY {game}"), ("SUMMARY", "SUMMARY {game}")):
-        raws = command_mails(judge, text, mails, burst, after, f"{what}{rnd}", prefix)
-        got[f"{what} mail"] = timed(lambda: [judge.receive(r, now=after) for r in raws]) / len(raws)
-    with judge.store.transaction():  # (not timed) this round's games wait out the next rounds
-        judge.store.conn.execute("UPDATE events SET due = ? WHERE state = 'pending' AND due < ?", (FAR, FAR))
-    judge.close()
-    store = Store(db, readonly=True)
-    got["publish after the burst"] = timed(lambda: write_archive(store, out, "BENCH"))
-    store.close()
+        raws = {label: command_mails(j, text, mails + 20, burst, after, f"{what}{rnd}", prefix)
+                for label, j in judges.items()}
+        record(f"{what} mail", interleaved(
+            {label: [functools.partial(lambda j, b: [j.receive(r, now=after) for r in b], judges[label], b)
+                     for b in blocks(raws[label])] for label in judges}, warm=1), mails)
+    for j in judges.values():
+        with j.store.transaction():  # (not timed) this round's games wait out the next rounds
+            j.store.conn.execute("UPDATE events SET due = ? WHERE state = 'pending' AND due < ?", (FAR, FAR))
+        j.close()
+    order = list(dbs) if rnd % 2 == 0 else list(reversed(dbs))  # one call a store: each round another first
+    stores = {label: Store(dbs[label], readonly=True) for label in order}
+    record("publish after the burst", interleaved(
+        {label: [functools.partial(write_archive, st, outs[label], "BENCH")] for label, st in stores.items()}), 1)
+    for st in stores.values():
+        st.close()
     return got
 
 
 def measure_all(tmp: Path, args: argparse.Namespace, first: int = 0) -> None:
     """The work on both stores in ``tmp``, ``args.rounds`` rounds from round ``first``; prints the table."""
-    runs: dict[str, list[dict[str, float]]] = {"fresh": [], "big": []}
-    for rnd in range(first, first + args.rounds):  # the two stores in turn, so a change in the load hits both
-        for label in ("fresh", "big"):
-            load = os.getloadavg()
-            runs[label].append(measure(tmp / f"{label}.sqlite", args.burst, args.mails, args.map,
-                                       tmp / f"pub-{label}", rnd))
-            print(f"round {rnd - first + 1}, {label} store measured (load average {load[0]:.2f} {load[1]:.2f} "
-                  f"{load[2]:.2f} before, {os.getloadavg()[0]:.2f} after)")
+    labels = ("fresh", "big")
+    runs: dict[str, list[dict[str, float]]] = {label: [] for label in labels}
+    for rnd in range(first, first + args.rounds):
+        load = os.getloadavg()
+        got = measure({label: tmp / f"{label}.sqlite" for label in labels}, args.burst, args.mails, args.map,
+                      {label: tmp / f"pub-{label}" for label in labels}, rnd)
+        for label in labels:
+            runs[label].append(got[label])
+        print(f"round {rnd - first + 1} measured (load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} before, "
+              f"{os.getloadavg()[0]:.2f} after)", flush=True)
     print(f"\n{'what (best of ' + str(args.rounds) + ' rounds)':34} {'fresh':>10} {'big':>10} {'big/fresh':>9}"
-          f"   every round, fresh | big")
+          f"   each round: fresh ms | big ms | big/fresh")
     for what in runs["fresh"][0]:
-        fresh, big = (min(r[what] for r in runs[k]) for k in ("fresh", "big"))
-        every = " | ".join(" ".join(f"{r[what] * 1000:.1f}" for r in runs[k]) for k in ("fresh", "big"))
-        print(f"{what:34} {fresh * 1000:8.2f}ms {big * 1000:8.2f}ms {big / fresh:8.2f}x   {every}")
+        fresh, big = (min(r[what] for r in runs[k]) for k in labels)
+        every = " | ".join(" ".join(f"{r[what] * 1000:.1f}" for r in runs[k]) for k in labels)
+        ratios = " ".join(f"{b[what] / f[what]:.2f}" for f, b in zip(runs["fresh"], runs["big"]))
+        print(f"{what:34} {fresh * 1000:8.2f}ms {big * 1000:8.2f}ms {big / fresh:8.2f}x   {every} | {ratios}")
     print(f"CPython {sys.version.split()[0]}, {os.cpu_count()} cores, burst {args.burst} games "
-          f"(map {args.map}), {args.mails} order mails a path")
+          f"(map {args.map}), {args.mails} order mails a path; the two stores' steps timed in turn (blocks of 20 "
+          f"mails, the burst in chunks of 20 events), the first 20 mails of each kind a store not timed (the daemon "
+          f"stand-in: its service opened and given them first, as a daemon that has run for days)")
 
 
 def main() -> None:

@@ -281,6 +281,12 @@ def test_publishing_again_rewrites_only_what_changed(tmp_path: Path) -> None:
         assert third["written"] == 4 + 1 + 3, third
         assert (out / "tg" / "001-S1901M.png").stat().st_mtime_ns == 1
         assert (out / "tg" / "001-S1901M.txt").stat().st_mtime_ns == stamps[out / "tg" / "001-S1901M.txt"]
+        # when results last came, read from the changed games only: as a full run says it
+        write_archive(t.judge.store, tmp_path / "full", "TEST", full=True)
+        latest = [re.search(r"Latest results [^<]*", (d / "index.html").read_text()) for d in (out, tmp_path / "full")]
+        assert latest[0] and latest[1] and latest[0].group() == latest[1].group()
+        assert json.loads((out / ".published.json").read_text())["latest"] == t.judge.store.scalar(
+            "SELECT MAX(processed_at) FROM phases WHERE state = 'processed'")
     finally:
         t.close()
 

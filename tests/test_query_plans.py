@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -39,7 +39,8 @@ NOT_HOT = [
     (re.compile(r"^PRAGMA|^BEGIN|^COMMIT|^ROLLBACK|^SAVEPOINT|^RELEASE|^EXPLAIN", re.I), "not a query"),
 ]
 LITERAL = re.compile(r"'(?:[^']|'')*'|\b\d+\b|X'[0-9A-Fa-f]*'")
-SCAN = re.compile(r"\bSCAN (?:TABLE )?(\w+)(?: USING (?:COVERING )?INDEX \w+)?")
+SCAN = re.compile(r"\bSCAN (?:TABLE )?(?!CONSTANT ROW)(\w+)(?: USING (?:COVERING )?INDEX \w+)?"  # (a row of literals)
+                  r"|^SEARCH (?:TABLE )?(\w+)$")  # a MIN/MAX with no index to search: every row read
 #: an index search on a state alone reads every row in that state: every running game's, every
 #: pending event's (the deadline burst once read all 11,000 pending events for each game it ran)
 STATE_ONLY = re.compile(r"\bSEARCH (?:TABLE )?(\w+) USING (?:COVERING )?INDEX \w+ \((?:state|status)=\?\)")
@@ -81,10 +82,15 @@ def statements(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     step[0] = "order mail"
     for raw in scale.order_mails(judge, 8, 4, before, "o"):
         assert judge.receive(raw, now=before) == "handled"
-    step[0] = "mail out"
+    step[0] = "order mail, daemon batch"  # as the IMAP reader hands a FETCH batch over
+    assert set(judge.receive_many([(r, f"INBOX:{k}") for k, r in enumerate(order_mail_kinds(judge, before))],
+                                  now=before)) == {"handled"}
+    step[0] = "mail out"  # as the SMTP sender drains the outbox, a delivery that failed once included
     items = judge.pending_outbox(limit=50, now=before)
-    assert items
-    judge.mark_sent_many([it.id for it in items], now=before)
+    assert len(items) > 2
+    judge.mark_failed(items[0].id, "451 try again later", False, now=before)
+    judge.mark_sent(items[1].id, now=before)
+    judge.mark_sent_many([it.id for it in items[2:]], now=before)
     step[0] = "deadline burst"
     assert judge.run_due(now=deadline + timedelta(seconds=30)) >= 4
     after = deadline + timedelta(hours=1)
@@ -113,11 +119,37 @@ def statements(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return seen
 
 
+def order_mail_kinds(judge: Judge, now: datetime) -> list[bytes]:
+    """The mails a player sends in a running game besides a first set of orders: orders again
+    (they replace the first), orders for the next phase, press and a broadcast beside orders, a
+    diary entry, a wrong password, orders without SIGNON, SET ADDRESS and then a mail from that
+    address."""
+    from judge.demo.robots import make_mail
+
+    addr, pw = next((a, p) for power, a, p in scale._players(judge, "g1") if power == "France")
+    sign = f"SIGNON Fg1 {pw}\n"
+    other = "other." + addr
+    bodies = [(addr, sign + "A PAR - BUR\nA MAR - SPA\nF BRE - MAO"),
+              (addr, sign + "A PAR H\nFALL 1901\nA PAR - PIC"),
+              (addr, sign + "A MAR H\nPRESS TO ENGLAND\nShall we?\nENDPRESS"),
+              (addr, sign + "BROADCAST\nPeace to all.\nENDPRESS\nF BRE H"),
+              (addr, sign + "DIARY\nEngland will not last.\nENDDIARY"),
+              (addr, f"SIGNON Fg1 not-{pw}\nA PAR H"),
+              (addr, "A PAR H"),
+              (addr, sign + f"SET ADDRESS {other}"),
+              (other, sign + "A PAR - BUR")]
+    return [make_mail(sender, judge.cfg.address, body, "orders", message_id=f"<kind.{k}@bench.test>", date=now)
+            for k, (sender, body) in enumerate(bodies)]
+
+
 def test_the_scenario_ran_the_hot_statements(statements: dict[str, str]) -> None:
     steps = set(statements.values())
-    assert {"order mail", "mail out", "deadline burst", "LIST", "HISTORY {game}", "SUMMARY {game}", "publish"} <= steps
+    assert {"order mail", "order mail, daemon batch", "mail out", "deadline burst", "LIST", "HISTORY {game}", "SUMMARY {game}", "publish"} <= steps
     assert any("game_changes" in s for s, step in statements.items() if step == "publish")
     assert any("FROM events" in s for s in statements)
+    for kind in ("INSERT INTO [press]", "INSERT INTO [future_orders]", "INSERT INTO [diary]",
+                 "INSERT INTO [auth_failures]", "UPDATE [seats] SET [addresses]", "UPDATE outbox SET status = 'sent'"):
+        assert any(kind in s for s in statements), kind  # the order mails of every kind were handled
     assert len(statements) > 50
 
 
@@ -128,7 +160,8 @@ def full_scans(store: Store, sql: str) -> list[str]:
     out = []
     for row in plan:
         m = SCAN.search(row["detail"]) or STATE_ONLY.search(row["detail"])
-        if m and m.group(1) not in SMALL_TABLES and not m.group(1).startswith("sqlite_"):
+        table = m and next(t for t in m.groups() if t)
+        if table and table not in SMALL_TABLES and not table.startswith("sqlite_"):
             if m.re is STATE_ONLY and any(p.search(sql) for p, _ in STATE_ONLY_FINE):
                 continue
             out.append(row["detail"])
@@ -149,12 +182,48 @@ def test_no_hot_query_scans_a_growing_table(statements: dict[str, str], tmp_path
     assert not bad, "whole-table scans in hot queries:\n" + "\n".join(bad)
 
 
+def trigger_statements(store: Store) -> dict[str, str]:
+    """Each statement of each trigger (a trigger's plan is not in its statement's EXPLAIN QUERY
+    PLAN), the row's values (``new.x``, ``old.x``) written in as a literal -> the trigger's name."""
+    out = {}
+    for name, sql in store.all("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"):
+        body = re.search(r"\bBEGIN\b(.*)\bEND\s*$", sql, re.S | re.I)
+        assert body, sql
+        for stmt in body.group(1).split(";"):
+            if stmt.strip():
+                out[re.sub(r"\b(?:new|old)\.\w+", "1", stmt.strip(), flags=re.I)] = name
+    return out
+
+
+def test_no_trigger_scans_a_growing_table(tmp_path: Path) -> None:
+    """The triggers run with the hot statements (every order written marks its game changed)."""
+    store = Store(tmp_path / "plans.sqlite")
+    stmts = trigger_statements(store)
+    assert any("game_changes" in s for s in stmts) and any("seat_addresses" in s for s in stmts)
+    bad = [f"[{name}] {sql}\n    " + "\n    ".join(scans) for sql, name in stmts.items()
+           if (scans := full_scans(store, sql))]
+    store.close()
+    assert not bad, "whole-table scans in triggers:\n" + "\n".join(bad)
+
+
+def test_the_trigger_check_sees_a_scan(tmp_path: Path) -> None:
+    store = Store(tmp_path / "plans.sqlite")
+    store.conn.execute("CREATE TRIGGER bad AFTER UPDATE ON orders BEGIN "
+                       "UPDATE games SET state = state WHERE variant = new.phase_id; END")
+    stmts = trigger_statements(store)
+    assert [full_scans(store, sql) for sql, name in stmts.items() if name == "bad"] == [["SCAN games"]]
+    store.close()
+
+
 def test_the_check_sees_a_scan(tmp_path: Path) -> None:
     store = Store(tmp_path / "plans.sqlite")
     assert full_scans(store, "SELECT * FROM games WHERE variant = 'standard'")
     assert full_scans(store, "SELECT COUNT(*) FROM inbox")
     assert not full_scans(store, "SELECT * FROM games WHERE name = 'x'")
     assert not full_scans(store, "SELECT * FROM settings")
+    assert not full_scans(store, "SELECT 1, (SELECT COALESCE(MAX(seq), 0) FROM game_changes)")  # a row of literals
+    assert full_scans(store, "SELECT MAX(processed_at) FROM phases WHERE state = 'processed'")  # no index on either
+    assert not full_scans(store, "SELECT MAX(seq) FROM phases WHERE game_id = 1")
     assert full_scans(store, "SELECT * FROM outbox WHERE status = 'sent'")  # every mail ever sent
     assert not full_scans(store, "SELECT * FROM events WHERE state = 'pending' AND due <= '2030' ORDER BY due LIMIT 1")
     store.close()
