@@ -321,8 +321,10 @@ def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLi
             if target is None:
                 return None
             return ParsedLine(shape[-1], Support(power, shape[2], shape[3], shape[5], target, shape[7]), power,
-                              map=ctx.map, written=shape[-2] if target == shape[6] else None)
-        return ParsedLine(shape[-1], order, power, map=ctx.map, written=shape[-2])
+                              "", [], [], ctx.map, shape[-2] if target == shape[6] else None)
+        # (every field up to ``written`` given in place: a call with keywords and default
+        # factories costs about twice as much, and this runs for most lines of every batch case)
+        return ParsedLine(shape[-1], order, power, "", [], [], ctx.map, shape[-2])
     return _general(ctx, shape, pos, phase)
 
 
@@ -401,7 +403,7 @@ def _shown(line: str) -> str:
 
 
 def _parsed(line: str, order, power: str, m: Map, written: str | None) -> ParsedLine:
-    return ParsedLine(line, order, power, map=m, written=written)  # (``line``: stripped by Table.shape)
+    return ParsedLine(line, order, power, "", [], [], m, written)  # (``line``: stripped by Table.shape)
 
 
 def _power(ctx: "Context", explicit: str | None, owner: str | None) -> str | None:
