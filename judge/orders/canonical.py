@@ -113,7 +113,9 @@ class Table:
             return self.shapes[line]
         except KeyError:
             pass
-        found = self._canonical(line)  # canonical text as it is
+        # canonical text as it is; a line without a capital cannot be (its order word or kind,
+        # "A", "F", "Build", "Remove", "Waive", has one): straight to its respelling
+        found = None if line.islower() else self._canonical(line)
         if found is None:
             # the respelling reads the line without case: remembered that way, one for all the
             # ways of writing a line that differ only in case ("F ank - con", "F ANK - CON")
@@ -290,10 +292,12 @@ def table_for(names: Names, m: Map) -> Table:
     return t
 
 
-def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLine | None:
+def read_line(ctx: "Context", line: str, table: Table | None = None, source: str = "", lineno: int = 0
+              ) -> ParsedLine | None:
     """The order on ``line`` if it is canonical text the full parser reads the same way; else None.
 
-    ``table``: ``table_for`` the map (looked up when not given)."""
+    ``table``: ``table_for`` the map (looked up when not given); ``source``, ``lineno``: the
+    ParsedLine's (the whole line as written, its number)."""
     if table is None:
         table = table_for(ctx.names, ctx.map)
     shape = table.shapes.get(line)  # a line met before: without the call (most lines, most phases)
@@ -321,11 +325,14 @@ def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLi
             if target is None:
                 return None
             return ParsedLine(shape[-1], Support(power, shape[2], shape[3], shape[5], target, shape[7]), power,
-                              "", [], [], ctx.map, shape[-2] if target == shape[6] else None)
+                              "", [], [], ctx.map, shape[-2] if target == shape[6] else None, source, lineno)
         # (every field up to ``written`` given in place: a call with keywords and default
         # factories costs about twice as much, and this runs for most lines of every batch case)
-        return ParsedLine(shape[-1], order, power, "", [], [], ctx.map, shape[-2])
-    return _general(ctx, shape, pos, phase)
+        return ParsedLine(shape[-1], order, power, "", [], [], ctx.map, shape[-2], source, lineno)
+    found = _general(ctx, shape, pos, phase)
+    if found is not None:
+        found.source, found.lineno = source, lineno
+    return found
 
 
 _UNIT_OPS = frozenset(("-", "H", "S"))  # the movement phase's most common orders: read_line's short way
