@@ -75,6 +75,8 @@ class Table:
         # other spellings: lower-case word -> canonical word (None: not sure), filled as met
         self.words: dict[str, str | None] = self._first_words()
         self.power_names = {name.lower() + ":": name + ":" for name in self.powers}
+        #: every word canonical text may have (``_shape`` reads no line with another)
+        self.plain_words = frozenset((*self.locs, *self.kinds, *_WORDS.values(), *self.power_names.values()))
         self.keys = {m.provinces[p].key.lower(): p for p in self.coasted}  # "stp" -> "stp"
         self.coast_words = {c for prov in m.provinces.values() for c in prov.coasts}
         self._names, self._map = names, m
@@ -113,9 +115,9 @@ class Table:
             return self.shapes[line]
         except KeyError:
             pass
-        # canonical text as it is; a line without a capital cannot be (its order word or kind,
-        # "A", "F", "Build", "Remove", "Waive", has one): straight to its respelling
-        found = None if line.islower() else self._canonical(line)
+        # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
+        # "Spa/NC", "Bur.") is not, and goes straight to its respelling
+        found = self._canonical(line) if self.plain_words.issuperset(line.split()) else None
         if found is None:
             # the respelling reads the line without case: remembered that way, one for all the
             # ways of writing a line that differ only in case ("F ank - con", "F ANK - CON")
