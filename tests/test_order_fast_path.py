@@ -68,8 +68,8 @@ def _same(b: Board, text: str, power: str | None = None) -> None:
 def test_fast_path_agrees_with_the_full_parser(vname, options, monkeypatch):
     taken = [0, 0]
 
-    def counting(ctx, line, table=None):
-        got = read_line(ctx, line, table)
+    def counting(ctx, line, table=None, *where):
+        got = read_line(ctx, line, table, *where)
         taken[got is not None] += 1
         return got
 

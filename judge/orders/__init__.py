@@ -80,9 +80,8 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
             out.append(ParsedLine(source, None, ctx.power or ctx.sticky, map=m, source=source, lineno=lineno,
                                   note=f"{what}, not an order: nothing was done with it"))
             continue
-        parsed = read_line(ctx, line, table) if fast else None
+        parsed = read_line(ctx, line, table, source, lineno) if fast else None
         if parsed is not None:
-            parsed.source, parsed.lineno = source, lineno
             out.append(parsed)
             continue
         toks = tokenize(line)

@@ -75,6 +75,8 @@ class Table:
         # other spellings: lower-case word -> canonical word (None: not sure), filled as met
         self.words: dict[str, str | None] = self._first_words()
         self.power_names = {name.lower() + ":": name + ":" for name in self.powers}
+        #: every word canonical text may have (``_shape`` reads no line with another)
+        self.plain_words = frozenset((*self.locs, *self.kinds, *_WORDS.values(), *self.power_names.values()))
         self.keys = {m.provinces[p].key.lower(): p for p in self.coasted}  # "stp" -> "stp"
         self.coast_words = {c for prov in m.provinces.values() for c in prov.coasts}
         self._names, self._map = names, m
@@ -113,7 +115,9 @@ class Table:
             return self.shapes[line]
         except KeyError:
             pass
-        found = self._canonical(line)  # canonical text as it is
+        # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
+        # "Spa/NC", "Bur.") is not, and goes straight to its respelling
+        found = self._canonical(line) if self.plain_words.issuperset(line.split()) else None
         if found is None:
             # the respelling reads the line without case: remembered that way, one for all the
             # ways of writing a line that differ only in case ("F ank - con", "F ANK - CON")
@@ -290,10 +294,12 @@ def table_for(names: Names, m: Map) -> Table:
     return t
 
 
-def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLine | None:
+def read_line(ctx: "Context", line: str, table: Table | None = None, source: str = "", lineno: int = 0
+              ) -> ParsedLine | None:
     """The order on ``line`` if it is canonical text the full parser reads the same way; else None.
 
-    ``table``: ``table_for`` the map (looked up when not given)."""
+    ``table``: ``table_for`` the map (looked up when not given); ``source``, ``lineno``: the
+    ParsedLine's (the whole line as written, its number)."""
     if table is None:
         table = table_for(ctx.names, ctx.map)
     shape = table.shapes.get(line)  # a line met before: without the call (most lines, most phases)
@@ -321,9 +327,14 @@ def read_line(ctx: "Context", line: str, table: Table | None = None) -> ParsedLi
             if target is None:
                 return None
             return ParsedLine(shape[-1], Support(power, shape[2], shape[3], shape[5], target, shape[7]), power,
-                              map=ctx.map, written=shape[-2] if target == shape[6] else None)
-        return ParsedLine(shape[-1], order, power, map=ctx.map, written=shape[-2])
-    return _general(ctx, shape, pos, phase)
+                              "", [], [], ctx.map, shape[-2] if target == shape[6] else None, source, lineno)
+        # (every field up to ``written`` given in place: a call with keywords and default
+        # factories costs about twice as much, and this runs for most lines of every batch case)
+        return ParsedLine(shape[-1], order, power, "", [], [], ctx.map, shape[-2], source, lineno)
+    found = _general(ctx, shape, pos, phase)
+    if found is not None:
+        found.source, found.lineno = source, lineno
+    return found
 
 
 _UNIT_OPS = frozenset(("-", "H", "S"))  # the movement phase's most common orders: read_line's short way
@@ -401,7 +412,7 @@ def _shown(line: str) -> str:
 
 
 def _parsed(line: str, order, power: str, m: Map, written: str | None) -> ParsedLine:
-    return ParsedLine(line, order, power, map=m, written=written)  # (``line``: stripped by Table.shape)
+    return ParsedLine(line, order, power, "", [], [], m, written)  # (``line``: stripped by Table.shape)
 
 
 def _power(ctx: "Context", explicit: str | None, owner: str | None) -> str | None:

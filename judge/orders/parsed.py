@@ -13,6 +13,7 @@ class ParsedLine:
     line: str  # the source text of this order
     order: Order | None  # None when the text could not be read (see ``error``)
     power: str | None  # the power giving the order, when known
+    # (the fields keep their order: the canonical fast path passes them in place)
     error: str = ""  # specific message when order is None (and the line is no note)
     suggestions: list[str] = field(default_factory=list)  # "did you mean" candidates
     warnings: list[str] = field(default_factory=list)  # legal but pointless, or read with a guess
