@@ -334,7 +334,7 @@ class Handler:
         if ph is None:
             return
         self.status_phase = (g, ph)
-        pos, rules = ph.position, g.rules  # rules merged once for the whole status
+        pos, rules = ph.shared_position, g.rules  # only looked at; the rules merged once for the status
         cur = orderbook.current_orders(self.ctx.store, ph.id, s.power)
         need = orderbook.needed(pos, s.power, rules)
         miss = orderbook.missing(pos, s.power, cur, rules)
