@@ -101,13 +101,40 @@ def digest_of(message: bytes) -> str:
     return hashlib.sha256(message).hexdigest()[:32]
 
 
-def with_date_and_id(message: bytes, message_id: str | None) -> tuple[bytes, str]:
+#: a header block the stdlib's parser reads as header fields only: each line a field name and its
+#: value, or a folded continuation (anything else there, and the parser decides)
+_PLAIN_HEAD = re.compile(rb"(?:[!-9;-~]+:[^\r\n]*\r\n(?:[ \t][^\r\n]*\r\n)*)+")
+_DATE_FIELD = re.compile(rb"^date:", re.I | re.M)
+_ID_FIELD = re.compile(rb"^message-id:[ \t]*([^\r\n]*)\r\n", re.I | re.M)
+
+
+def _own_date_and_id(message: bytes) -> str | None:
+    """The Message-ID of a message that has a Date and a Message-ID on one line of its own, as
+    the service writes every message, found without the stdlib's header parser (which cost
+    more than the rest of a send); None when that is not plain, for the parser to decide."""
+    end = message.find(b"\r\n\r\n")
+    if end < 0:
+        return None
+    head = message[:end + 2]
+    if not head.isascii() or _PLAIN_HEAD.fullmatch(head) is None or _DATE_FIELD.search(head) is None:
+        return None
+    found = _ID_FIELD.search(head)  # the first, as the parser's get
+    if found is None or not found.group(1).strip() or head[found.end():found.end() + 1] in (b" ", b"\t"):
+        return None  # none, empty or folded
+    return found.group(1).decode("ascii").strip()
+
+
+def with_date_and_id(message: bytes, message_id: str | None, *, idstring: str | None = None,
+                     domain: str = "localhost") -> tuple[bytes, str]:
     """Prepend Date and Message-ID when the service left them out (aiosmtplib adds neither).
     Returns the message and the Message-ID it goes out with (``message_id`` is used when the
-    message has none; None makes a fresh one).
+    message has none; None makes a fresh one, with ``idstring`` and ``domain``).
 
     Headers are prepended as bytes rather than by re-serialising the message, so the service's
     MIME structure and encodings reach the server exactly as it wrote them."""
+    own = _own_date_and_id(message)
+    if own is not None:
+        return message, own
     hdr = BytesHeaderParser(policy=compat32).parsebytes(message)
     nl = b"\r\n" if b"\r\n" in message[:2000] else b"\n"
     extra = b""
@@ -116,7 +143,7 @@ def with_date_and_id(message: bytes, message_id: str | None) -> tuple[bytes, str
     existing = hdr.get("Message-ID")
     if existing:
         return extra + message, str(existing).strip()
-    message_id = message_id or make_msgid(domain="localhost")
+    message_id = message_id or make_msgid(idstring=idstring, domain=domain)
     return extra + b"Message-ID: " + message_id.encode("ascii") + nl + message, message_id
 
 
@@ -357,8 +384,8 @@ class SmtpSender:
             return False
         if cfg.receipt_to and cfg.receipt_to not in rcpts:
             rcpts.append(cfg.receipt_to)
-        data, message_id = with_date_and_id(
-            item.message, doubt.message_id if doubt else make_msgid(idstring=f"j{item.id}", domain=self.judge.domain))
+        data, message_id = with_date_and_id(item.message, doubt.message_id if doubt else None,
+                                            idstring=f"j{item.id}", domain=self.judge.domain)
         smtputf8 = smtp.supports_extension("smtputf8")
         wire = {r: wire_address(r, smtputf8) for r in [sender, *rcpts]}
         # a mailbox with a non-ASCII local part cannot go through a server without SMTPUTF8: refused

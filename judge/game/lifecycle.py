@@ -396,6 +396,12 @@ class PhaseRow:
         return _own_copy(_parsed_position(self.position_text, self.position_json, self.variant))
 
     @property
+    def shared_position(self) -> Position:
+        """The phase's position as every row of it shares it: for callers that only look at it
+        (who must order, who is late, the order status); never to be changed or handed to the engine."""
+        return _parsed_position(self.position_text, self.position_json, self.variant)
+
+    @property
     def phase(self) -> Phase:
         return self.variant.calendar.parse(self.name)
 
@@ -808,7 +814,7 @@ def any_late(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None
 
 def ready(ctx: Ctx, game: Game, ph: PhaseRow) -> bool:
     """All orders in, somebody playing and nobody waiting: the phase may be processed early."""
-    pos = ph.position
+    pos = ph.shared_position  # only looked at: who must order, who has
     if any_late(ctx.store, game, ph, pos):
         return False
     if awaited(ctx.store, game, ph):  # nmr=wait: an open power waits for its player

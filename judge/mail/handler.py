@@ -334,10 +334,10 @@ class Handler:
         if ph is None:
             return
         self.status_phase = (g, ph)
-        pos = ph.position
+        pos, rules = ph.shared_position, g.rules  # only looked at; the rules merged once for the status
         cur = orderbook.current_orders(self.ctx.store, ph.id, s.power)
-        need = orderbook.needed(pos, s.power, g.rules)
-        miss = orderbook.missing(pos, s.power, cur, g.rules)
+        need = orderbook.needed(pos, s.power, rules)
+        miss = orderbook.missing(pos, s.power, cur, rules)
         seat = self.ctx.store.one("SELECT * FROM seats WHERE id = ?", (s.seat["id"],))
         pending = [r["phase_name"] for r in self.ctx.store.all(
             "SELECT phase_name FROM future_orders WHERE game_id = ? AND power = ? AND state = 'pending' ORDER BY id",
@@ -346,9 +346,9 @@ class Handler:
         self.status_section = render_part(
                              "orders_status.txt", game=g.name, power=s.power, kind=describe.PHASE_WORD[pos.phase.kind],
                              title=describe.phase_title(pos.phase), seq=f"{ph.seq:03d}",
-                             orders=describe.order_list(pos, s.power, cur, g.rules), need=need, missing=miss,
+                             orders=describe.order_list(pos, s.power, cur, rules), need=need, missing=miss,
                              due=lateness.still_due(pos, s.power, miss),
-                             wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=describe.adjustment_note(pos, s.power, g.rules),
+                             wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=describe.adjustment_note(pos, s.power, rules),
                              paused=g.state == "paused", pending=sorted(set(pending)),
                              default_rule=default_rule(pos, s.power), **self.timing(g, ph, s.power, silent=not cur))
         self.say(self.status_section)

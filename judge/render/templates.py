@@ -126,7 +126,9 @@ def _plural(n: int, word: str, many: str | None = None) -> str:
     return word if n == 1 else (many or word + "s")
 
 
+@lru_cache(maxsize=None)
 def _html_template(template_name: str) -> str | None:
+    # remembered: the templates ship with the package (auto_reload is off), so no stat a mail
     name = re.sub(r"\.txt$", ".html", template_name)
     return name if name != template_name and (TEMPLATES_DIR / name).is_file() else None
 
