@@ -182,7 +182,7 @@ def end_to_end(args: argparse.Namespace) -> None:
         for (name, spelling), cases in spelt.items():
             path = Path(tmp, f"judge-{name}-{len(commands)}.jsonl")
             path.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
-            commands[(name, spelling)] = [sys.executable, "-m", "judge.cli", "adjudicate", "--batch", str(path)]
+            commands[(name, spelling)] = [sys.executable, "-m", "judge", "adjudicate", "--batch", str(path)]
         if mila:
             for name, cases in corpora.items():
                 path = Path(tmp, f"mila-{name}.jsonl")
