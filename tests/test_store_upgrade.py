@@ -309,3 +309,30 @@ def test_judge_upgrade_refuses_while_the_daemon_runs(source: Path, tmp_path: Pat
     state.close()
     out = _cli("upgrade", "--config", str(config), cwd=tmp_path)
     assert out.returncode == 0 and b"migrated from schema" in out.stdout, out.stderr
+
+
+def test_schema_version_reads_a_store_a_killed_writer_left_with_a_journal_to_roll_back(tmp_path: Path) -> None:
+    """A process killed inside a write (the daemon, `judge archive-games`) can leave a hot rollback
+    journal; a read-only connection cannot roll it back ("attempt to write a readonly database"),
+    so the version check on the next start must open it for writing and let SQLite undo the write."""
+    from judge.game.store import schema_version
+
+    db = tmp_path / "hot.sqlite"
+    writer = (
+        "import os, signal, sqlite3, sys\n"
+        "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "c.execute('PRAGMA journal_mode=DELETE'); c.execute('PRAGMA user_version=7')\n"
+        "c.execute('CREATE TABLE t(x)'); c.execute('INSERT INTO t VALUES (1)')\n"
+        "c.execute('PRAGMA cache_size=1'); c.execute('BEGIN')\n"
+        "c.execute('PRAGMA user_version=99')\n"
+        "c.executemany('INSERT INTO t VALUES (?)', ((os.urandom(2000),) for _ in range(500)))\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"  # inside the transaction, its pages spilt to the file
+    )
+    proc = subprocess.run([sys.executable, "-c", writer, str(db)])
+    assert proc.returncode == -9
+    assert db.with_name(db.name + "-journal").stat().st_size > 0  # the hot journal is there
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):  # what the read-only open alone met
+        sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True).execute("PRAGMA user_version").fetchone()
+    assert schema_version(db) == 7  # the killed write undone, not half read
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT COUNT(*) FROM t").fetchone() == (1,)

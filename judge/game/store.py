@@ -389,12 +389,21 @@ def backup_name(path: Path, version: int, now: datetime | None = None) -> Path:
 
 
 def schema_version(path: str | Path) -> int:
-    """The schema version of the store at ``path``, read without changing anything."""
-    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        return int(conn.execute("PRAGMA user_version").fetchone()[0])
-    finally:
-        conn.close()
+    """The schema version of the store at ``path``, read without changing anything but what any
+    opening of it must: a process killed inside a write can leave a journal to roll back, which a
+    read-only connection cannot do ("attempt to write a readonly database"); then the store is
+    opened for writing (never created) and SQLite undoes the broken write, as the next open would."""
+    uri = Path(path).resolve().as_uri()
+    for mode in ("ro", "rw"):
+        conn = sqlite3.connect(f"{uri}?mode={mode}", uri=True)
+        try:
+            return int(conn.execute("PRAGMA user_version").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if mode == "rw" or "readonly" not in str(exc):
+                raise
+        finally:
+            conn.close()
+    raise AssertionError("unreachable")
 
 
 class Store:
