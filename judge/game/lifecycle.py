@@ -13,6 +13,7 @@ import functools
 import logging
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -790,10 +791,18 @@ def required_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None
 
 def late_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> list[str]:
     pos = pos or ph.position
-    required = required_powers(store, game, ph, pos)
-    given = orderbook.orders_by_power(store, ph.id) if required else {}
-    rules = game.rules
-    return [p for p in required if orderbook.missing(pos, p, given.get(p, {}), rules) > 0]
+    return list(_still_missing(store, game, ph, pos, required_powers(store, game, ph, pos)))
+
+
+def _still_missing(store: Store, game: Game, ph: PhaseRow, pos: Position, required: list[str]) -> Iterator[str]:
+    """The powers of ``required`` whose orders are not complete, in turn (every power's orders read
+    in one query, only when some power is required)."""
+    if not required:
+        return
+    given, rules = orderbook.orders_by_power(store, ph.id), game.rules
+    for p in required:
+        if orderbook.missing(pos, p, given.get(p, {}), rules) > 0:
+            yield p
 
 
 def any_late(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> bool:
@@ -808,8 +817,7 @@ def any_late(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None
                                        (ph.id,))}
     if any(p not in ordered for p in required):
         return True
-    given, rules = orderbook.orders_by_power(store, ph.id), game.rules
-    return any(orderbook.missing(pos, p, given.get(p, {}), rules) > 0 for p in required)
+    return next(_still_missing(store, game, ph, pos, required), None) is not None
 
 
 def ready(ctx: Ctx, game: Game, ph: PhaseRow) -> bool:
