@@ -7,14 +7,17 @@ returns ``{"phase", "orders": [...], "next": position}`` (documented in README.m
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterable, Iterator
+from json.encoder import encode_basestring
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
-from judge.engine import adjudicate, modules, read_position
+from judge.engine import PhaseResult, adjudicate, modules, read_position
 from judge.orders import parse_orders
 from judge.orders.lexer import order_lines
 from judge.engine.position import Position, PositionError
 from judge.rules import RuleError, merge_rules
-from judge.variant import Variant, VariantError, load_variant
+from judge.variant import Map, Variant, VariantError, load_variant
+
+T = TypeVar("T")
 
 
 class InputError(ValueError):
@@ -23,6 +26,38 @@ class InputError(ValueError):
 
 def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, options: dict[str, Any] | None = None
               ) -> dict[str, Any]:
+    parsed, result, m = _adjudicated(variant, position, orders, options)
+    out: dict[str, Any] = {"phase": str(result.phase), "orders": [_entry_json(*e) for e in _entries(parsed, result)],
+                           "next": result.next.to_json()}
+    out.update(_outcome(result, m))
+    return out
+
+
+def _phase_text(variant: str | Variant, position: dict[str, Any], orders: str, options: dict[str, Any] | None,
+                case_id: Any) -> str:
+    """``--batch``'s line for a case: the text of ``json.dumps({**run_phase(...), "id": case_id},
+    ensure_ascii=False)``, written piece by piece (the orders and the next position are most of
+    the output; the encoder's pass over dicts built only for it was a sixth of a phase)."""
+    parsed, result, m = _adjudicated(variant, position, orders, options)
+    q = _quote
+    entries = ", ".join([
+        f'{{"power": {q(power)}, "order": {q(text)}, "result": {q(res)}, "reason": {q(reason)}'
+        f'{_DEFAULT_TRUE if default else "}"}'
+        for power, text, res, reason, default in _entries(parsed, result)])
+    rest = "".join([f", {q(k)}: {_encode(v)}" for k, v in _outcome(result, m).items()])
+    return (f'{{"phase": {q(str(result.phase))}, "orders": [{entries}], "next": {result.next.json_text()}{rest}, '
+            f'"id": {_encode(case_id)}}}')
+
+
+_DEFAULT_TRUE = ', "default": true}'  # the end of an order's entry given by the judge
+#: the JSON text of a string and of any value, as ``json.dumps(value, ensure_ascii=False)`` writes them
+_quote = encode_basestring
+_encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+
+
+def _adjudicated(variant: str | Variant, position: dict[str, Any], orders: str, options: dict[str, Any] | None
+                 ) -> tuple[list, PhaseResult, Map]:
+    """Read the case and adjudicate it: the parsed order lines, the result and the board's map."""
     try:
         v = variant if isinstance(variant, Variant) else load_variant(variant)
     except VariantError as exc:
@@ -42,24 +77,39 @@ def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, opt
         return parse_orders(text, at, rules=rules, warn=False)  # warnings are not printed
 
     parsed = modules.read_orders(orders, pos, rules, parse, order_lines)
-    good = [p.order for p in parsed if p.order is not None]
-    result = adjudicate(pos, good, rules)
-    m = pos.map
-    out_orders: list[dict[str, Any]] = []
+    return parsed, adjudicate(pos, [p.order for p in parsed if p.order is not None], rules), pos.map
+
+
+def _entries(parsed: list, result: PhaseResult) -> list[tuple[str, str, str, str, bool]]:
+    """The output's "orders": (power, order, result, reason, default) for each line read, in the
+    order written (a line that could not be read: "invalid"), then the judge's own (defaults)."""
+    out: list[tuple[str, str, str, str, bool]] = []
     engine_results = iter(result.results)
-    take, put = engine_results.__next__, out_orders.append
+    take, put = engine_results.__next__, out.append
     for p in parsed:
         order = p.order
         if order is None:
             if not getattr(p, "note", ""):  # (a comment or a remark: no order)
-                put({"power": p.power or "", "order": p.line, "result": "invalid", "reason": p.error})
+                put((p.power or "", p.line, "invalid", p.error, False))
             continue
         r = take()
         if r._text is None and r.order is order and p.written is not None:
             r._text = p.written  # the order as read, unchanged: its canonical text is the line's
-        put(r.as_json())
-    out_orders.extend(r.as_json() for r in engine_results)
-    out: dict[str, Any] = {"phase": str(result.phase), "orders": out_orders, "next": result.next.to_json()}
+        put((r.power, r.text, r.result, r.reason, r.default))
+    out.extend([(r.power, r.text, r.result, r.reason, r.default) for r in engine_results])
+    return out
+
+
+def _entry_json(power: str, order: str, result: str, reason: str, default: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"power": power, "order": order, "result": result, "reason": reason}
+    if default:
+        out["default"] = True
+    return out
+
+
+def _outcome(result: PhaseResult, m: Map) -> dict[str, Any]:
+    """What the output holds after "next", when there is any: victory, events, destroyed units."""
+    out: dict[str, Any] = {}
     if result.victory:
         out["victory"] = result.victory
     if result.events:
@@ -69,7 +119,6 @@ def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, opt
         for d in result.destroyed:
             gone.setdefault(d.unit.power, []).append(d.unit.text(m))
         out["destroyed"] = gone
-    del m
     return out
 
 
@@ -88,21 +137,41 @@ def _game_rules(v: Variant, options: dict[str, Any] | None) -> tuple[dict[str, A
 
 
 def result_encoder() -> Callable[[dict[str, Any]], str]:
-    """``--batch``'s JSON writer: the text of ``json.dumps(res, ensure_ascii=False)``, by one encoder
-    for the run, without the check for circular data (results are fresh trees built from parsed
-    JSON, never circular)."""
-    return json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+    """The JSON writer of a batch's lines: the text of ``json.dumps(res, ensure_ascii=False)``,
+    without the check for circular data (results are fresh trees built from parsed JSON, never
+    circular)."""
+    return _encode
 
 
 def write_batch(lines: Iterable[str], write: Callable[[str], Any]) -> None:
-    """``--batch``: each case's result as one line of JSON, through ``write``."""
-    encode = result_encoder()
-    for res in run_batch(lines):
-        write(encode(res) + "\n")
+    """``--batch``: each case's result as one line of JSON, through ``write``: the text of
+    :func:`run_batch`'s dicts, written without building them."""
+    for text in _batch(lines, _phase_text, _error_text):
+        write(text + "\n")
 
 
 def run_batch(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     """``--batch``: each input line a case ``{"id", "variant"?, "position", "orders", "options"?}``."""
+    return _batch(lines, _phase_dict, _error_dict)
+
+
+def _phase_dict(variant: Variant, position: dict[str, Any], orders: str, options: dict[str, Any] | None,
+                case_id: Any) -> dict[str, Any]:
+    out = run_phase(variant, position, orders, options)
+    out["id"] = case_id
+    return out
+
+
+def _error_dict(case_id: Any, message: str) -> dict[str, Any]:
+    return {"id": case_id, "error": message}
+
+
+def _error_text(case_id: Any, message: str) -> str:
+    return _encode(_error_dict(case_id, message))
+
+
+def _batch(lines: Iterable[str], phase: Callable[..., T], error: Callable[[Any, str], T]) -> Iterator[T]:
+    """Each case's ``phase(variant, position, orders, options, id)``, or ``error(id, message)``."""
     variants: dict[str, Variant] = {}  # loaded once a run
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -118,9 +187,7 @@ def run_batch(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
                 if v is None:
                     v = variants[variant] = load_variant(variant)
                 variant = v
-            out = run_phase(variant, position, case.get("orders", ""), case.get("options"))
-            out["id"] = case_id
-            yield out
+            yield phase(variant, position, case.get("orders", ""), case.get("options"), case_id)
         except (InputError, KeyError, TypeError, ValueError, AttributeError) as exc:
             msg = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
-            yield {"id": case_id if case_id is not None else n, "error": msg}
+            yield error(case_id if case_id is not None else n, msg)

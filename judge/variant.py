@@ -104,6 +104,8 @@ class Map:
         self.units_read: dict[str, tuple[str, str]] = {}  # position.parse_unit memo: "F StP/sc" -> (kind, loc)
         self.units_written: dict[tuple[str, str], str] = {}  # Position.to_json memo: (kind, loc) -> "F StP/sc"
         self.centres_read: dict[str, str] = {}  # Position.from_json memo: a supply centre as written -> id
+        self.units_quoted: dict[tuple[str, str], str] = {}  # Position.json_text memo: (kind, loc) -> '"F StP/sc"'
+        self.shown_quoted: dict[str, str] = {}  # Position.json_text memo: province id -> '"StP"'
         self._alias: dict[str, str] = {}
         for p, prov in provinces.items():
             for a in (prov.key, prov.name, *prov.aliases):

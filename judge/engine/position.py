@@ -10,7 +10,9 @@ Positions are read from and written to the documented position JSON::
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from operator import attrgetter
 from typing import Any, Callable
 
@@ -184,6 +186,46 @@ class Position:
                 centres[p].append(shown(c))
             else:
                 centres[p] = [shown(c)]
+        out: dict[str, Any] = {"variant": self.variant.name, "phase": str(self.phase), "units": units,
+                               "centers": centres, "dislodged": self._dislodged_json(m)}
+        if self.extra:
+            out["extra"] = self.extra
+        return out
+
+    def json_text(self) -> str:
+        """The text of ``json.dumps(self.to_json(), ensure_ascii=False)``, written straight from the
+        board: the batch writes one position a phase, and with unit and centre names kept quoted
+        per map it needs neither to_json's lists nor the encoder's pass over them."""
+        m = self.map
+        quoted = _quoted_powers(self.variant)
+        units: dict[str, list[str]] = {p: [] for p in self.variant.powers}
+        texts = m.units_quoted  # (kind, loc) -> '"F StP/sc"', per map
+        for u in sorted(self.units.values(), key=_loc_of):
+            text = texts.get((u.kind, u.loc))
+            if text is None:
+                text = texts[(u.kind, u.loc)] = _quote(f"{u.kind} {m.display(u.loc)}")
+            mine = units.get(u.power)
+            if mine is None:
+                mine = units[u.power] = []
+            mine.append(text)
+        centres: dict[str, list[str]] = {p: [] for p in self.variant.powers}
+        names = m.shown_quoted  # province id -> '"StP"', per map
+        owners = self.centres
+        for c in sorted(owners):  # (province ids are unique: the order of sorted(items()))
+            name = names.get(c)
+            if name is None:
+                name = names[c] = _quote(m.display(c))
+            mine = centres.get(owners[c])
+            if mine is None:
+                mine = centres[owners[c]] = []
+            mine.append(name)
+        dislodged = _encode(self._dislodged_json(m)) if self.dislodged else "{}"
+        extra = f', "extra": {_encode(self.extra)}' if self.extra else ""
+        return (f'{{"variant": {_quote(self.variant.name)}, "phase": {_quote(str(self.phase))}, '
+                f'"units": {_lists_text(units, quoted)}, "centers": {_lists_text(centres, quoted)}, '
+                f'"dislodged": {dislodged}{extra}}}')
+
+    def _dislodged_json(self, m: Map) -> dict[str, list[dict[str, Any]]]:
         dislodged: dict[str, list[dict[str, Any]]] = {}
         for d in sorted(self.dislodged.values(), key=lambda d: d.unit.loc):
             dislodged.setdefault(d.unit.power, []).append({
@@ -191,11 +233,25 @@ class Position:
                 "from": m.display(d.attacker_from) if d.attacker_from else None,
                 "retreats": [m.display(r) for r in d.retreats],
             })
-        out: dict[str, Any] = {"variant": self.variant.name, "phase": str(self.phase), "units": units,
-                               "centers": centres, "dislodged": dislodged}
-        if self.extra:
-            out["extra"] = self.extra
-        return out
+        return dislodged
+
+
+#: the JSON text of a string and of any value, as ``json.dumps(value, ensure_ascii=False)`` writes them
+_quote = encode_basestring
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def _quoted_powers(variant: Variant) -> dict[str, str]:
+    """The variant's power names as JSON strings (kept on the variant)."""
+    quoted = variant.__dict__.get("_quoted_powers")
+    if quoted is None:
+        quoted = variant.__dict__["_quoted_powers"] = {p: _quote(p) for p in variant.powers}
+    return quoted
+
+
+def _lists_text(lists: dict[str, list[str]], quoted: dict[str, str]) -> str:
+    """A dict of power -> list of JSON strings, as JSON text."""
+    return "{" + ", ".join([f"{quoted.get(p) or _quote(p)}: [{', '.join(items)}]" for p, items in lists.items()]) + "}"
 
 
 _loc_of = attrgetter("loc")  # sort key: a unit's location

@@ -1,0 +1,77 @@
+"""``judge adjudicate --batch`` writes each line as JSON text directly (without building the dicts
+of :func:`judge.adjudicate.run_batch` for an encoder): the same bytes as ``json.dumps`` of those
+dicts, on every kind of phase and on the awkward values a case may carry."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+from judge.adjudicate import run_batch, write_batch
+from judge.engine.position import Position
+from judge.variant import load_variant
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from corpus import games, respell  # noqa: E402
+
+
+def _both(lines: list[str]) -> tuple[str, str]:
+    written: list[str] = []
+    write_batch(lines, written.append)
+    return "".join(written), "".join(json.dumps(out, ensure_ascii=False) + "\n" for out in run_batch(lines))
+
+
+def test_robot_games_every_kind_of_phase_and_spelling():
+    cases = list(games(n_games=6, years=6, seed=11))
+    rng = random.Random(3)
+    cases += [respell(c, rng) for c in cases[::3]]
+    kinds = {c["position"]["phase"].split()[-1] for c in cases}
+    assert kinds == {"Movement", "Retreat", "Adjustment"}
+    text, dumped = _both([json.dumps(c) for c in cases])
+    assert text == dumped
+    assert text.count("\n") == len(cases) and '"error"' not in text
+
+
+POSITION = {"variant": "standard", "phase": "Fall 1901 Movement",
+            "units": {"England": ["F Lon", "A Lvp"], "France": ["A Par"], "Russia": ["F StP/sc"]},
+            "centers": {"England": ["Lon"], "Russia": ["StP", "Mos"]}}
+
+
+def test_awkward_ids_order_texts_and_errors():
+    orders = 'England: F Lon - Nth\nFrance: A Par - "Bur\\"\nEngland: A Lvp - Lyon \u00e9t\u00e9 \U0001F600\n\x07bell'
+    cases = [
+        {"id": "\u00e9\"\\\n\u2028", "position": POSITION, "orders": orders},
+        {"id": [1, {"b": None, "a": 1.5e300}], "position": POSITION, "orders": orders},
+        {"id": 2**70, "position": {**POSITION, "phase": "Fall 1901 Retreat",
+                                   "dislodged": {"France": [{"unit": "A Bur", "from": "Mun",
+                                                             "retreats": ["Gas", "Pic"]}]}}},
+        {"id": True, "position": {**POSITION, "phase": "Winter 1901 Adjustment", "extra": {"note": ["\u00e9", 1]}},
+         "orders": "England: Build F Edi\nFrance: Build A Mar"},
+        {"position": POSITION, "orders": orders},  # no id: the line's number
+        {"id": "trapped", "position": {"phase": "Spring 1902 Movement",  # a unit destroyed with the moves
+                                       "units": {"Austria": ["A Apu", "A Rom"], "Italy": ["A Nap"]}},
+         "orders": "Austria: A Apu - Nap\nAustria: A Rom S A Apu - Nap"},
+        {"id": "x", "position": {**POSITION, "units": {"Narnia": ["A Par"]}}},  # an error
+        {"id": "y"},  # no position
+    ]
+    lines = [json.dumps(c, ensure_ascii=bool(i % 2)) for i, c in enumerate(cases)] + ["{oops", "[1]", "  "]
+    text, dumped = _both(lines)
+    assert text == dumped and '"destroyed": {"Italy": ["A Nap"]}' in text and '"default": true' in text
+    assert text.count('"error"') == 4 and text.count("\n") == len(lines) - 1
+
+
+def test_position_json_text_is_the_text_of_to_json():
+    """Every board the robots reach, and boards with dislodged units, module state and a power
+    the variant does not know (as variant modules may leave)."""
+    v = load_variant("standard")
+    for case in games(n_games=2, years=4, seed=5):
+        pos = Position.from_json(case["position"], v)
+        assert pos.json_text() == json.dumps(pos.to_json(), ensure_ascii=False)
+    pos = Position.from_json({**POSITION, "phase": "Fall 1901 Retreat", "extra": {"k": {"\u00e9": [1, 2.5]}},
+                              "dislodged": {"France": [{"unit": "A Bur", "from": "Mun", "retreats": []}]}}, v)
+    pos.units["bre"] = type(pos.units["lon"])("Atlantis", "F", "bre")
+    pos.centres["bre"] = "Atlantis"
+    assert pos.json_text() == json.dumps(pos.to_json(), ensure_ascii=False)
+    assert '"Atlantis": ["F Bre"]' in pos.json_text()
