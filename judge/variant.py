@@ -373,6 +373,8 @@ class Variant:
 
     def map_at(self, phase: Phase | str) -> Map:
         """The map in force during ``phase`` (after every change scheduled before it)."""
+        if not self.changes:  # most variants: one map (every position read asks)
+            return self.map
         if isinstance(phase, str):
             phase = self.calendar.parse(phase)
         key = self.calendar.order_key(phase)

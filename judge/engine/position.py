@@ -90,6 +90,10 @@ class Position:
         dislodged)``; without ``retreats_of`` that is an error. Which retreats a unit has depends on
         the rules (the A/F module has its own), so the board does not decide it:
         :func:`judge.engine.read_position` reads a position with the rules' answer."""
+        if type(data) is dict:
+            pos = cls._read_known(data, variant)
+            if pos is not None:
+                return pos
         if not isinstance(data, dict):
             raise PositionError("position must be a JSON object")
         try:
@@ -166,6 +170,49 @@ class Position:
                 d = pos.dislodged[prov]
                 pos.dislodged[prov] = Dislodged(d.unit, d.attacker_from, retreats_of(pos, d))
         return pos
+
+    @classmethod
+    def _read_known(cls, data: dict[str, Any], variant: Variant) -> "Position | None":
+        """``from_json`` of a position written only with what positions read before have taught the
+        map's memos (unit texts, centre names, power names), no dislodged unit, nothing repeated;
+        else None, and from_json reads it with every check and its messages. The batch reads one
+        position a phase, almost always such a one."""
+        raw_units, raw_centres = data.get("units"), data.get("centers", data.get("centres"))
+        if type(raw_units) is not dict or type(raw_centres) is not dict or data.get("dislodged"):
+            return None
+        try:
+            phase = variant.calendar.parse(str(data.get("phase", variant.calendar.start)))
+        except ValueError:
+            return None
+        m = variant.map_at(phase)
+        power_of, known, read = variant.power, m.units_read, m.centres_read
+        units: dict[str, Unit] = {}
+        centres: dict[str, str] = {}
+        try:
+            for pname, ulist in raw_units.items():
+                p = power_of(pname)
+                if p is None or type(ulist) is not list:
+                    return None
+                for text in ulist:
+                    hit = known.get(text)
+                    if hit is None:
+                        return None
+                    u = Unit(p.name, hit[0], hit[1])
+                    if u.prov in units:
+                        return None
+                    units[u.prov] = u
+            for pname, clist in raw_centres.items():
+                p = power_of(pname)
+                if p is None or type(clist) is not list:
+                    return None
+                for c in clist:
+                    pid = read.get(c)
+                    if pid is None:
+                        return None
+                    centres[pid] = p.name
+        except TypeError:  # a name that is no string (a list...)
+            return None
+        return cls(variant, phase, units, centres, {}, dict(data.get("extra") or {}))
 
     def to_json(self) -> dict[str, Any]:
         m = self.map

@@ -1,0 +1,57 @@
+"""``Position.from_json`` reads a position whose names the map's memos know without its checks
+(the batch's case); anything else, errors included, is read with every check. A position read
+twice (the second time from the memos) gives the same board or the same error."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.engine.position import Position, PositionError
+from judge.variant import load_variant
+
+GOOD = {"phase": "Fall 1901 Movement",
+        "units": {"England": ["F Lon", "A Lvp"], "russia": ["F StP/sc", "A war"]},
+        "centers": {"England": ["Lon", "Lvp"], "RUSSIA": ["stp", "War"]}, "dislodged": {}}
+
+
+def _read(data):
+    try:
+        return Position.from_json(data, load_variant("standard"))
+    except (PositionError, TypeError, ValueError, AttributeError) as exc:
+        return type(exc), str(exc)
+
+
+@pytest.mark.parametrize("data", [
+    GOOD,
+    {**GOOD, "extra": {"k": 1}},
+    {**GOOD, "units": {**GOOD["units"], "England": ["F Lon", "A Lon"]}},  # two units in one province
+    {**GOOD, "units": {**GOOD["units"], "Narnia": ["A Par"]}},
+    {**GOOD, "centers": {**GOOD["centers"], "Narnia": ["Par"]}},
+    {**GOOD, "centers": {"England": ["Lon", "Yor"]}},  # not a supply centre
+    {**GOOD, "units": {"England": ["F Lon", ["A", "Lvp"]]}},
+    {**GOOD, "units": {"England": ["F Lon", 7]}},
+    {**GOOD, "units": {"England": None}, "centers": {"England": None}},
+    {**GOOD, "units": {"England": "F Lon"}},
+    {**GOOD, "centers": {"England": [["Lon"]]}},
+    {**GOOD, "phase": "Fall 1901 Retreat", "dislodged": {"England": [{"unit": "A Yor", "retreats": ["Wal"]}]}},
+    {**GOOD, "dislodged": {"England": [{"unit": "A Yor", "retreats": ["Wal"]}]}},  # not a retreat phase
+    {**GOOD, "phase": "Fall 1901 Muddle"},
+    {**GOOD, "extra": "bad"},
+    {**GOOD, "extra": 5},
+    {k: v for k, v in GOOD.items() if k != "centers"},  # the variant's centres
+    {k: v for k, v in GOOD.items() if k != "units"},  # the variant's units
+])
+def test_read_twice_is_read_the_same(data):
+    first = _read(data)
+    second = _read(data)
+    assert first == second
+    if isinstance(first, Position):
+        assert first.to_json() == second.to_json() and first.units == second.units
+
+
+def test_well_written_position_reads_as_before():
+    pos = _read(GOOD)
+    assert pos.units["stp"].loc == "stp/sc" and pos.units["war"].power == "Russia"
+    assert pos.centres == {"lon": "England", "lvp": "England", "stp": "Russia", "war": "Russia"}
+    assert _read({**GOOD, "units": {**GOOD["units"], "England": ["F Lon", "A Lon"]}}) == (
+        PositionError, "units.England: two units in Lon")
