@@ -32,13 +32,18 @@ class VariantError(ValueError):
     """A seed file that cannot be loaded; the message names the file and the bad entry."""
 
 
+_IGNORED_IN_NAMES = re.compile(r"[\s.'’_-]+")  # (compiled once: a variant's load normalises every alias twice)
+
+
 def norm(name: str) -> str:
     """Normalise a name for case-, dot- and space-insensitive lookup."""
-    return re.sub(r"[\s.'’_-]+", "", name.lower())
+    return _IGNORED_IN_NAMES.sub("", name.lower())
 
 
 @dataclass(frozen=True, slots=True)
 class Province:
+    """A province of the map as the seed describes it."""
+
     key: str  # printed key, e.g. "StP"
     name: str
     terrain: str
@@ -185,6 +190,8 @@ MONTHS = frozenset(("january", "february", "march", "april", "may", "june", "jul
 
 @dataclass(frozen=True, slots=True)
 class Phase:
+    """A phase of the calendar: ``Spring 1901 Movement``."""
+
     season: str
     year: int
     kind: str  # movement | retreat | adjustment
@@ -293,6 +300,8 @@ class Calendar:
 # -- powers and variant ---------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Power:
+    """A power of the variant as the seed describes it."""
+
     name: str
     abbrev: str
     letter: str
@@ -307,6 +316,8 @@ class Power:
 
 @dataclass
 class Variant:
+    """A loaded seed: the map, the powers, the rules and the calendar of one variant."""
+
     name: str
     title: str
     path: Path
@@ -386,6 +397,8 @@ class Variant:
 
     def changes_after(self, phase: Phase) -> list[tuple[Phase, Map, frozenset[str], frozenset[str]]]:
         """Map changes that take effect right after ``phase`` is processed."""
+        if not self.changes:  # most variants (asked at every phase's end)
+            return []
         return [c for c in self.changes if c[0] == phase]
 
     def start_position(self) -> dict[str, Any]:

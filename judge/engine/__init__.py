@@ -20,6 +20,8 @@ from judge.variant import Phase, Variant
 
 @dataclass
 class PhaseResult:
+    """What came of a phase: each order's result and the next position to play."""
+
     phase: Phase
     results: list[OrderResult]
     next: Position

@@ -21,6 +21,8 @@ def _u(kind: str | None, loc: str, m: Map) -> str:
 
 @dataclass(slots=True)
 class Order:
+    """An order of one power (for one unit but for Waive), as the adjudicator reads it."""
+
     power: str
     kind: str | None
     loc: str
@@ -39,6 +41,8 @@ class Order:
 
 @dataclass(slots=True)
 class Hold(Order):
+    """``A Lon H``: the unit stays."""
+
     keyword: ClassVar[str] = "hold"
 
     def text(self, m: Map) -> str:
@@ -47,6 +51,8 @@ class Hold(Order):
 
 @dataclass(slots=True)
 class Move(Order):
+    """``A Lon - Bel`` (``via convoy`` when written so)."""
+
     dest: str = ""
     via_convoy: bool = False
 
@@ -59,6 +65,8 @@ class Move(Order):
 
 @dataclass(slots=True)
 class Support(Order):
+    """``A Lon S A Yor - Bel`` or, without ``dest``, the support of a unit holding."""
+
     target_kind: str | None = None
     target: str = ""  # location of the supported unit
     dest: str | None = None  # None: support to hold
@@ -72,6 +80,8 @@ class Support(Order):
 
 @dataclass(slots=True)
 class Convoy(Order):
+    """``F Nth C A Lon - Bel``."""
+
     target_kind: str | None = "A"
     target: str = ""
     dest: str = ""
@@ -84,6 +94,8 @@ class Convoy(Order):
 
 @dataclass(slots=True)
 class Retreat(Order):
+    """``A Bel - Pic`` in a retreat phase."""
+
     dest: str = ""
 
     keyword: ClassVar[str] = "retreat"
@@ -95,6 +107,8 @@ class Retreat(Order):
 
 @dataclass(slots=True)
 class Disband(Order):
+    """``A Bel D``: the dislodged unit leaves the board."""
+
     keyword: ClassVar[str] = "disband"
     phases: ClassVar[tuple[str, ...]] = ("retreat",)
 
@@ -104,6 +118,8 @@ class Disband(Order):
 
 @dataclass(slots=True)
 class Build(Order):
+    """``Build A Par`` in an adjustment phase."""
+
     keyword: ClassVar[str] = "build"
     phases: ClassVar[tuple[str, ...]] = ("adjustment",)
 
@@ -113,6 +129,8 @@ class Build(Order):
 
 @dataclass(slots=True)
 class Remove(Order):
+    """``Remove A Par`` in an adjustment phase."""
+
     keyword: ClassVar[str] = "remove"
     phases: ClassVar[tuple[str, ...]] = ("adjustment",)
 
@@ -122,6 +140,8 @@ class Remove(Order):
 
 @dataclass(slots=True)
 class Waive(Order):
+    """``Waive``: a build not taken."""
+
     keyword: ClassVar[str] = "waive"
     phases: ClassVar[tuple[str, ...]] = ("adjustment",)
 

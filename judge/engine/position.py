@@ -53,6 +53,8 @@ class Unit:
 
 @dataclass(slots=True)
 class Dislodged:
+    """A unit dislodged in the last movement, waiting for its retreat."""
+
     unit: Unit
     attacker_from: str | None  # province the dislodging attack came from (None: by convoy)
     retreats: tuple[str, ...]  # locations the unit may retreat to
@@ -60,6 +62,8 @@ class Dislodged:
 
 @dataclass
 class Position:
+    """The board of one phase of a game of ``variant``."""
+
     variant: Variant
     phase: Phase
     units: dict[str, Unit]  # province id -> unit
