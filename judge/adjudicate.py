@@ -46,13 +46,20 @@ def _phase_text(variant: str | Variant, position: dict[str, Any], orders: str, o
         for power, text, res, reason, default in _entries(parsed, result)])
     rest = "".join([f", {q(k)}: {_encode(v)}" for k, v in _outcome(result, m).items()])
     return (f'{{"phase": {q(str(result.phase))}, "orders": [{entries}], "next": {result.next.json_text()}{rest}, '
-            f'"id": {_encode(case_id)}}}')
+            f'"id": {_id_text(case_id)}}}')
 
 
 _DEFAULT_TRUE = ', "default": true}'  # the end of an order's entry given by the judge
 #: the JSON text of a string and of any value, as ``json.dumps(value, ensure_ascii=False)`` writes them
 _quote = encode_basestring
 _encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+
+
+def _id_text(case_id: Any) -> str:
+    """A case's id as JSON: most are numbers or strings, written without setting up the encoder."""
+    if type(case_id) is int:
+        return int.__repr__(case_id)  # (as the encoder writes an int)
+    return _quote(case_id) if type(case_id) is str else _encode(case_id)
 
 
 def _adjudicated(variant: str | Variant, position: dict[str, Any], orders: str, options: dict[str, Any] | None
@@ -93,9 +100,13 @@ def _entries(parsed: list, result: PhaseResult) -> list[tuple[str, str, str, str
                 put((p.power or "", p.line, "invalid", p.error, False))
             continue
         r = take()
-        if r._text is None and r.order is order and p.written is not None:
-            r._text = p.written  # the order as read, unchanged: its canonical text is the line's
-        put((r.power, r.text, r.result, r.reason, r.default))
+        text = r._text
+        if text is None:
+            if r.order is order and p.written is not None:
+                text = r._text = p.written  # the order as read, unchanged: its canonical text is the line's
+            else:
+                text = r.text
+        put((r.power, text, r.result, r.reason, r.default))
     out.extend([(r.power, r.text, r.result, r.reason, r.default) for r in engine_results])
     return out
 

@@ -252,24 +252,19 @@ class Position:
         units: dict[str, list[str]] = {p: [] for p in self.variant.powers}
         texts = m.units_quoted  # (kind, loc) -> '"F StP/sc"', per map
         for u in sorted(self.units.values(), key=_loc_of):
-            text = texts.get((u.kind, u.loc))
-            if text is None:
-                text = texts[(u.kind, u.loc)] = _quote(f"{u.kind} {m.display(u.loc)}")
-            mine = units.get(u.power)
-            if mine is None:
-                mine = units[u.power] = []
-            mine.append(text)
+            try:
+                units[u.power].append(texts[u.kind, u.loc])
+            except KeyError:  # a unit not written before on this map (or of a power the variant does not know)
+                text = texts.setdefault((u.kind, u.loc), _quote(f"{u.kind} {m.display(u.loc)}"))
+                units.setdefault(u.power, []).append(text)
         centres: dict[str, list[str]] = {p: [] for p in self.variant.powers}
         names = m.shown_quoted  # province id -> '"StP"', per map
         owners = self.centres
         for c in sorted(owners):  # (province ids are unique: the order of sorted(items()))
-            name = names.get(c)
-            if name is None:
-                name = names[c] = _quote(m.display(c))
-            mine = centres.get(owners[c])
-            if mine is None:
-                mine = centres[owners[c]] = []
-            mine.append(name)
+            try:
+                centres[owners[c]].append(names[c])
+            except KeyError:
+                centres.setdefault(owners[c], []).append(names.setdefault(c, _quote(m.display(c))))
         dislodged = _encode(self._dislodged_json(m)) if self.dislodged else "{}"
         extra = f', "extra": {_encode(self.extra)}' if self.extra else ""
         return (f'{{"variant": {_quote(self.variant.name)}, "phase": {_quote(str(self.phase))}, '
