@@ -197,11 +197,10 @@ class Position:
                 p = power_of(pname)
                 if p is None or type(ulist) is not list:
                     return None
+                power = p.name
                 for text in ulist:
-                    hit = known.get(text)
-                    if hit is None:
-                        return None
-                    u = Unit(p.name, hit[0], hit[1])
+                    kind, loc = known[text]
+                    u = Unit(power, kind, loc)
                     if u.prov in units:
                         return None
                     units[u.prov] = u
@@ -209,12 +208,10 @@ class Position:
                 p = power_of(pname)
                 if p is None or type(clist) is not list:
                     return None
+                power = p.name
                 for c in clist:
-                    pid = read.get(c)
-                    if pid is None:
-                        return None
-                    centres[pid] = p.name
-        except TypeError:  # a name that is no string (a list...)
+                    centres[read[c]] = power
+        except (KeyError, TypeError):  # a name not read before (or no string: a list...)
             return None
         return cls(variant, phase, units, centres, {}, dict(data.get("extra") or {}))
 
