@@ -12,10 +12,10 @@ retreat and adjustment phase, movement phases with 30+ units separately, and pha
 the human games MILA's package ships (``bench/corpus.py``), each in canonical text and as other
 tools write it (``respell``): ``judge adjudicate --batch`` as one whole process (start-up, reading
 the JSON cases and their order text, adjudicating, writing JSON), and the same cases in process
-(``run_batch`` and ``json.dumps``). When MILA's ``diplomacy`` engine is installed (``pip install
--e '.[bench]'``) it runs the same phases as one whole process too (``bench/mila_batch.py``), all
-interleaved run by run so they see the same machine load, and the boards after each phase are
-compared. Prints the median and the range over the runs, and the load average before and after.
+(``write_batch``, the command's own loop, into a writer that drops the lines). When MILA's
+``diplomacy`` engine is installed (``pip install -e '.[bench]'``) it runs the same phases as one
+whole process too (``bench/mila_batch.py``), all interleaved run by run so they see the same
+machine load, and the boards after each phase are compared. Prints the median and the range over the runs, and the load average before and after.
 """
 
 from __future__ import annotations
@@ -145,11 +145,17 @@ def end_to_end(args: argparse.Namespace) -> None:
     from corpus import games, human_games, mila_case, respell, spelling  # bench/corpus.py
     from judge.adjudicate import run_batch
 
-    try:  # the CLI's own JSON writer (older trees: json.dumps)
-        from judge.adjudicate import result_encoder
-        encode = result_encoder()
-    except ImportError:
-        encode = functools.partial(json.dumps, ensure_ascii=False)  # what the CLI wrote then
+    try:  # the command's own loop: each line's JSON text, through a writer (here one that drops it)
+        from judge.adjudicate import write_batch
+
+        def in_process(batch: list[str]) -> None:
+            write_batch(batch, len)
+    except ImportError:  # older trees: run_batch and the encoder the command used then
+        encode = functools.partial(json.dumps, ensure_ascii=False)
+
+        def in_process(batch: list[str]) -> None:
+            for out in run_batch(batch):
+                encode(out)
 
     load_before = os.getloadavg()
     robots = []
@@ -205,8 +211,7 @@ def end_to_end(args: argparse.Namespace) -> None:
     for _ in range(args.runs):
         for key, batch in lines.items():
             t0 = time.perf_counter()
-            for out in run_batch(batch):
-                encode(out)
+            in_process(batch)
             inproc[key].append((time.perf_counter() - t0) / len(batch) * 1000)
     load_after = os.getloadavg()
 
