@@ -29,9 +29,9 @@ import weakref
 from typing import TYPE_CHECKING
 
 from judge.engine.orders import Build, Convoy, Disband, Hold, Move, Remove, Retreat, Support, Waive
-from judge.orders.lexer import tokenize
+from judge.orders.lexer import Tok, tokenize
 from judge.orders.names import Names
-from judge.orders.parsed import ParsedLine
+from judge.orders.parsed import ParsedLine, read_order
 from judge.engine.variant_kinds import ARMY_FLEET
 from judge.variant import Map
 
@@ -50,6 +50,8 @@ _FOLLOWERS = ("H", "S", "C", "D", "via", "-")
 #: how many lines (and canonical texts) a table remembers, and how many word spellings, before it
 #: starts afresh
 _REMEMBER, _REMEMBER_WORDS = 20000, 5000
+_UNSEEN = object()  # ``Table.shapes``' answer for a line not met yet
+_new = object.__new__
 
 
 class Table:
@@ -63,8 +65,7 @@ class Table:
             self.coasted[p] = bool(prov.coasts)
             for loc in (p, *(f"{p}/{c}" for c in prov.coasts)):
                 text = m.display(loc)
-                if text.lower() not in reserved and all(
-                        self._reads_as(names, f"{text} {f}", p, loc) for f in ("", *_FOLLOWERS)):
+                if text.lower() not in reserved and self._reads_as(names, text, p, loc):
                     self.locs[text] = loc
         # "A"/"F" must not also be a power's abbreviation ("A Par" would then be Austria's)
         self.kinds = frozenset(k for k in _KINDS if names.power(k.lower()) is None)
@@ -87,13 +88,21 @@ class Table:
         return words
 
     @staticmethod
-    def _reads_as(names: Names, text: str, prov: str, loc: str, want: int = 0) -> bool:
+    def _reads_as(names: Names, text: str, prov: str, loc: str, whole: bool = False) -> bool:
         """Does the full parser read the first words of ``text`` as ``loc``, and nothing more
-        (``want`` tokens: by default the printed key's)?"""
+        (all its tokens if ``whole``, else the printed key's), alone and before each of
+        ``_FOLLOWERS``? (``text`` is tokenized once and each follower's token put after it, as
+        ``tokenize(f"{text} {f}")`` gives them: this runs for every location of the map and every
+        new spelling met, and tokenizing is most of its cost.)"""
+        toks = tokenize(text)
+        want = len(toks) if whole else 1 if "/" not in loc else 3
+        return all(Table._read_as(names, _followed(toks, text, f), prov, loc, want) for f in ("", *_FOLLOWERS))
+
+    @staticmethod
+    def _read_as(names: Names, toks: list[Tok], prov: str, loc: str, want: int) -> bool:
+        """``_reads_as`` for one follower: the tokens ``toks`` begin with ``want`` naming ``loc``."""
         from judge.orders.parser import RESERVED
 
-        toks = tokenize(text)
-        want = want or (1 if "/" not in loc else 3)
         try:
             found = names.province(toks, 0, RESERVED)
         except ValueError:
@@ -111,10 +120,9 @@ class Table:
         without the power's name, as the order prints it (the names in it are the printed keys),
         ``shown`` the line as the full parser shows it. Remembered (orders repeat from phase to
         phase and game to game)."""
-        try:
-            return self.shapes[line]
-        except KeyError:
-            pass
+        found = self.shapes.get(line, _UNSEEN)  # (not a KeyError caught: it costs more than the rest)
+        if found is not _UNSEEN:
+            return found
         # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
         # "Spa/NC", "Bur.") is not, and goes straight to its respelling
         found = self._canonical(line) if self.plain_words.issuperset(line.split()) else None
@@ -221,8 +229,7 @@ class Table:
         loc = f"{p}/{coast}" if coast else p
         if coast and coast not in self._map.provinces[p].coasts or self.locs.get(self._map.display(loc)) != loc:
             return None
-        want = len(tokenize(w))
-        if all(self._reads_as(self._names, f"{w} {f}", p, loc, want) for f in ("", *_FOLLOWERS)):
+        if self._reads_as(self._names, w, p, loc, whole=True):
             return self._map.display(loc)
         return None
 
@@ -282,6 +289,15 @@ class Table:
         return None
 
 
+def _followed(toks: list[Tok], text: str, f: str) -> list[Tok]:
+    """``tokenize(f"{text} {f}")`` for ``toks = tokenize(text)`` and a follower ``f`` (a word or
+    "-", "" for none), without tokenizing again."""
+    if not f:
+        return toks
+    at = len(text) + 1
+    return [*toks, Tok(f, f.lower(), at, at + len(f), f != "-")]
+
+
 _TABLES: "weakref.WeakKeyDictionary[Map, Table]" = weakref.WeakKeyDictionary()
 
 
@@ -318,6 +334,7 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
             ctx, shape[0] or ctx.sticky, unit.power)
         if power is None:
             return None
+        written = shape[-2]
         if op == "-":
             order = Move(power, shape[2], shape[3], shape[5], False)
         elif op == "H":
@@ -326,11 +343,15 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
             target = _target(ctx, shape[6])
             if target is None:
                 return None
-            return ParsedLine(shape[-1], Support(power, shape[2], shape[3], shape[5], target, shape[7]), power,
-                              "", [], [], ctx.map, shape[-2] if target == shape[6] else None, source, lineno)
-        # (every field up to ``written`` given in place: a call with keywords and default
-        # factories costs about twice as much, and this runs for most lines of every batch case)
-        return ParsedLine(shape[-1], order, power, "", [], [], ctx.map, shape[-2], source, lineno)
+            order = Support(power, shape[2], shape[3], shape[5], target, shape[7])
+            if target != shape[6]:
+                written = None  # the unit's coast, not the one written
+        # ``read_order`` written out: a call costs as much as the object (this runs for most
+        # lines of every batch case)
+        p = _new(ParsedLine)
+        p.line, p.order, p.power, p.error, p.suggestions, p.warnings = shape[-1], order, power, "", [], []
+        p.map, p.written, p.source, p.lineno, p.note = ctx.map, written, source, lineno, ""
+        return p
     found = _general(ctx, shape, pos, phase)
     if found is not None:
         found.source, found.lineno = source, lineno
@@ -412,7 +433,7 @@ def _shown(line: str) -> str:
 
 
 def _parsed(line: str, order, power: str, m: Map, written: str | None) -> ParsedLine:
-    return ParsedLine(line, order, power, "", [], [], m, written)  # (``line``: stripped by Table.shape)
+    return read_order(line, order, power, m, written)  # (``line``: stripped by Table.shape)
 
 
 def _power(ctx: "Context", explicit: str | None, owner: str | None) -> str | None:
