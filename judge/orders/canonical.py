@@ -121,8 +121,10 @@ class Table:
         ``shown`` the line as the full parser shows it. Remembered (orders repeat from phase to
         phase and game to game)."""
         found = self.shapes.get(line, _UNSEEN)  # (not a KeyError caught: it costs more than the rest)
-        if found is not _UNSEEN:
-            return found
+        return self.first_shape(line) if found is _UNSEEN else found
+
+    def first_shape(self, line: str) -> tuple | None:
+        """``shape`` of a line not met yet (or no longer remembered)."""
         # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
         # "Spa/NC", "Bur.") is not, and goes straight to its respelling
         found = self._canonical(line) if self.plain_words.issuperset(line.split()) else None
@@ -137,7 +139,7 @@ class Table:
                     self.respellings.clear()
                 self.respellings[low] = canon
             if canon is not None and canon != line:
-                found = self._canonical(canon)
+                found = self.canon.get(canon) or self._canonical(canon)
         if found is not None:
             shown = line.strip()
             found = (*found, _shown(shown).strip() if shown[-1] == "." else shown)  # stripped, as ParsedLine keeps it
@@ -318,11 +320,11 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
     ParsedLine's (the whole line as written, its number)."""
     if table is None:
         table = table_for(ctx.names, ctx.map)
-    shape = table.shapes.get(line)  # a line met before: without the call (most lines, most phases)
+    shape = table.shapes.get(line, _UNSEEN)  # a line met before: without the call (most lines, most phases)
+    if shape is _UNSEEN:
+        shape = table.first_shape(line)
     if shape is None:
-        shape = table.shape(line)
-        if shape is None:
-            return None
+        return None
     op = shape[1]
     pos = ctx.pos
     phase = pos.phase.kind
