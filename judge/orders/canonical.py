@@ -127,7 +127,8 @@ class Table:
         """``shape`` of a line not met yet (or no longer remembered)."""
         # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
         # "Spa/NC", "Bur.") is not, and goes straight to its respelling
-        found = self._canonical(line) if self.plain_words.issuperset(line.split()) else None
+        words = line.split()
+        found = self._canonical(line, words) if self.plain_words.issuperset(words) else None
         if found is None:
             # the respelling reads the line without case: remembered that way, one for all the
             # ways of writing a line that differ only in case ("F ank - con", "F ANK - CON")
@@ -148,15 +149,13 @@ class Table:
         self.shapes[line] = found
         return found
 
-    def _canonical(self, text: str) -> tuple | None:
-        """``shape`` of canonical text, without ``shown``; remembered for the texts that are
-        canonical (each met in many spellings)."""
+    def _canonical(self, text: str, words: list[str] | None = None) -> tuple | None:
+        """``shape`` of canonical text (``words``: its words, when split already), without
+        ``shown``; remembered for the texts that are canonical (each met in many spellings)."""
         found = self.canon.get(text)
         if found is None:
-            found = self._shape(text)
+            found = self._shape(text.split() if words is None else words)
             if found is not None:
-                words = text.split()
-                found = (*found, " ".join(words[1:] if found[0] is not None else words))
                 if len(self.canon) >= _REMEMBER:
                     self.canon.clear()
                 self.canon[text] = found
@@ -235,8 +234,9 @@ class Table:
             return self._map.display(loc)
         return None
 
-    def _shape(self, line: str) -> tuple | None:
-        words = line.split()
+    def _shape(self, words: list[str]) -> tuple | None:
+        """``_canonical``'s reading of canonical text's words, the order's text last (without the
+        power's name)."""
         if not words:
             return None
         named: str | None = None
@@ -245,6 +245,11 @@ class Table:
             if named is None or len(words) == 1:
                 return None
             words = words[1:]
+        found = self._order(words, named)
+        return None if found is None else (*found, " ".join(words))
+
+    def _order(self, words: list[str], named: str | None) -> tuple | None:
+        """``_shape`` of the order's words (``named``: the power named before them)."""
         locs, kinds = self.locs, self.kinds
         n = len(words)
         head = words[0]
