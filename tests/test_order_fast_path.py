@@ -111,3 +111,56 @@ def test_fast_lines_are_the_common_canonical_forms():
         assert read_line(ctx, line) is None, line
     _same(b, text)
     _same(b, "\n".join(other))
+
+
+def test_a_follower_put_after_a_name_is_what_tokenize_gives():
+    """The table checks each name before each word that may follow it with the name's tokens
+    and the follower's put after them, not a second tokenizing: they must be the same tokens."""
+    from dataclasses import astuple
+
+    from judge.orders.canonical import _FOLLOWERS, _followed
+    from judge.orders.lexer import tokenize
+
+    m = load_variant("standard").map
+    texts = [m.display(loc) for p, prov in m.provinces.items() for loc in (p, *(f"{p}/{c}" for c in prov.coasts))]
+    texts += ["bur.", "stp(sc)", "stp_sc", "spa nc", "Spa (nc)", "spa.nc", "St. P", "a.", "x-", "a<b", "mid-atl",
+              "N. Atl.", "lon=", "Liv'", "É", "tyr…"]
+    for text in texts:
+        toks = tokenize(text)
+        for f in ("", *_FOLLOWERS):
+            assert [astuple(t) for t in _followed(toks, text, f)] == [astuple(t) for t in tokenize(f"{text} {f}")], \
+                (text, f)
+
+
+def test_an_order_line_made_without_the_class_call_is_the_class_calls():
+    from dataclasses import fields
+
+    from judge.engine.orders import Move
+    from judge.orders.parsed import ParsedLine, read_order
+
+    m = load_variant("standard").map
+    order = Move("England", "F", "lon", "nth", False)
+    fast = read_order("F Lon - Nth", order, "England", m, "F Lon - Nth", "England: F Lon - Nth", 3)
+    slow = ParsedLine("F Lon - Nth", order, "England", map=m, written="F Lon - Nth", source="England: F Lon - Nth",
+                      lineno=3)
+    assert [getattr(fast, f.name) for f in fields(ParsedLine)] == [getattr(slow, f.name) for f in fields(ParsedLine)]
+    assert fast.warnings is not read_order("x", order, "England", m, None).warnings  # lists of its own
+
+
+def test_lines_keep_their_source_and_number_either_way():
+    """Comments, quotations, list marks, blank lines and a signature around canonical lines: each
+    parsed line has the same line as written and number with and without the fast path (which
+    reads the orders block itself rather than through ``source_lines``)."""
+    from judge.orders.lexer import source_lines
+
+    v = load_variant("standard")
+    b = Board("standard", None, v.start_position())
+    text = ("England:\n  F Lon - Nth  \n\n# plan B\n> F Lon - Eng\n1. A Lvp - Yor\n* F Edi - Nwg\n"
+            "France: A Par - Bur # sure\nOn Monday, Bob wrote:\nA Mar H\t\nF Bre - Mao\n-- \nA Mun - Bur\n")
+    fast = parse_orders(text, b.pos, rules=b.rules)
+    slow = parse_orders(text, b.pos, rules=b.rules, fast=False)
+    assert fast == slow
+    assert [(p.source, p.lineno) for p in fast] == [(p.source, p.lineno) for p in slow]
+    numbered = {n: s for n, (s, _) in enumerate(source_lines(text), 1)}
+    assert all(numbered[p.lineno] == p.source for p in fast) and len(fast) >= 8
+    assert not any("Mun" in p.line for p in fast)  # after the signature

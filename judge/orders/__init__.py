@@ -31,7 +31,7 @@ from judge.orders.canonical import read_line, table_for
 from judge.engine.adjustment import adjustments_due, build_sites
 from judge.engine.orders import Hold, Waive
 from judge.variant import province_of
-from judge.orders.lexer import order_lines, source_lines, tokenize
+from judge.orders.lexer import END, other_line, source_lines, tokenize
 from judge.orders.names import names_for
 from judge.orders.parsed import ParsedLine
 from judge.orders.parser import Context, LineReader
@@ -62,11 +62,10 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
     rules = rules if rules is not None else variant.rules
     names = names_for(variant, m)
     mods = frozenset(rules.get("modules", ()))
-    lines = list(source_lines(text))
     ctx = Context(pos, m, names, mods, power, rules=rules)
     if ARMY_FLEET in mods:  # a landing may be written before the move of the A/F it lands from
         first = Context(pos, m, names, mods, power)
-        for _, line in lines:
+        for _, line in source_lines(text):
             toks = tokenize(line)  # (a comment's "" has no tokens)
             if any(t.word for t in toks):
                 LineReader(first, line, toks).read()
@@ -74,7 +73,21 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
     table = table_for(names, m)
     out: list[ParsedLine] = []
     rest: list[tuple[int, ParsedLine]] = []  # where "the rest hold" was written, and for whom
-    for lineno, (source, line) in enumerate(lines, 1):
+    lineno = 0
+    # ``source_lines`` written out: most lines are orders in canonical text, read by ``read_line``
+    # in a few dict look-ups, and a generator's pairs would cost a good part of that again
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if line[:1].isalpha() and line[-1] != ":" and "#" not in line:  # ``is_plain``, not indented
+            source = line
+        else:  # (an indented plain line too: ``other_line`` gives it the same pair)
+            got = other_line(raw)
+            if got is None:
+                continue
+            if got is END:
+                break
+            source, line = got
+        lineno += 1
         if not line:  # "# a comment", "> a quotation"
             what = "a quotation" if source.startswith(">") else "a comment"
             out.append(ParsedLine(source, None, ctx.power or ctx.sticky, map=m, source=source, lineno=lineno,

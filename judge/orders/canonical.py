@@ -29,9 +29,9 @@ import weakref
 from typing import TYPE_CHECKING
 
 from judge.engine.orders import Build, Convoy, Disband, Hold, Move, Remove, Retreat, Support, Waive
-from judge.orders.lexer import tokenize
+from judge.orders.lexer import Tok, tokenize
 from judge.orders.names import Names
-from judge.orders.parsed import ParsedLine
+from judge.orders.parsed import ParsedLine, read_order
 from judge.engine.variant_kinds import ARMY_FLEET
 from judge.variant import Map
 
@@ -50,6 +50,8 @@ _FOLLOWERS = ("H", "S", "C", "D", "via", "-")
 #: how many lines (and canonical texts) a table remembers, and how many word spellings, before it
 #: starts afresh
 _REMEMBER, _REMEMBER_WORDS = 20000, 5000
+_UNSEEN = object()  # ``Table.shapes``' answer for a line not met yet
+_new = object.__new__
 
 
 class Table:
@@ -63,8 +65,7 @@ class Table:
             self.coasted[p] = bool(prov.coasts)
             for loc in (p, *(f"{p}/{c}" for c in prov.coasts)):
                 text = m.display(loc)
-                if text.lower() not in reserved and all(
-                        self._reads_as(names, f"{text} {f}", p, loc) for f in ("", *_FOLLOWERS)):
+                if text.lower() not in reserved and self._reads_as(names, text, p, loc):
                     self.locs[text] = loc
         # "A"/"F" must not also be a power's abbreviation ("A Par" would then be Austria's)
         self.kinds = frozenset(k for k in _KINDS if names.power(k.lower()) is None)
@@ -87,13 +88,21 @@ class Table:
         return words
 
     @staticmethod
-    def _reads_as(names: Names, text: str, prov: str, loc: str, want: int = 0) -> bool:
+    def _reads_as(names: Names, text: str, prov: str, loc: str, whole: bool = False) -> bool:
         """Does the full parser read the first words of ``text`` as ``loc``, and nothing more
-        (``want`` tokens: by default the printed key's)?"""
+        (all its tokens if ``whole``, else the printed key's), alone and before each of
+        ``_FOLLOWERS``? (``text`` is tokenized once and each follower's token put after it, as
+        ``tokenize(f"{text} {f}")`` gives them: this runs for every location of the map and every
+        new spelling met, and tokenizing is most of its cost.)"""
+        toks = tokenize(text)
+        want = len(toks) if whole else 1 if "/" not in loc else 3
+        return all(Table._read_as(names, _followed(toks, text, f), prov, loc, want) for f in ("", *_FOLLOWERS))
+
+    @staticmethod
+    def _read_as(names: Names, toks: list[Tok], prov: str, loc: str, want: int) -> bool:
+        """``_reads_as`` for one follower: the tokens ``toks`` begin with ``want`` naming ``loc``."""
         from judge.orders.parser import RESERVED
 
-        toks = tokenize(text)
-        want = want or (1 if "/" not in loc else 3)
         try:
             found = names.province(toks, 0, RESERVED)
         except ValueError:
@@ -111,13 +120,15 @@ class Table:
         without the power's name, as the order prints it (the names in it are the printed keys),
         ``shown`` the line as the full parser shows it. Remembered (orders repeat from phase to
         phase and game to game)."""
-        try:
-            return self.shapes[line]
-        except KeyError:
-            pass
+        found = self.shapes.get(line, _UNSEEN)  # (not a KeyError caught: it costs more than the rest)
+        return self.first_shape(line) if found is _UNSEEN else found
+
+    def first_shape(self, line: str) -> tuple | None:
+        """``shape`` of a line not met yet (or no longer remembered)."""
         # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
         # "Spa/NC", "Bur.") is not, and goes straight to its respelling
-        found = self._canonical(line) if self.plain_words.issuperset(line.split()) else None
+        words = line.split()
+        found = self._canonical(line, words) if self.plain_words.issuperset(words) else None
         if found is None:
             # the respelling reads the line without case: remembered that way, one for all the
             # ways of writing a line that differ only in case ("F ank - con", "F ANK - CON")
@@ -129,7 +140,7 @@ class Table:
                     self.respellings.clear()
                 self.respellings[low] = canon
             if canon is not None and canon != line:
-                found = self._canonical(canon)
+                found = self.canon.get(canon) or self._canonical(canon)
         if found is not None:
             shown = line.strip()
             found = (*found, _shown(shown).strip() if shown[-1] == "." else shown)  # stripped, as ParsedLine keeps it
@@ -138,15 +149,13 @@ class Table:
         self.shapes[line] = found
         return found
 
-    def _canonical(self, text: str) -> tuple | None:
-        """``shape`` of canonical text, without ``shown``; remembered for the texts that are
-        canonical (each met in many spellings)."""
+    def _canonical(self, text: str, words: list[str] | None = None) -> tuple | None:
+        """``shape`` of canonical text (``words``: its words, when split already), without
+        ``shown``; remembered for the texts that are canonical (each met in many spellings)."""
         found = self.canon.get(text)
         if found is None:
-            found = self._shape(text)
+            found = self._shape(text.split() if words is None else words)
             if found is not None:
-                words = text.split()
-                found = (*found, " ".join(words[1:] if found[0] is not None else words))
                 if len(self.canon) >= _REMEMBER:
                     self.canon.clear()
                 self.canon[text] = found
@@ -221,13 +230,13 @@ class Table:
         loc = f"{p}/{coast}" if coast else p
         if coast and coast not in self._map.provinces[p].coasts or self.locs.get(self._map.display(loc)) != loc:
             return None
-        want = len(tokenize(w))
-        if all(self._reads_as(self._names, f"{w} {f}", p, loc, want) for f in ("", *_FOLLOWERS)):
+        if self._reads_as(self._names, w, p, loc, whole=True):
             return self._map.display(loc)
         return None
 
-    def _shape(self, line: str) -> tuple | None:
-        words = line.split()
+    def _shape(self, words: list[str]) -> tuple | None:
+        """``_canonical``'s reading of canonical text's words, the order's text last (without the
+        power's name)."""
         if not words:
             return None
         named: str | None = None
@@ -236,6 +245,11 @@ class Table:
             if named is None or len(words) == 1:
                 return None
             words = words[1:]
+        found = self._order(words, named)
+        return None if found is None else (*found, " ".join(words))
+
+    def _order(self, words: list[str], named: str | None) -> tuple | None:
+        """``_shape`` of the order's words (``named``: the power named before them)."""
         locs, kinds = self.locs, self.kinds
         n = len(words)
         head = words[0]
@@ -282,6 +296,15 @@ class Table:
         return None
 
 
+def _followed(toks: list[Tok], text: str, f: str) -> list[Tok]:
+    """``tokenize(f"{text} {f}")`` for ``toks = tokenize(text)`` and a follower ``f`` (a word or
+    "-", "" for none), without tokenizing again."""
+    if not f:
+        return toks
+    at = len(text) + 1
+    return [*toks, Tok(f, f.lower(), at, at + len(f), f != "-")]
+
+
 _TABLES: "weakref.WeakKeyDictionary[Map, Table]" = weakref.WeakKeyDictionary()
 
 
@@ -302,11 +325,11 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
     ParsedLine's (the whole line as written, its number)."""
     if table is None:
         table = table_for(ctx.names, ctx.map)
-    shape = table.shapes.get(line)  # a line met before: without the call (most lines, most phases)
+    shape = table.shapes.get(line, _UNSEEN)  # a line met before: without the call (most lines, most phases)
+    if shape is _UNSEEN:
+        shape = table.first_shape(line)
     if shape is None:
-        shape = table.shape(line)
-        if shape is None:
-            return None
+        return None
     op = shape[1]
     pos = ctx.pos
     phase = pos.phase.kind
@@ -318,6 +341,7 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
             ctx, shape[0] or ctx.sticky, unit.power)
         if power is None:
             return None
+        written = shape[-2]
         if op == "-":
             order = Move(power, shape[2], shape[3], shape[5], False)
         elif op == "H":
@@ -326,11 +350,15 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
             target = _target(ctx, shape[6])
             if target is None:
                 return None
-            return ParsedLine(shape[-1], Support(power, shape[2], shape[3], shape[5], target, shape[7]), power,
-                              "", [], [], ctx.map, shape[-2] if target == shape[6] else None, source, lineno)
-        # (every field up to ``written`` given in place: a call with keywords and default
-        # factories costs about twice as much, and this runs for most lines of every batch case)
-        return ParsedLine(shape[-1], order, power, "", [], [], ctx.map, shape[-2], source, lineno)
+            order = Support(power, shape[2], shape[3], shape[5], target, shape[7])
+            if target != shape[6]:
+                written = None  # the unit's coast, not the one written
+        # ``read_order`` written out: a call costs as much as the object (this runs for most
+        # lines of every batch case)
+        p = _new(ParsedLine)
+        p.line, p.order, p.power, p.error, p.suggestions, p.warnings = shape[-1], order, power, "", [], []
+        p.map, p.written, p.source, p.lineno, p.note = ctx.map, written, source, lineno, ""
+        return p
     found = _general(ctx, shape, pos, phase)
     if found is not None:
         found.source, found.lineno = source, lineno
@@ -412,7 +440,7 @@ def _shown(line: str) -> str:
 
 
 def _parsed(line: str, order, power: str, m: Map, written: str | None) -> ParsedLine:
-    return ParsedLine(line, order, power, "", [], [], m, written)  # (``line``: stripped by Table.shape)
+    return read_order(line, order, power, m, written)  # (``line``: stripped by Table.shape)
 
 
 def _power(ctx: "Context", explicit: str | None, owner: str | None) -> str | None:

@@ -63,31 +63,51 @@ def source_lines(text: str) -> Iterator[tuple[str, str]]:
 
     A "*" list marker is kept (as a blank, with the star) because in an adjustment phase
     "* F Bre" is the zines' removal mark; the tokenizer drops it everywhere else."""
-    # each pattern is tried only where its first (or last) character could match: most lines
-    # are orders, and this runs on every line of every mail and batch case
     for raw in text.splitlines():
         stripped = raw.strip()
-        if stripped[:1].isalpha() and stripped[-1] != ":" and "#" not in raw:
-            yield stripped, raw.rstrip()  # most lines: an order (none of the cases below can apply)
+        if is_plain(raw, stripped):
+            yield stripped, raw.rstrip()
             continue
-        first = stripped[:1]
-        if first in _SIGNATURE_START and (_SIGNATURE.match(raw.strip()) or raw.rstrip("\r\n") == "-- "):
+        got = other_line(raw)
+        if got is END:
             return
-        line = raw.split("#", 1)[0]
-        stripped = line.strip()
-        if not stripped or stripped[0] == ">" or stripped[-1] == ":" and _WROTE.match(stripped):
-            if stripped[:1] == ">" or not stripped and raw.strip():
-                yield raw.strip(), ""
-            continue
-        if stripped[0] in _LIST_START or stripped[0].isdigit():
-            mark = _LIST_MARK.match(line)
-            if mark:
-                blank = " " * mark.end()
-                if stripped[0] == "*":
-                    at = line.index("*")
-                    blank = blank[:at] + "*" + blank[at + 1:]
-                line = blank + line[mark.end():]
-        yield raw.strip(), line.rstrip()
+        if got is not None:
+            yield got
+
+
+def is_plain(raw: str, stripped: str) -> bool:
+    """Is ``raw`` (``stripped``: without the blanks around it) a line of the orders block that is
+    read as it is? Most lines are orders, for which none of ``other_line``'s cases can apply: this
+    runs on every line of every mail and batch case, and the patterns are tried only where their
+    first (or last) character could match."""
+    return stripped[:1].isalpha() and stripped[-1] != ":" and "#" not in raw
+
+
+#: ``other_line``'s answer for the line that ends the orders block (a signature, a forwarded message)
+END = ("", "--")
+
+
+def other_line(raw: str) -> tuple[str, str] | None:
+    """``source_lines``' pair for a line that is not ``is_plain``; None for a line that gives
+    nothing (a blank line), ``END`` for the line that ends the block."""
+    first = raw.strip()[:1]
+    if first in _SIGNATURE_START and (_SIGNATURE.match(raw.strip()) or raw.rstrip("\r\n") == "-- "):
+        return END
+    line = raw.split("#", 1)[0]
+    stripped = line.strip()
+    if not stripped or stripped[0] == ">" or stripped[-1] == ":" and _WROTE.match(stripped):
+        if stripped[:1] == ">" or not stripped and raw.strip():
+            return raw.strip(), ""
+        return None
+    if stripped[0] in _LIST_START or stripped[0].isdigit():
+        mark = _LIST_MARK.match(line)
+        if mark:
+            blank = " " * mark.end()
+            if stripped[0] == "*":
+                at = line.index("*")
+                blank = blank[:at] + "*" + blank[at + 1:]
+            line = blank + line[mark.end():]
+    return raw.strip(), line.rstrip()
 
 
 def tokenize(line: str) -> list[Tok]:

@@ -50,3 +50,19 @@ class ParsedLine:
         if self.warnings:
             out["warnings"] = list(self.warnings)
         return out
+
+
+_new = object.__new__
+
+
+def read_order(line: str, order: Order, power: str, m: Map, written: str | None, source: str = "",
+               lineno: int = 0) -> ParsedLine:
+    """``ParsedLine(line, order, power, map=m, written=written, source=source, lineno=lineno)``,
+    the line of an order read without a remark, made without the class call: the canonical fast
+    path makes one for most lines of every batch case, and a dataclass's ``__init__`` called
+    through the class costs half as much again as the object itself. Every field is set
+    (``tests/test_order_fast_path.py`` checks it against the class call)."""
+    p = _new(ParsedLine)
+    p.line, p.order, p.power, p.error, p.suggestions, p.warnings = line, order, power, "", [], []
+    p.map, p.written, p.source, p.lineno, p.note = m, written, source, lineno, ""
+    return p
