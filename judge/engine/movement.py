@@ -19,6 +19,8 @@ carriers. Rule modules mix a class into :class:`MovementResolver` that overrides
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter
 from typing import Iterable
 
 from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Support
@@ -189,9 +191,8 @@ class MovementResolver:
     def _fleet_seas(self) -> frozenset[str]:
         seas = getattr(self, "_seas_cache", None)
         if seas is None:
-            m = self.m
-            seas = frozenset(p for p, u in self.pos.units.items()
-                             if u.kind in self.carrier_kinds() and m.terrain[p] == "sea")
+            terrain, kinds = self.m.terrain, self.carrier_kinds()
+            seas = frozenset(p for p, u in self.pos.units.items() if u.kind in kinds and terrain[p] == "sea")
             self._seas_cache = seas
         return seas
 
@@ -368,7 +369,8 @@ class MovementResolver:
                 take(executed, slot, results)
             results[slot] = OrderResult(executed, order.power, None, "", "", False, m)
         self.settle(side, results)
-        unordered = [u for p, u in units.items() if p not in order_of]
+        missing = units.keys() - order_of.keys()  # (a set operation: most phases have no unit without an order)
+        unordered = [u for p, u in units.items() if p in missing] if missing else []
         if len(unordered) > 1:  # by power and place, whatever order the board was built in (as stored)
             unordered.sort(key=_power_and_place)
         for unit in unordered:
@@ -430,17 +432,17 @@ class MovementResolver:
         provs = list(self.order_of)
         self.provs = provs
         n = len(provs)
-        idx_of = self.idx_of = {p: i for i, p in enumerate(provs)}
+        idx_of = self.idx_of = dict(zip(provs, range(n)))
         order = self.order = list(self.order_of.values())
-        self.power = [units[p].power for p in provs]
+        self.power = list(map(_POWER, map(units.__getitem__, provs)))
         code = self.code = [OTHER] * n
         self.src = list(provs)  # (grows with the decisions a module adds: add_decision)
         dst: list[str | None] = [None] * n
         self.dst = dst
         self.carried = [False] * n  # a move that needs carriers (convoy)
-        self.carriers: list[list[int]] = [[] for _ in range(n)]  # carry orders matching a carried move
+        self.carriers: list[list[int]] = list(map(list, repeat((), n)))  # carry orders matching a carried move
         self.h2h = [-1] * n
-        supports: list[list[int]] = [[] for _ in range(n)]  # support orders given to order i
+        supports: list[list[int]] = list(map(list, repeat((), n)))  # support orders given to order i
         self.supports = supports
         into: dict[str, list[int]] = {}
         self.into = into
@@ -567,13 +569,30 @@ class MovementResolver:
         self.deps: list[int] = []
         self._entered: dict[int, int] = {}
         self._tick = 0
-        if self._core:  # the core's decisions: a unit that does not move, support or convoy just holds
-            code, state, res = self.code, self.state, self.res
+        state, res = self.state, self.res
+        if self._core:
+            # The core's decisions that read no other decision are known before the pass: a unit
+            # that does not move, support or convoy holds; a void support is not given; a support
+            # or convoy that no move goes against stands. (Resolved now or when first read, they
+            # take the same value and record no dependency, so every other decision is the same.)
+            code, void, into, src = self.code, self.void, self.into, self.src
             for i in range(n):
-                if code[i] == HOLD or code[i] == OTHER:
-                    state[i], res[i] = RESOLVED, True
+                c = code[i]
+                if c == MOVE:
+                    continue
+                if c == SUPPORT:
+                    if i in void:
+                        state[i] = RESOLVED  # (res[i] is False)
+                        continue
+                    if src[i] in into:
+                        continue
+                elif c == CONVOY and src[i] in into:
+                    continue
+                state[i], res[i] = RESOLVED, True
+        resolve = self.resolve
         for i in range(n):
-            self.resolve(i)
+            if state[i] != RESOLVED:
+                resolve(i)
         if self.paradox_rule == "convoyed_attack_yields":
             self.apply_convoyed_attack_yields()
         while self.stale:
@@ -664,6 +683,9 @@ class MovementResolver:
         to the backup rule (circular movement, paradox)."""
         if len(cycle) > 10:
             return None
+        # the trials work on copies; the lists themselves are restored in place, since callers
+        # up the stack (core_move_succeeds, run) hold them while this runs
+        lists = self.state, self.res
         state, res, mark = list(self.state), list(self.res), len(self.deps)
         found: list[int] = []
         self._trial = True
@@ -681,7 +703,8 @@ class MovementResolver:
                     del self.deps[mark:]
         finally:
             self._trial = False
-            self.state, self.res = state, res
+            lists[0][:], lists[1][:] = state, res
+            self.state, self.res = lists
         return found
 
     def backup_rule(self, cycle: list[int]) -> None:
@@ -813,8 +836,10 @@ class MovementResolver:
     def core_move_succeeds(self, i: int) -> bool:
         """:meth:`move_succeeds` with the core's strengths written out in it (used only while no
         module overrides them: see ``_core``): the same decisions read in the same order, so the
-        same result and the same guesses; ``tests/test_engine_core_decisions.py`` holds the two equal."""
-        resolve = self.resolve
+        same result and the same guesses; ``tests/test_engine_core_decisions.py`` holds the two equal.
+        A decision already resolved is read from ``res`` without the call (``resolve`` would only
+        return it)."""
+        resolve, state, res = self.resolve, self.state, self.res
         carried, supports, power, h2h = self.carried, self.supports, self.power, self.h2h
         if carried[i] and not self.path_ok(i):
             return False  # attack strength 0
@@ -822,36 +847,39 @@ class MovementResolver:
         j = self.idx_of.get(d)  # type: ignore[arg-type]
         h = h2h[i]
         attack = 1
-        if j is None or (self.code[j] == MOVE and h != j and resolve(j)):
+        if j is None or (self.code[j] == MOVE and h != j and (res[j] if state[j] == RESOLVED else resolve(j))):
             for s in supports[i]:
-                if resolve(s):
+                if res[s] if state[s] == RESOLVED else resolve(s):
                     attack += 1
         else:
             pj = power[j]
             if pj == power[i]:
                 return False  # no self-dislodgement (DATC 6.D.10)
             for s in supports[i]:
-                if power[s] != pj and resolve(s):
+                if power[s] != pj and (res[s] if state[s] == RESOLVED else resolve(s)):
                     attack += 1
         if j is not None:  # the unit in the destination: a head-to-head's defend strength (h is j), or its hold strength
             if (h >= 0 and (not carried[h] or self.path_ok(h))) or self.code[j] != MOVE:
                 held = 1
                 for s in supports[j]:
-                    if resolve(s):
+                    if res[s] if state[s] == RESOLVED else resolve(s):
                         held += 1
                 if attack <= held:
                     return False
-            elif not resolve(j) and attack <= 1:  # it moves away: 1 if it fails
-                return False
-        for k in self.into[d]:  # type: ignore[index]
+            elif not (res[j] if state[j] == RESOLVED else resolve(j)) and attack <= 1:
+                return False  # it moves away: 1 if it fails
+        into = self.into[d]  # type: ignore[index]
+        if len(into) == 1:
+            return True  # no other move into d
+        for k in into:
             if k == i or (carried[k] and not self.path_ok(k)):
                 continue  # prevent strength 0
             jj = h2h[k]
-            if jj >= 0 and resolve(jj):
+            if jj >= 0 and (res[jj] if state[jj] == RESOLVED else resolve(jj)):
                 continue
             prevent = 1
             for s in supports[k]:
-                if resolve(s):
+                if res[s] if state[s] == RESOLVED else resolve(s):
                     prevent += 1
             if attack <= prevent:
                 return False
@@ -944,11 +972,12 @@ class MovementResolver:
     # ------------------------------------------------------------------ outcome
     def outcome(self, results: list[OrderResult | None]) -> MovementOutcome:
         units = self.pos.units
-        code, res, order, dst, idx_of = self.code, self.res, self.order, self.dst, self.idx_of
+        code, res, order, idx_of = self.code, self.res, self.order, self.idx_of
         arrivals: dict[str, int] = {}  # province -> the successful move into it
-        for i in range(len(order)):
-            if code[i] == MOVE and res[i]:
-                arrivals[dst[i]] = i  # type: ignore[index]
+        for d, movers in self.into.items():  # (every move with a destination is in ``into``)
+            for k in movers:
+                if res[k]:
+                    arrivals[d] = k
         after_hook = type(self).unit_after is not MovementResolver.unit_after
         stand_hook = type(self).can_stand is not MovementResolver.can_stand
         unit_after, can_stand = self.unit_after, self.can_stand
@@ -956,7 +985,7 @@ class MovementResolver:
         moved: dict[str, str] = {}
         dislodged_units: list[tuple[Unit, int]] = []
         stranded: list[tuple[Unit, str]] = []
-        staying: list[tuple[str, Unit]] = []
+        staying: dict[str, Unit] = {}
         for p, u in units.items():  # the units that moved come first on the new board, then the rest
             j = idx_of[p]
             if after_hook:
@@ -971,13 +1000,11 @@ class MovementResolver:
                     stranded.append((u, loc))
                     continue
                 new_units[PROV[loc]] = Unit(u.power, u.kind, loc)
-            else:
-                staying.append((p, u))
-        for p, u in staying:
-            if p in arrivals:
+            elif p in arrivals:
                 dislodged_units.append((u, arrivals[p]))
             else:
-                new_units[p] = u
+                staying[p] = u
+        new_units.update(staying)
         for i in range(len(self.provs), len(order)):  # moves beside the units' own orders
             if code[i] == MOVE and res[i]:
                 arrived = self.arrival(i)
@@ -1000,7 +1027,7 @@ class MovementResolver:
             if stranded:
                 self.strand(stranded, after, contested_f, dislodged)
         self.fill_results(results, dislodged)
-        return MovementOutcome([r for r in results if r is not None], new_units, dislodged, contested_f, moved)
+        return MovementOutcome(list(filter(None, results)), new_units, dislodged, contested_f, moved)
 
     def unit_after(self, prov: str, unit: Unit) -> Unit | None:
         """Hook: the unit in ``prov`` as it ends the moves, where it is (its kind may change: an A/F
@@ -1076,6 +1103,9 @@ _UNKNOWN = object()  # not in a memo
 _CORE_STEPS = ("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
                "count_supports", "path_ok", "support_given", "stays", "resolve")
 _CORE: dict[type, bool] = {}  # resolver class -> its decisions are the core's
+
+
+_POWER = attrgetter("power")
 
 
 def _power_and_place(u: Unit) -> tuple[str, str]:
