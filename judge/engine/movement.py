@@ -19,7 +19,7 @@ carriers. Rule modules mix a class into :class:`MovementResolver` that overrides
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import compress, count, repeat
 from operator import attrgetter
 from typing import Iterable
 
@@ -426,7 +426,7 @@ class MovementResolver:
         self.result_slot[prov] = slot
 
     def build(self) -> None:
-        """Index the executed orders for the resolver (one pass, then supports and head-to-heads)."""
+        """Index the executed orders for the resolver (moves, then supports and head-to-heads)."""
         units = self.pos.units
         prov = PROV
         provs = list(self.order_of)
@@ -435,7 +435,10 @@ class MovementResolver:
         idx_of = self.idx_of = dict(zip(provs, range(n)))
         order = self.order = list(self.order_of.values())
         self.power = list(map(_POWER, map(units.__getitem__, provs)))
-        code = self.code = [OTHER] * n
+        # the decision kinds by order type, without a loop in Python (a module's types: code_of)
+        code = self.code = list(map(_CODE.get, map(type, order)))
+        if None in code:
+            code[:] = [self.code_of(o) if c is None else c for c, o in zip(code, order)]
         self.src = list(provs)  # (grows with the decisions a module adds: add_decision)
         dst: list[str | None] = [None] * n
         self.dst = dst
@@ -449,24 +452,15 @@ class MovementResolver:
         self.forced_fail: set[int] = set()  # carried moves broken by a paradox rule
         self.void: set[int] = set()
         moves_by_route: dict[tuple[str, str], int] = {}
-        support_idx: list[int] = []
-        moves: list[int] = []
-        for i, o in enumerate(order):
-            c = _CODE.get(type(o))
-            if c is None:
-                c = self.code_of(o)
-            code[i] = c
-            if c == MOVE:
-                d = prov[o.dest]  # type: ignore[attr-defined]
-                dst[i] = d
-                if d in into:
-                    into[d].append(i)
-                else:
-                    into[d] = [i]
-                moves_by_route[(provs[i], d)] = i
-                moves.append(i)
-            elif c == SUPPORT:
-                support_idx.append(i)
+        moves = list(compress(range(n), map(MOVE.__eq__, code)))
+        support_idx = list(compress(range(n), map(SUPPORT.__eq__, code)))
+        for i in moves:
+            d = dst[i] = prov[order[i].dest]  # type: ignore[attr-defined]
+            if d in into:
+                into[d].append(i)
+            else:
+                into[d] = [i]
+            moves_by_route[(provs[i], d)] = i
         self.build_carriers(moves_by_route)
         void = self.void
         for i in support_idx:
@@ -568,7 +562,7 @@ class MovementResolver:
         self.res = [False] * n
         self.deps: list[int] = []
         self._entered: dict[int, int] = {}
-        self._tick = 0
+        self._ticks = count(1)  # resolve()'s clock
         state, res = self.state, self.res
         if self._core:
             # The core's decisions that read no other decision are known before the pass: a unit
@@ -576,10 +570,8 @@ class MovementResolver:
             # or convoy that no move goes against stands. (Resolved now or when first read, they
             # take the same value and record no dependency, so every other decision is the same.)
             code, void, into, src = self.code, self.void, self.into, self.src
-            for i in range(n):
+            for i in compress(range(n), map(MOVE.__ne__, code)):
                 c = code[i]
-                if c == MOVE:
-                    continue
                 if c == SUPPORT:
                     if i in void:
                         state[i] = RESOLVED  # (res[i] is False)
@@ -590,9 +582,10 @@ class MovementResolver:
                     continue
                 state[i], res[i] = RESOLVED, True
         resolve = self.resolve
-        for i in range(n):
-            if state[i] != RESOLVED:
-                resolve(i)
+        # the decisions not yet resolved, each read as the loop reaches it (compress and map take
+        # the list lazily), so those resolved on the way by others are skipped
+        for i in compress(range(n), map(RESOLVED.__ne__, state)):
+            resolve(i)
         if self.paradox_rule == "convoyed_attack_yields":
             self.apply_convoyed_attack_yields()
         while self.stale:
@@ -605,21 +598,22 @@ class MovementResolver:
         """Hook: every decision is final; note what follows from them before the board is drawn."""
 
     def resolve(self, i: int) -> bool:
-        st = self.state[i]
+        # (``state`` and ``res`` are changed in place while this runs; only resolve_all and the
+        # trials of ``solutions`` put other lists in their place, never under a caller's feet)
+        state, res = self.state, self.res
+        st = state[i]
         if st == RESOLVED:
-            return self.res[i]
+            return res[i]
         deps = self.deps
         if st == GUESSING:
             # Always record the dependency, even if ``i`` is listed already: the caller's result
             # rests on a guess and must not be marked resolved.
             deps.append(i)
-            return self.res[i]
+            return res[i]
         mark = len(deps)
-        self.res[i] = False
-        self.state[i] = GUESSING
-        entered = self._entered
-        self._tick += 1
-        me = entered[i] = self._tick  # when it began to be guessed
+        res[i] = False
+        state[i] = GUESSING
+        me = self._entered[i] = next(self._ticks)  # when it began to be guessed
         if self._core:  # adjudicate(), inline
             c = self.code[i]
             first = (self.core_move_succeeds(i) if c == MOVE else self.support_given(i) if c == SUPPORT
@@ -627,10 +621,11 @@ class MovementResolver:
         else:
             first = self.adjudicate(i)
         if len(deps) == mark:
-            if self.state[i] != RESOLVED:
-                self.res[i] = first
-                self.state[i] = RESOLVED
+            if state[i] != RESOLVED:
+                res[i] = first
+                state[i] = RESOLVED
             return first
+        entered = self._entered
         if min(entered.get(d, -1) for d in deps[mark:]) < me:
             # part of a cycle found higher up (it rests on a guess made before this one, by a
             # decision that is still being resolved): keep the guess for now
@@ -1055,12 +1050,12 @@ class MovementResolver:
         return retreat.retreat_options(after, unit, attacker_from, contested)
 
     def fill_results(self, results: list[OrderResult | None], dislodged: dict[str, Dislodged]) -> None:
-        idx_of, code, res, carried, void = self.idx_of, self.code, self.res, self.carried, self.void
-        for p, slot in self.result_slot.items():
+        code, res, carried, void = self.code, self.res, self.carried, self.void
+        # (result_slot has the keys of order_of, in the same order: the decisions 0, 1, ...)
+        for i, (p, slot) in enumerate(self.result_slot.items()):
             r = results[slot]
             if r is None or r.result == "invalid":
                 continue
-            i = idx_of[p]
             c = code[i]
             was_dislodged = p in dislodged
             if c == MOVE:
