@@ -336,11 +336,12 @@ class MovementResolver:
             if side_order is not None and side_order(order):
                 side.append((slot, order))
                 continue
-            unit = units.get(prov_of[order.loc])
-            t = type(order)
+            prov = prov_of[order.loc]
+            unit = units.get(prov)
             executed: Order | None = None
             if (own_check and unit is not None and order.power == unit.power and order.kind == unit.kind
                     and order.loc == unit.loc):  # what check() would give, without the call:
+                t = type(order)
                 if t is Move:
                     if not order.via_convoy and (unit.kind, unit.loc, order.dest) in plain:
                         executed = order
@@ -358,13 +359,10 @@ class MovementResolver:
                 except Illegal as exc:
                     results[slot] = OrderResult(order, order.power, order.text(m), "invalid", str(exc))
                     continue
-            if own_take:  # take(), inline: most orders are for a unit not ordered before
                 prov = prov_of[executed.loc]
-                if prov in result_slot:
-                    take(executed, slot, results)
-                else:
-                    order_of[prov] = executed
-                    result_slot[prov] = slot
+            if own_take and prov not in result_slot:  # take(), inline: most orders are for a unit not ordered before
+                order_of[prov] = executed
+                result_slot[prov] = slot
             else:
                 take(executed, slot, results)
             results[slot] = OrderResult(executed, order.power, None, "", "", False, m)
@@ -524,14 +522,14 @@ class MovementResolver:
         order, carried = self.order, self.carried
         convoys_for: dict[tuple[str, str], list[int]] = {}
         if CONVOY in self.code:
-            for i, o in enumerate(order):
-                if self.code[i] == CONVOY:
-                    assert isinstance(o, Convoy)
-                    key = (o.target, o.dest)
-                    if key in moves_by_route:
-                        convoys_for.setdefault(key, []).append(i)
-                    else:
-                        self.void.add(i)  # the army is not ordered to go there
+            for i in compress(range(len(order)), map(CONVOY.__eq__, self.code)):
+                o = order[i]
+                assert isinstance(o, Convoy)
+                key = (o.target, o.dest)
+                if key in moves_by_route:
+                    convoys_for.setdefault(key, []).append(i)
+                else:
+                    self.void.add(i)  # the army is not ordered to go there
         army_adj = m.army_adj
         for key, i in moves_by_route.items():
             o = order[i]
