@@ -19,8 +19,7 @@ carriers. Rule modules mix a class into :class:`MovementResolver` that overrides
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import compress, count, repeat
-from operator import attrgetter
+from itertools import count
 from typing import Iterable
 
 from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Support
@@ -430,28 +429,28 @@ class MovementResolver:
         provs = list(self.order_of)
         self.provs = provs
         n = len(provs)
-        idx_of = self.idx_of = dict(zip(provs, range(n)))
+        idx_of = self.idx_of = {p: i for i, p in enumerate(provs)}
         order = self.order = list(self.order_of.values())
-        self.power = list(map(_POWER, map(units.__getitem__, provs)))
+        self.power = [units[p].power for p in provs]
         # the decision kinds by order type, without a loop in Python (a module's types: code_of)
-        code = self.code = list(map(_CODE.get, map(type, order)))
+        code = self.code = [_CODE.get(type(o)) for o in order]
         if None in code:
             code[:] = [self.code_of(o) if c is None else c for c, o in zip(code, order)]
         self.src = list(provs)  # (grows with the decisions a module adds: add_decision)
         dst: list[str | None] = [None] * n
         self.dst = dst
         self.carried = [False] * n  # a move that needs carriers (convoy)
-        self.carriers: list[list[int]] = list(map(list, repeat((), n)))  # carry orders matching a carried move
+        self.carriers: list[list[int]] = [[] for _ in range(n)]  # carry orders matching a carried move
         self.h2h = [-1] * n
-        supports: list[list[int]] = list(map(list, repeat((), n)))  # support orders given to order i
+        supports: list[list[int]] = [[] for _ in range(n)]  # support orders given to order i
         self.supports = supports
         into: dict[str, list[int]] = {}
         self.into = into
         self.forced_fail: set[int] = set()  # carried moves broken by a paradox rule
         self.void: set[int] = set()
         moves_by_route: dict[tuple[str, str], int] = {}
-        moves = list(compress(range(n), map(MOVE.__eq__, code)))
-        support_idx = list(compress(range(n), map(SUPPORT.__eq__, code)))
+        moves = [i for i, c in enumerate(code) if c == MOVE]
+        support_idx = [i for i, c in enumerate(code) if c == SUPPORT]
         for i in moves:
             d = dst[i] = prov[order[i].dest]  # type: ignore[attr-defined]
             if d in into:
@@ -522,7 +521,7 @@ class MovementResolver:
         order, carried = self.order, self.carried
         convoys_for: dict[tuple[str, str], list[int]] = {}
         if CONVOY in self.code:
-            for i in compress(range(len(order)), map(CONVOY.__eq__, self.code)):
+            for i in [i for i, c in enumerate(self.code) if c == CONVOY]:
                 o = order[i]
                 assert isinstance(o, Convoy)
                 key = (o.target, o.dest)
@@ -568,8 +567,10 @@ class MovementResolver:
             # or convoy that no move goes against stands. (Resolved now or when first read, they
             # take the same value and record no dependency, so every other decision is the same.)
             code, void, into, src = self.code, self.void, self.into, self.src
-            for i in compress(range(n), map(MOVE.__ne__, code)):
+            for i in range(n):
                 c = code[i]
+                if c == MOVE:
+                    continue
                 if c == SUPPORT:
                     if i in void:
                         state[i] = RESOLVED  # (res[i] is False)
@@ -580,10 +581,9 @@ class MovementResolver:
                     continue
                 state[i], res[i] = RESOLVED, True
         resolve = self.resolve
-        # the decisions not yet resolved, each read as the loop reaches it (compress and map take
-        # the list lazily), so those resolved on the way by others are skipped
-        for i in compress(range(n), map(RESOLVED.__ne__, state)):
-            resolve(i)
+        for i in range(n):
+            if state[i] != RESOLVED:  # (not resolved on the way by another decision)
+                resolve(i)
         if self.paradox_rule == "convoyed_attack_yields":
             self.apply_convoyed_attack_yields()
         while self.stale:
@@ -1096,9 +1096,6 @@ _UNKNOWN = object()  # not in a memo
 _CORE_STEPS = ("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
                "count_supports", "path_ok", "support_given", "stays", "resolve")
 _CORE: dict[type, bool] = {}  # resolver class -> its decisions are the core's
-
-
-_POWER = attrgetter("power")
 
 
 def _power_and_place(u: Unit) -> tuple[str, str]:
