@@ -79,17 +79,13 @@ class MovementResolver:
         self.m: Map = self.pos.map
         self.paradox_rule = self.rules.get("convoy_paradox", "szykman")
         # moves legal on any board, taken as written (a module with its own check_move checks all)
-        self._plain = self.m.plain_moves if type(self).check_move is MovementResolver.check_move else frozenset()
-        cls = type(self)
-        core = _CORE.get(cls)
-        if core is None:
-            core = _CORE[cls] = all(getattr(cls, name) is getattr(MovementResolver, name) for name in _CORE_STEPS)
-        self._core = core  # the decisions are the core's own: resolve() may take them inline
+        kept = self._kept = _kept(type(self))
+        self._plain = self.m.plain_moves if "check_move" in kept else frozenset()
+        self._core = _CORE_STEPS <= kept  # the decisions are the core's own: resolve() may take them inline
         # supports checked before on this map, when the check is the core's (see check_support)
         self._support_memo: dict | None = (
             retreat.map_memo(self.m, "support_checks")
-            if cls.can_reach_for_support is MovementResolver.can_reach_for_support
-            and cls.target_can_reach is MovementResolver.target_can_reach else None)
+            if "can_reach_for_support" in kept and "target_can_reach" in kept else None)
 
     def starting_board(self, position: Position) -> Position:
         """Hook: the board the moves start from (1885 II: with the hidden start units placed)."""
@@ -318,40 +314,50 @@ class MovementResolver:
         self.order_of: dict[str, Order] = {}  # province -> executed order
         self.result_slot: dict[str, int] = {}  # province -> index of its result
         inputs = self.input_orders
-        if type(self).read_order is not MovementResolver.read_order:
+        kept = self._kept
+        if "read_order" not in kept:
             inputs = [self.read_order(o) for o in inputs]
         self.survey(inputs)
         results: list[OrderResult | None] = [None] * len(inputs)
         side: list[tuple[int, Order]] = []
-        side_order = self.side_order if type(self).side_order is not MovementResolver.side_order else None
+        side_order = None if "side_order" in kept else self.side_order
         prov_of = PROV
         check, take = self.check, self.take
-        own_check = type(self).check is MovementResolver.check
+        own_check = "check" in kept
         plain = self._plain if own_check else frozenset()
-        own_take = type(self).take is MovementResolver.take
-        supports_seen = self._support_memo if type(self).check_support is MovementResolver.check_support else None
+        own_take = "take" in kept
+        supports_seen = self._support_memo if own_check and "check_support" in kept else None
         order_of, result_slot = self.order_of, self.result_slot
         for slot, order in enumerate(inputs):
             if side_order is not None and side_order(order):
                 side.append((slot, order))
                 continue
-            prov = prov_of[order.loc]
-            unit = units.get(prov)
+            # What check() would give, without the call. Each kind of order has its branch, so that
+            # each read of an order's field sees one type (3.11 specialises only such reads).
+            t = type(order)
             executed: Order | None = None
-            if (own_check and unit is not None and order.power == unit.power and order.kind == unit.kind
-                    and order.loc == unit.loc):  # what check() would give, without the call:
-                t = type(order)
-                if t is Move:
-                    if not order.via_convoy and (unit.kind, unit.loc, order.dest) in plain:
-                        executed = order
-                elif t is Hold:
+            if t is Move:
+                unit = units.get(prov_of[order.loc])
+                if (own_check and unit is not None and order.power == unit.power and order.kind == unit.kind
+                        and order.loc == unit.loc and not order.via_convoy
+                        and (unit.kind, unit.loc, order.dest) in plain):
                     executed = order
-                elif t is Support and supports_seen is not None:  # check_support's memo, as it reads it
-                    target = units.get(prov_of[order.target])
+            elif t is Support:
+                unit = units.get(prov_of[order.loc])
+                if (supports_seen is not None and unit is not None and order.power == unit.power
+                        and order.kind == unit.kind and order.loc == unit.loc):
+                    target = units.get(prov_of[order.target])  # check_support's memo, as it reads it
                     if (target is not None and order.target_kind == target.kind and order.target == target.loc
                             and supports_seen.get((unit.kind, unit.loc, target.kind, target.loc, target.kind,
                                                    order.dest), _UNKNOWN) == order.dest):
                         executed = order
+            elif t is Hold:
+                unit = units.get(prov_of[order.loc])
+                if (own_check and unit is not None and order.power == unit.power and order.kind == unit.kind
+                        and order.loc == unit.loc):
+                    executed = order
+            else:
+                unit = units.get(prov_of[order.loc])
             if executed is None:
                 try:
                     executed = check(order, unit)
@@ -359,12 +365,16 @@ class MovementResolver:
                     results[slot] = OrderResult(order, order.power, order.text(m), "invalid", str(exc))
                     continue
                 prov = prov_of[executed.loc]
+                power = order.power
+            else:  # (the order as written: its unit's province and power)
+                prov = unit.prov  # type: ignore[union-attr]
+                power = unit.power  # type: ignore[union-attr]
             if own_take and prov not in result_slot:  # take(), inline: most orders are for a unit not ordered before
                 order_of[prov] = executed
                 result_slot[prov] = slot
             else:
                 take(executed, slot, results)
-            results[slot] = OrderResult(executed, order.power, None, "", "", False, m)
+            results[slot] = OrderResult(executed, power, None, "", "", False, m)
         self.settle(side, results)
         missing = units.keys() - order_of.keys()  # (a set operation: most phases have no unit without an order)
         unordered = [u for p, u in units.items() if p in missing] if missing else []
@@ -971,8 +981,8 @@ class MovementResolver:
             for k in movers:
                 if res[k]:
                     arrivals[d] = k
-        after_hook = type(self).unit_after is not MovementResolver.unit_after
-        stand_hook = type(self).can_stand is not MovementResolver.can_stand
+        after_hook = "unit_after" not in self._kept
+        stand_hook = "can_stand" not in self._kept
         unit_after, can_stand = self.unit_after, self.can_stand
         new_units: dict[str, Unit] = {}
         moved: dict[str, str] = {}
@@ -1093,9 +1103,19 @@ class MovementResolver:
 _UNKNOWN = object()  # not in a memo
 
 #: the methods :meth:`MovementResolver.resolve` and ``run`` take inline while a class keeps them all
-_CORE_STEPS = ("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
-               "count_supports", "path_ok", "support_given", "stays", "resolve")
-_CORE: dict[type, bool] = {}  # resolver class -> its decisions are the core's
+_CORE_STEPS = frozenset(("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
+                         "count_supports", "path_ok", "support_given", "stays", "resolve"))
+_KEPT: dict[type, frozenset[str]] = {}  # resolver class -> the hooks and steps it keeps as the core's
+
+
+def _kept(cls: type) -> frozenset[str]:
+    """The hooks and decision steps ``cls`` does not override, worked out once a class (reading
+    a class attribute is slow in 3.11: such a read is never specialised)."""
+    kept = _KEPT.get(cls)
+    if kept is None:
+        kept = _KEPT[cls] = frozenset(name for name in HOOKS | _CORE_STEPS | {"take"}
+                                      if getattr(cls, name) is getattr(MovementResolver, name))
+    return kept
 
 
 def _power_and_place(u: Unit) -> tuple[str, str]:
