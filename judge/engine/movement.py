@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import count
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Support
 from judge.engine import retreat
@@ -450,9 +450,11 @@ class MovementResolver:
         dst: list[str | None] = [None] * n
         self.dst = dst
         self.carried = [False] * n  # a move that needs carriers (convoy)
-        self.carriers: list[list[int]] = [[] for _ in range(n)]  # carry orders matching a carried move
+        # carry orders matching a carried move, and support orders given to order i: a list only
+        # where there are some (most orders have none; a shared empty tuple costs nothing)
+        self.carriers: list[Sequence[int]] = [()] * n
         self.h2h = [-1] * n
-        supports: list[list[int]] = [[] for _ in range(n)]  # support orders given to order i
+        supports: list[Sequence[int]] = [()] * n
         self.supports = supports
         into: dict[str, list[int]] = {}
         self.into = into
@@ -487,7 +489,10 @@ class MovementResolver:
             elif "/" in dest and order[j].dest != dest:  # type: ignore[attr-defined]
                 void.add(i)  # DATC 6.B.9: a coast in a support must match
                 continue
-            supports[j].append(i)
+            if supports[j]:
+                supports[j].append(i)  # type: ignore[attr-defined]
+            else:
+                supports[j] = [i]
         carried = self.carried
         h2h = self.h2h
         for i in moves:
@@ -1059,13 +1064,14 @@ class MovementResolver:
 
     def fill_results(self, results: list[OrderResult | None], dislodged: dict[str, Dislodged]) -> None:
         code, res, carried, void = self.code, self.res, self.carried, self.void
+        provs = self.provs
         # (result_slot has the keys of order_of, in the same order: the decisions 0, 1, ...)
-        for i, (p, slot) in enumerate(self.result_slot.items()):
+        for i, slot in enumerate(self.result_slot.values()):
             r = results[slot]
             if r is None or r.result == "invalid":
                 continue
             c = code[i]
-            was_dislodged = p in dislodged
+            was_dislodged = provs[i] in dislodged if dislodged else False
             if c == MOVE:
                 if res[i]:
                     r.result = "succeeds"
