@@ -573,7 +573,7 @@ class MovementResolver:
         self.state = [UNRESOLVED] * n
         self.res = [False] * n
         self.deps: list[int] = []
-        self._entered: dict[int, int] = {}
+        self._entered = [-1] * n  # decision -> when resolve() began to guess it
         self._ticks = count(1)  # resolve()'s clock
         state, res = self.state, self.res
         if self._core:
@@ -639,7 +639,7 @@ class MovementResolver:
                 state[i] = RESOLVED
             return first
         entered = self._entered
-        if min(entered.get(d, -1) for d in deps[mark:]) < me:
+        if min(entered[d] for d in deps[mark:]) < me:
             # part of a cycle found higher up (it rests on a guess made before this one, by a
             # decision that is still being resolved): keep the guess for now
             deps.append(i)
@@ -970,7 +970,7 @@ class MovementResolver:
         self.state = [UNRESOLVED] * n
         self.res = [False] * n
         self.deps = []
-        self._entered = {}
+        self._entered = [-1] * n
         for i in range(n):
             self.resolve(i)
 
