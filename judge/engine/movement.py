@@ -595,6 +595,7 @@ class MovementResolver:
                 elif c == CONVOY and src[i] in into:
                     continue
                 state[i], res[i] = RESOLVED, True
+            self._lone_moves()
         resolve = self.resolve
         for i in range(n):
             if state[i] != RESOLVED:  # (not resolved on the way by another decision)
@@ -606,6 +607,23 @@ class MovementResolver:
             self.resolve_all()
         self.decisions_final()
         return self.outcome(results)
+
+    def _lone_moves(self) -> None:
+        """The core's moves that succeed whatever else happens and read only decisions already
+        made: a move not by convoy, the only one into an empty province, whose supports are all
+        decided. ``core_move_succeeds`` would read just those supports and say yes, with no
+        dependency recorded; so every other decision is the same."""
+        state, res, into, idx_of, supports = self.state, self.res, self.into, self.idx_of, self.supports
+        for d, movers in into.items():
+            if len(movers) == 1 and d not in idx_of:
+                i = movers[0]
+                if self.carried[i] or state[i] == RESOLVED:
+                    continue
+                for s in supports[i]:
+                    if state[s] != RESOLVED:
+                        break
+                else:
+                    state[i], res[i] = RESOLVED, True
 
     def decisions_final(self) -> None:
         """Hook: every decision is final; note what follows from them before the board is drawn."""
