@@ -610,14 +610,19 @@ class MovementResolver:
 
     def _lone_moves(self) -> None:
         """The core's moves that succeed whatever else happens and read only decisions already
-        made: a move not by convoy, the only one into an empty province, whose supports are all
-        decided. ``core_move_succeeds`` would read just those supports and say yes, with no
-        dependency recorded; so every other decision is the same."""
-        state, res, into, idx_of, supports = self.state, self.res, self.into, self.idx_of, self.supports
-        for d, movers in into.items():
-            if len(movers) == 1 and d not in idx_of:
+        made: a move not by convoy, the only one into a province that is empty or whose unit has
+        already moved out (not head to head), whose supports are all decided.
+        ``core_move_succeeds`` would read just those decisions and say yes, with no dependency
+        recorded; so every other decision is the same."""
+        state, res, code, idx_of, supports = self.state, self.res, self.code, self.idx_of, self.supports
+        carried, h2h = self.carried, self.h2h
+        for d, movers in self.into.items():
+            if len(movers) == 1:
                 i = movers[0]
-                if self.carried[i] or state[i] == RESOLVED:
+                if carried[i] or state[i] == RESOLVED:
+                    continue
+                j = idx_of.get(d)
+                if j is not None and not (code[j] == MOVE and h2h[i] != j and state[j] == RESOLVED and res[j]):
                     continue
                 for s in supports[i]:
                     if state[s] != RESOLVED:
