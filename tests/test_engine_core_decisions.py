@@ -161,3 +161,24 @@ def test_a_cycle_s_trials_leave_the_decision_lists_in_place():
     out = r.run()
     assert kept and all(kept)
     assert [x.result for x in out.results] == ["succeeds"] * 3
+
+
+def test_lone_moves_are_set_before_the_pass():
+    """A move alone into an empty province, and one alone into a province whose unit has moved
+    out, succeed without a decision of their own; a move into a held province goes the usual way."""
+    pos, orders = _standard(
+        {"Germany": ["A Mun", "A Ber", "A Kie"], "Russia": ["A War"]},
+        "Germany: A Mun - Boh\nGermany: A Ber - Mun\nGermany: A Kie H\nRussia: A War - Sil\n")
+    decided = []
+
+    class Watch(MovementResolver):
+        def core_move_succeeds(self, i):
+            decided.append(self.provs[i])
+            return super().core_move_succeeds(i)
+
+    out = Watch(pos, orders).run()
+    assert decided == []
+    assert [x.result for x in out.results] == ["succeeds"] * 4
+    pos, orders = _standard({"Germany": ["A Mun", "A Ber"]}, "Germany: A Ber - Mun\nGermany: A Mun H\n")
+    out = Watch(pos, orders).run()
+    assert decided == ["ber"] and out.results[0].result == "fails"
