@@ -126,10 +126,9 @@ def test_decisions_that_read_no_other_are_set_before_the_pass():
     seen = {}
 
     class Watch(MovementResolver):
-        def core_move_succeeds(self, i):  # (not a decision step: the class keeps the inline path)
-            if not seen:  # the first move to be resolved
-                seen.update({p: (self.state[k], self.res[k]) for k, p in enumerate(self.provs)})
-            return super().core_move_succeeds(i)
+        def _lone_moves(self):  # (not a decision step: the class keeps the inline path)
+            super()._lone_moves()
+            seen.update({p: (self.state[k], self.res[k]) for k, p in enumerate(self.provs)})
 
     r = Watch(pos, orders)
     assert r._core
@@ -138,6 +137,7 @@ def test_decisions_that_read_no_other_are_set_before_the_pass():
     assert seen["gas"] == (RESOLVED, False)  # void: A Mar holds
     assert seen["mun"] == (RESOLVED, True)  # nobody moves to Munich
     assert seen["bur"][0] != RESOLVED  # attacked from the Ruhr
+    assert seen["ruh"] == (RESOLVED, True)  # alone into Burgundy, 2 against 1: a lone move
     assert {x.text: x.result for x in out.results}["A Bur S A Par"] == "fails"
 
 
@@ -164,11 +164,13 @@ def test_a_cycle_s_trials_leave_the_decision_lists_in_place():
 
 
 def test_lone_moves_are_set_before_the_pass():
-    """A move alone into an empty province, and one alone into a province whose unit has moved
-    out, succeed without a decision of their own; a move into a held province goes the usual way."""
+    """A move alone into an empty province, one alone into a province whose unit has moved out,
+    and one alone into a province whose unit stays are decided without a decision of their own;
+    moves that meet in a province go the usual way."""
     pos, orders = _standard(
-        {"Germany": ["A Mun", "A Ber", "A Kie"], "Russia": ["A War"]},
-        "Germany: A Mun - Boh\nGermany: A Ber - Mun\nGermany: A Kie H\nRussia: A War - Sil\n")
+        {"Germany": ["A Mun", "A Ber", "A Kie"], "Russia": ["A War"], "Austria": ["A Gal"]},
+        "Germany: A Mun - Boh\nGermany: A Ber - Mun\nGermany: A Kie H\nRussia: A War - Gal\n"
+        "Austria: A Gal H\n")
     decided = []
 
     class Watch(MovementResolver):
@@ -178,7 +180,7 @@ def test_lone_moves_are_set_before_the_pass():
 
     out = Watch(pos, orders).run()
     assert decided == []
-    assert [x.result for x in out.results] == ["succeeds"] * 4
-    pos, orders = _standard({"Germany": ["A Mun", "A Ber"]}, "Germany: A Ber - Mun\nGermany: A Mun H\n")
+    assert [x.result for x in out.results] == ["succeeds", "succeeds", "succeeds", "fails", "succeeds"]
+    pos, orders = _standard({"Germany": ["A Ber"], "Russia": ["A War"]}, "Germany: A Ber - Sil\nRussia: A War - Sil\n")
     out = Watch(pos, orders).run()
-    assert decided == ["ber"] and out.results[0].result == "fails"
+    assert set(decided) == {"ber", "war"} and [x.result for x in out.results] == ["fails", "fails"]

@@ -609,26 +609,51 @@ class MovementResolver:
         return self.outcome(results)
 
     def _lone_moves(self) -> None:
-        """The core's moves that succeed whatever else happens and read only decisions already
-        made: a move not by convoy, the only one into a province that is empty or whose unit has
-        already moved out (not head to head), whose supports are all decided.
-        ``core_move_succeeds`` would read just those decisions and say yes, with no dependency
-        recorded; so every other decision is the same."""
+        """Decide before the pass the core's moves that are alone into their province and whose
+        outcome rests only on decisions already made: a move not by convoy into a province that
+        is empty or whose unit has already moved out (not head to head) succeeds; one into a
+        province whose unit stays fails against its own power's unit, and otherwise succeeds when
+        its attack beats the hold, once every support of the two is decided. ``core_move_succeeds``
+        would read just those decisions and give the same answer, with no dependency recorded;
+        so every other decision is the same."""
         state, res, code, idx_of, supports = self.state, self.res, self.code, self.idx_of, self.supports
-        carried, h2h = self.carried, self.h2h
+        carried, h2h, power = self.carried, self.h2h, self.power
         for d, movers in self.into.items():
-            if len(movers) == 1:
-                i = movers[0]
-                if carried[i] or state[i] == RESOLVED:
+            if len(movers) != 1:
+                continue
+            i = movers[0]
+            if carried[i] or state[i] == RESOLVED:
+                continue
+            j = idx_of.get(d)
+            if j is None:
+                pass
+            elif code[j] == MOVE:
+                if h2h[i] == j or state[j] != RESOLVED or not res[j]:
                     continue
-                j = idx_of.get(d)
-                if j is not None and not (code[j] == MOVE and h2h[i] != j and state[j] == RESOLVED and res[j]):
-                    continue
+            elif power[j] == power[i]:
+                state[i] = RESOLVED  # no self-dislodgement (res[i] is False)
+                continue
+            else:  # the unit in d stays: attack (without its power's supports) against hold
+                pj, attack, held = power[j], 1, 1
                 for s in supports[i]:
                     if state[s] != RESOLVED:
                         break
+                    if res[s] and power[s] != pj:
+                        attack += 1
                 else:
-                    state[i], res[i] = RESOLVED, True
+                    for s in supports[j]:
+                        if state[s] != RESOLVED:
+                            break
+                        if res[s]:
+                            held += 1
+                    else:
+                        state[i], res[i] = RESOLVED, attack > held
+                continue
+            for s in supports[i]:
+                if state[s] != RESOLVED:
+                    break
+            else:
+                state[i], res[i] = RESOLVED, True
 
     def decisions_final(self) -> None:
         """Hook: every decision is final; note what follows from them before the board is drawn."""
