@@ -439,11 +439,11 @@ class MovementResolver:
         provs = list(self.order_of)
         self.provs = provs
         n = len(provs)
-        idx_of = self.idx_of = {p: i for i, p in enumerate(provs)}
+        idx_of = self.idx_of = dict(zip(provs, range(n)))
         order = self.order = list(self.order_of.values())
         self.power = [units[p].power for p in provs]
         # the decision kinds by order type, without a loop in Python (a module's types: code_of)
-        code = self.code = [_CODE.get(type(o)) for o in order]
+        code = self.code = list(map(_CODE.get, map(type, order)))
         if None in code:
             code[:] = [self.code_of(o) if c is None else c for c, o in zip(code, order)]
         self.src = list(provs)  # (grows with the decisions a module adds: add_decision)
