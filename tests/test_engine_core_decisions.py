@@ -1,8 +1,9 @@
 """The resolver's inline decisions agree with its general ones.
 
 While a resolver class keeps the core's decision methods, ``MovementResolver.resolve`` takes
-them inline (``core_move_succeeds``, holds decided before the pass) instead of through
-``adjudicate``, ``move_succeeds`` and the strengths, which rule modules may override. Here every
+them inline (``core_move_succeeds``; holds, void supports and supports and convoys no move goes
+against decided before the pass) instead of through ``adjudicate``, ``move_succeeds`` and the
+strengths, which rule modules may override. Here every
 DATC run and every case of the golden engine corpus is adjudicated both ways: a subclass that
 overrides ``move_succeeds`` with the same method (so the inline path is off) must give the
 same results and the same next position, byte for byte.
@@ -18,7 +19,8 @@ import pytest
 
 import judge.adjudicate as adjudicate
 import judge.engine as engine
-from judge.engine.movement import MovementResolver
+from judge.engine.movement import RESOLVED, MovementResolver
+from judge.orders import parse_orders
 from judge.variant import load_variant
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -106,3 +108,79 @@ def test_every_corpus_case_is_the_same_both_ways(general_path):
             assert core == general, case["id"]
             n += 1
     assert n >= 2500
+
+
+def _standard(units: dict, orders: str):
+    pos = engine.read_position({"variant": "standard", "phase": "Spring 1901 Movement", "units": units},
+                               load_variant("standard"))
+    return pos, [p.order for p in parse_orders(orders, pos) if p.order is not None]
+
+
+def test_decisions_that_read_no_other_are_set_before_the_pass():
+    """A hold, a void support and a support nobody attacks are known before any move is resolved;
+    a support that is attacked is left to the pass (it is cut here)."""
+    pos, orders = _standard(
+        {"France": ["A Par", "A Bur", "A Mar", "A Gas"], "Germany": ["A Mun", "A Ruh"]},
+        "Germany: A Ruh - Bur\nGermany: A Mun S A Ruh - Bur\n"
+        "France: A Par H\nFrance: A Bur S A Par\nFrance: A Gas S A Mar - Spa\nFrance: A Mar H\n")
+    seen = {}
+
+    class Watch(MovementResolver):
+        def _lone_moves(self):  # (not a decision step: the class keeps the inline path)
+            super()._lone_moves()
+            seen.update({p: (self.state[k], self.res[k]) for k, p in enumerate(self.provs)})
+
+    r = Watch(pos, orders)
+    assert r._core
+    out = r.run()
+    assert seen["par"] == (RESOLVED, True) and seen["mar"] == (RESOLVED, True)
+    assert seen["gas"] == (RESOLVED, False)  # void: A Mar holds
+    assert seen["mun"] == (RESOLVED, True)  # nobody moves to Munich
+    assert seen["bur"][0] != RESOLVED  # attacked from the Ruhr
+    assert seen["ruh"] == (RESOLVED, True)  # alone into Burgundy, 2 against 1: a lone move
+    assert {x.text: x.result for x in out.results}["A Bur S A Par"] == "fails"
+
+
+def test_a_cycle_s_trials_leave_the_decision_lists_in_place():
+    """``solutions`` tries a cycle's outcomes on copies and puts the values back into the lists
+    themselves: callers up the stack (``core_move_succeeds``, ``run``) hold them meanwhile."""
+    pos, orders = _standard(
+        {"Turkey": ["F Ank", "A Con", "A Smy"]},
+        "Turkey: F Ank - Con\nTurkey: A Con - Smy\nTurkey: A Smy - Ank\n")  # DATC 6.C.1
+    kept = []
+
+    class Watch(MovementResolver):
+        def solutions(self, cycle):
+            lists = self.state, self.res
+            found = super().solutions(cycle)
+            kept.append(self.state is lists[0] and self.res is lists[1])
+            return found
+
+    r = Watch(pos, orders)
+    assert r._core
+    out = r.run()
+    assert kept and all(kept)
+    assert [x.result for x in out.results] == ["succeeds"] * 3
+
+
+def test_lone_moves_are_set_before_the_pass():
+    """A move alone into an empty province, one alone into a province whose unit has moved out,
+    and one alone into a province whose unit stays are decided without a decision of their own;
+    moves that meet in a province go the usual way."""
+    pos, orders = _standard(
+        {"Germany": ["A Mun", "A Ber", "A Kie"], "Russia": ["A War"], "Austria": ["A Gal"]},
+        "Germany: A Mun - Boh\nGermany: A Ber - Mun\nGermany: A Kie H\nRussia: A War - Gal\n"
+        "Austria: A Gal H\n")
+    decided = []
+
+    class Watch(MovementResolver):
+        def core_move_succeeds(self, i):
+            decided.append(self.provs[i])
+            return super().core_move_succeeds(i)
+
+    out = Watch(pos, orders).run()
+    assert decided == []
+    assert [x.result for x in out.results] == ["succeeds", "succeeds", "succeeds", "fails", "succeeds"]
+    pos, orders = _standard({"Germany": ["A Ber"], "Russia": ["A War"]}, "Germany: A Ber - Sil\nRussia: A War - Sil\n")
+    out = Watch(pos, orders).run()
+    assert set(decided) == {"ber", "war"} and [x.result for x in out.results] == ["fails", "fails"]

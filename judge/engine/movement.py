@@ -19,7 +19,8 @@ carriers. Rule modules mix a class into :class:`MovementResolver` that overrides
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from itertools import count
+from typing import Iterable, Sequence
 
 from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Support
 from judge.engine import retreat
@@ -78,17 +79,13 @@ class MovementResolver:
         self.m: Map = self.pos.map
         self.paradox_rule = self.rules.get("convoy_paradox", "szykman")
         # moves legal on any board, taken as written (a module with its own check_move checks all)
-        self._plain = self.m.plain_moves if type(self).check_move is MovementResolver.check_move else frozenset()
-        cls = type(self)
-        core = _CORE.get(cls)
-        if core is None:
-            core = _CORE[cls] = all(getattr(cls, name) is getattr(MovementResolver, name) for name in _CORE_STEPS)
-        self._core = core  # the decisions are the core's own: resolve() may take them inline
+        kept = self._kept = _kept(type(self))
+        self._plain = self.m.plain_moves if "check_move" in kept else frozenset()
+        self._core = _CORE_STEPS <= kept  # the decisions are the core's own: resolve() may take them inline
         # supports checked before on this map, when the check is the core's (see check_support)
         self._support_memo: dict | None = (
             retreat.map_memo(self.m, "support_checks")
-            if cls.can_reach_for_support is MovementResolver.can_reach_for_support
-            and cls.target_can_reach is MovementResolver.target_can_reach else None)
+            if "can_reach_for_support" in kept and "target_can_reach" in kept else None)
 
     def starting_board(self, position: Position) -> Position:
         """Hook: the board the moves start from (1885 II: with the hidden start units placed)."""
@@ -189,9 +186,8 @@ class MovementResolver:
     def _fleet_seas(self) -> frozenset[str]:
         seas = getattr(self, "_seas_cache", None)
         if seas is None:
-            m = self.m
-            seas = frozenset(p for p, u in self.pos.units.items()
-                             if u.kind in self.carrier_kinds() and m.terrain[p] == "sea")
+            terrain, kinds = self.m.terrain, self.carrier_kinds()
+            seas = frozenset(p for p, u in self.pos.units.items() if u.kind in kinds and terrain[p] == "sea")
             self._seas_cache = seas
         return seas
 
@@ -318,57 +314,70 @@ class MovementResolver:
         self.order_of: dict[str, Order] = {}  # province -> executed order
         self.result_slot: dict[str, int] = {}  # province -> index of its result
         inputs = self.input_orders
-        if type(self).read_order is not MovementResolver.read_order:
+        kept = self._kept
+        if "read_order" not in kept:
             inputs = [self.read_order(o) for o in inputs]
         self.survey(inputs)
         results: list[OrderResult | None] = [None] * len(inputs)
         side: list[tuple[int, Order]] = []
-        side_order = self.side_order if type(self).side_order is not MovementResolver.side_order else None
+        side_order = None if "side_order" in kept else self.side_order
         prov_of = PROV
         check, take = self.check, self.take
-        own_check = type(self).check is MovementResolver.check
+        own_check = "check" in kept
         plain = self._plain if own_check else frozenset()
-        own_take = type(self).take is MovementResolver.take
-        supports_seen = self._support_memo if type(self).check_support is MovementResolver.check_support else None
+        own_take = "take" in kept
+        supports_seen = self._support_memo if own_check and "check_support" in kept else None
         order_of, result_slot = self.order_of, self.result_slot
         for slot, order in enumerate(inputs):
             if side_order is not None and side_order(order):
                 side.append((slot, order))
                 continue
-            unit = units.get(prov_of[order.loc])
+            # What check() would give, without the call. Each kind of order has its branch, so that
+            # each read of an order's field sees one type (3.11 specialises only such reads).
             t = type(order)
             executed: Order | None = None
-            if (own_check and unit is not None and order.power == unit.power and order.kind == unit.kind
-                    and order.loc == unit.loc):  # what check() would give, without the call:
-                if t is Move:
-                    if not order.via_convoy and (unit.kind, unit.loc, order.dest) in plain:
-                        executed = order
-                elif t is Hold:
+            if t is Move:
+                unit = units.get(prov_of[order.loc])
+                if (own_check and unit is not None and order.power == unit.power and order.kind == unit.kind
+                        and order.loc == unit.loc and not order.via_convoy
+                        and (unit.kind, unit.loc, order.dest) in plain):
                     executed = order
-                elif t is Support and supports_seen is not None:  # check_support's memo, as it reads it
-                    target = units.get(prov_of[order.target])
+            elif t is Support:
+                unit = units.get(prov_of[order.loc])
+                if (supports_seen is not None and unit is not None and order.power == unit.power
+                        and order.kind == unit.kind and order.loc == unit.loc):
+                    target = units.get(prov_of[order.target])  # check_support's memo, as it reads it
                     if (target is not None and order.target_kind == target.kind and order.target == target.loc
                             and supports_seen.get((unit.kind, unit.loc, target.kind, target.loc, target.kind,
                                                    order.dest), _UNKNOWN) == order.dest):
                         executed = order
+            elif t is Hold:
+                unit = units.get(prov_of[order.loc])
+                if (own_check and unit is not None and order.power == unit.power and order.kind == unit.kind
+                        and order.loc == unit.loc):
+                    executed = order
+            else:
+                unit = units.get(prov_of[order.loc])
             if executed is None:
                 try:
                     executed = check(order, unit)
                 except Illegal as exc:
                     results[slot] = OrderResult(order, order.power, order.text(m), "invalid", str(exc))
                     continue
-            if own_take:  # take(), inline: most orders are for a unit not ordered before
                 prov = prov_of[executed.loc]
-                if prov in result_slot:
-                    take(executed, slot, results)
-                else:
-                    order_of[prov] = executed
-                    result_slot[prov] = slot
+                power = order.power
+            else:  # (the order as written: its unit's province and power)
+                prov = unit.prov  # type: ignore[union-attr]
+                power = unit.power  # type: ignore[union-attr]
+            if own_take and prov not in result_slot:  # take(), inline: most orders are for a unit not ordered before
+                order_of[prov] = executed
+                result_slot[prov] = slot
             else:
                 take(executed, slot, results)
-            results[slot] = OrderResult(executed, order.power, None, "", "", False, m)
+            results[slot] = OrderResult(executed, power, None, "", "", False, m)
         self.settle(side, results)
-        unordered = [u for p, u in units.items() if p not in order_of]
+        missing = units.keys() - order_of.keys()  # (a set operation: most phases have no unit without an order)
+        unordered = [u for p, u in units.items() if p in missing] if missing else []
         if len(unordered) > 1:  # by power and place, whatever order the board was built in (as stored)
             unordered.sort(key=_power_and_place)
         for unit in unordered:
@@ -424,47 +433,43 @@ class MovementResolver:
         self.result_slot[prov] = slot
 
     def build(self) -> None:
-        """Index the executed orders for the resolver (one pass, then supports and head-to-heads)."""
+        """Index the executed orders for the resolver (moves, then supports and head-to-heads)."""
         units = self.pos.units
         prov = PROV
         provs = list(self.order_of)
         self.provs = provs
         n = len(provs)
-        idx_of = self.idx_of = {p: i for i, p in enumerate(provs)}
+        idx_of = self.idx_of = dict(zip(provs, range(n)))
         order = self.order = list(self.order_of.values())
         self.power = [units[p].power for p in provs]
-        code = self.code = [OTHER] * n
+        # the decision kinds by order type, without a loop in Python (a module's types: code_of)
+        code = self.code = list(map(_CODE.get, map(type, order)))
+        if None in code:
+            code[:] = [self.code_of(o) if c is None else c for c, o in zip(code, order)]
         self.src = list(provs)  # (grows with the decisions a module adds: add_decision)
         dst: list[str | None] = [None] * n
         self.dst = dst
         self.carried = [False] * n  # a move that needs carriers (convoy)
-        self.carriers: list[list[int]] = [[] for _ in range(n)]  # carry orders matching a carried move
+        # carry orders matching a carried move, and support orders given to order i: a list only
+        # where there are some (most orders have none; a shared empty tuple costs nothing)
+        self.carriers: list[Sequence[int]] = [()] * n
         self.h2h = [-1] * n
-        supports: list[list[int]] = [[] for _ in range(n)]  # support orders given to order i
+        supports: list[Sequence[int]] = [()] * n
         self.supports = supports
         into: dict[str, list[int]] = {}
         self.into = into
         self.forced_fail: set[int] = set()  # carried moves broken by a paradox rule
         self.void: set[int] = set()
         moves_by_route: dict[tuple[str, str], int] = {}
-        support_idx: list[int] = []
-        moves: list[int] = []
-        for i, o in enumerate(order):
-            c = _CODE.get(type(o))
-            if c is None:
-                c = self.code_of(o)
-            code[i] = c
-            if c == MOVE:
-                d = prov[o.dest]  # type: ignore[attr-defined]
-                dst[i] = d
-                if d in into:
-                    into[d].append(i)
-                else:
-                    into[d] = [i]
-                moves_by_route[(provs[i], d)] = i
-                moves.append(i)
-            elif c == SUPPORT:
-                support_idx.append(i)
+        moves = [i for i, c in enumerate(code) if c == MOVE]
+        support_idx = [i for i, c in enumerate(code) if c == SUPPORT]
+        for i in moves:
+            d = dst[i] = prov[order[i].dest]  # type: ignore[attr-defined]
+            if d in into:
+                into[d].append(i)
+            else:
+                into[d] = [i]
+            moves_by_route[(provs[i], d)] = i
         self.build_carriers(moves_by_route)
         void = self.void
         for i in support_idx:
@@ -484,7 +489,10 @@ class MovementResolver:
             elif "/" in dest and order[j].dest != dest:  # type: ignore[attr-defined]
                 void.add(i)  # DATC 6.B.9: a coast in a support must match
                 continue
-            supports[j].append(i)
+            if supports[j]:
+                supports[j].append(i)  # type: ignore[attr-defined]
+            else:
+                supports[j] = [i]
         carried = self.carried
         h2h = self.h2h
         for i in moves:
@@ -528,14 +536,14 @@ class MovementResolver:
         order, carried = self.order, self.carried
         convoys_for: dict[tuple[str, str], list[int]] = {}
         if CONVOY in self.code:
-            for i, o in enumerate(order):
-                if self.code[i] == CONVOY:
-                    assert isinstance(o, Convoy)
-                    key = (o.target, o.dest)
-                    if key in moves_by_route:
-                        convoys_for.setdefault(key, []).append(i)
-                    else:
-                        self.void.add(i)  # the army is not ordered to go there
+            for i in [i for i, c in enumerate(self.code) if c == CONVOY]:
+                o = order[i]
+                assert isinstance(o, Convoy)
+                key = (o.target, o.dest)
+                if key in moves_by_route:
+                    convoys_for.setdefault(key, []).append(i)
+                else:
+                    self.void.add(i)  # the army is not ordered to go there
         army_adj = m.army_adj
         for key, i in moves_by_route.items():
             o = order[i]
@@ -565,15 +573,33 @@ class MovementResolver:
         self.state = [UNRESOLVED] * n
         self.res = [False] * n
         self.deps: list[int] = []
-        self._entered: dict[int, int] = {}
-        self._tick = 0
-        if self._core:  # the core's decisions: a unit that does not move, support or convoy just holds
-            code, state, res = self.code, self.state, self.res
+        self._entered = [-1] * n  # decision -> when resolve() began to guess it
+        self._ticks = count(1)  # resolve()'s clock
+        state, res = self.state, self.res
+        if self._core:
+            # The core's decisions that read no other decision are known before the pass: a unit
+            # that does not move, support or convoy holds; a void support is not given; a support
+            # or convoy that no move goes against stands. (Resolved now or when first read, they
+            # take the same value and record no dependency, so every other decision is the same.)
+            code, void, into, src = self.code, self.void, self.into, self.src
             for i in range(n):
-                if code[i] == HOLD or code[i] == OTHER:
-                    state[i], res[i] = RESOLVED, True
+                c = code[i]
+                if c == MOVE:
+                    continue
+                if c == SUPPORT:
+                    if i in void:
+                        state[i] = RESOLVED  # (res[i] is False)
+                        continue
+                    if src[i] in into:
+                        continue
+                elif c == CONVOY and src[i] in into:
+                    continue
+                state[i], res[i] = RESOLVED, True
+            self._lone_moves()
+        resolve = self.resolve
         for i in range(n):
-            self.resolve(i)
+            if state[i] != RESOLVED:  # (not resolved on the way by another decision)
+                resolve(i)
         if self.paradox_rule == "convoyed_attack_yields":
             self.apply_convoyed_attack_yields()
         while self.stale:
@@ -582,25 +608,73 @@ class MovementResolver:
         self.decisions_final()
         return self.outcome(results)
 
+    def _lone_moves(self) -> None:
+        """Decide before the pass the core's moves that are alone into their province and whose
+        outcome rests only on decisions already made: a move not by convoy into a province that
+        is empty or whose unit has already moved out (not head to head) succeeds; one into a
+        province whose unit stays fails against its own power's unit, and otherwise succeeds when
+        its attack beats the hold, once every support of the two is decided. ``core_move_succeeds``
+        would read just those decisions and give the same answer, with no dependency recorded;
+        so every other decision is the same."""
+        state, res, code, idx_of, supports = self.state, self.res, self.code, self.idx_of, self.supports
+        carried, h2h, power = self.carried, self.h2h, self.power
+        for d, movers in self.into.items():
+            if len(movers) != 1:
+                continue
+            i = movers[0]
+            if carried[i] or state[i] == RESOLVED:
+                continue
+            j = idx_of.get(d)
+            if j is None:
+                pass
+            elif code[j] == MOVE:
+                if h2h[i] == j or state[j] != RESOLVED or not res[j]:
+                    continue
+            elif power[j] == power[i]:
+                state[i] = RESOLVED  # no self-dislodgement (res[i] is False)
+                continue
+            else:  # the unit in d stays: attack (without its power's supports) against hold
+                pj, attack, held = power[j], 1, 1
+                for s in supports[i]:
+                    if state[s] != RESOLVED:
+                        break
+                    if res[s] and power[s] != pj:
+                        attack += 1
+                else:
+                    for s in supports[j]:
+                        if state[s] != RESOLVED:
+                            break
+                        if res[s]:
+                            held += 1
+                    else:
+                        state[i], res[i] = RESOLVED, attack > held
+                continue
+            for s in supports[i]:
+                if state[s] != RESOLVED:
+                    break
+            else:
+                state[i], res[i] = RESOLVED, True
+
     def decisions_final(self) -> None:
         """Hook: every decision is final; note what follows from them before the board is drawn."""
 
     def resolve(self, i: int) -> bool:
-        st = self.state[i]
+        # (``state`` and ``res`` are changed in place while this runs; only resolve_all and the
+        # trials of ``solutions`` put other lists in their place, never under a caller's feet)
+        state, res = self.state, self.res
+        st = state[i]
         if st == RESOLVED:
-            return self.res[i]
+            return res[i]
         deps = self.deps
         if st == GUESSING:
             # Always record the dependency, even if ``i`` is listed already: the caller's result
             # rests on a guess and must not be marked resolved.
             deps.append(i)
-            return self.res[i]
+            return res[i]
         mark = len(deps)
-        self.res[i] = False
-        self.state[i] = GUESSING
-        entered = self._entered
-        self._tick += 1
-        me = entered[i] = self._tick  # when it began to be guessed
+        res[i] = False
+        state[i] = GUESSING
+        me = self._entered[i] = next(self._ticks)  # when it began to be guessed
         if self._core:  # adjudicate(), inline
             c = self.code[i]
             first = (self.core_move_succeeds(i) if c == MOVE else self.support_given(i) if c == SUPPORT
@@ -608,11 +682,12 @@ class MovementResolver:
         else:
             first = self.adjudicate(i)
         if len(deps) == mark:
-            if self.state[i] != RESOLVED:
-                self.res[i] = first
-                self.state[i] = RESOLVED
+            if state[i] != RESOLVED:
+                res[i] = first
+                state[i] = RESOLVED
             return first
-        if min(entered.get(d, -1) for d in deps[mark:]) < me:
+        entered = self._entered
+        if min(entered[d] for d in deps[mark:]) < me:
             # part of a cycle found higher up (it rests on a guess made before this one, by a
             # decision that is still being resolved): keep the guess for now
             deps.append(i)
@@ -664,6 +739,9 @@ class MovementResolver:
         to the backup rule (circular movement, paradox)."""
         if len(cycle) > 10:
             return None
+        # the trials work on copies; the lists themselves are restored in place, since callers
+        # up the stack (core_move_succeeds, run) hold them while this runs
+        lists = self.state, self.res
         state, res, mark = list(self.state), list(self.res), len(self.deps)
         found: list[int] = []
         self._trial = True
@@ -681,7 +759,8 @@ class MovementResolver:
                     del self.deps[mark:]
         finally:
             self._trial = False
-            self.state, self.res = state, res
+            lists[0][:], lists[1][:] = state, res
+            self.state, self.res = lists
         return found
 
     def backup_rule(self, cycle: list[int]) -> None:
@@ -813,8 +892,10 @@ class MovementResolver:
     def core_move_succeeds(self, i: int) -> bool:
         """:meth:`move_succeeds` with the core's strengths written out in it (used only while no
         module overrides them: see ``_core``): the same decisions read in the same order, so the
-        same result and the same guesses; ``tests/test_engine_core_decisions.py`` holds the two equal."""
-        resolve = self.resolve
+        same result and the same guesses; ``tests/test_engine_core_decisions.py`` holds the two equal.
+        A decision already resolved is read from ``res`` without the call (``resolve`` would only
+        return it)."""
+        resolve, state, res = self.resolve, self.state, self.res
         carried, supports, power, h2h = self.carried, self.supports, self.power, self.h2h
         if carried[i] and not self.path_ok(i):
             return False  # attack strength 0
@@ -822,36 +903,39 @@ class MovementResolver:
         j = self.idx_of.get(d)  # type: ignore[arg-type]
         h = h2h[i]
         attack = 1
-        if j is None or (self.code[j] == MOVE and h != j and resolve(j)):
+        if j is None or (self.code[j] == MOVE and h != j and (res[j] if state[j] == RESOLVED else resolve(j))):
             for s in supports[i]:
-                if resolve(s):
+                if res[s] if state[s] == RESOLVED else resolve(s):
                     attack += 1
         else:
             pj = power[j]
             if pj == power[i]:
                 return False  # no self-dislodgement (DATC 6.D.10)
             for s in supports[i]:
-                if power[s] != pj and resolve(s):
+                if power[s] != pj and (res[s] if state[s] == RESOLVED else resolve(s)):
                     attack += 1
         if j is not None:  # the unit in the destination: a head-to-head's defend strength (h is j), or its hold strength
             if (h >= 0 and (not carried[h] or self.path_ok(h))) or self.code[j] != MOVE:
                 held = 1
                 for s in supports[j]:
-                    if resolve(s):
+                    if res[s] if state[s] == RESOLVED else resolve(s):
                         held += 1
                 if attack <= held:
                     return False
-            elif not resolve(j) and attack <= 1:  # it moves away: 1 if it fails
-                return False
-        for k in self.into[d]:  # type: ignore[index]
+            elif not (res[j] if state[j] == RESOLVED else resolve(j)) and attack <= 1:
+                return False  # it moves away: 1 if it fails
+        into = self.into[d]  # type: ignore[index]
+        if len(into) == 1:
+            return True  # no other move into d
+        for k in into:
             if k == i or (carried[k] and not self.path_ok(k)):
                 continue  # prevent strength 0
             jj = h2h[k]
-            if jj >= 0 and resolve(jj):
+            if jj >= 0 and (res[jj] if state[jj] == RESOLVED else resolve(jj)):
                 continue
             prevent = 1
             for s in supports[k]:
-                if resolve(s):
+                if res[s] if state[s] == RESOLVED else resolve(s):
                     prevent += 1
             if attack <= prevent:
                 return False
@@ -934,7 +1018,7 @@ class MovementResolver:
         self.state = [UNRESOLVED] * n
         self.res = [False] * n
         self.deps = []
-        self._entered = {}
+        self._entered = [-1] * n
         for i in range(n):
             self.resolve(i)
 
@@ -944,19 +1028,20 @@ class MovementResolver:
     # ------------------------------------------------------------------ outcome
     def outcome(self, results: list[OrderResult | None]) -> MovementOutcome:
         units = self.pos.units
-        code, res, order, dst, idx_of = self.code, self.res, self.order, self.dst, self.idx_of
+        code, res, order, idx_of = self.code, self.res, self.order, self.idx_of
         arrivals: dict[str, int] = {}  # province -> the successful move into it
-        for i in range(len(order)):
-            if code[i] == MOVE and res[i]:
-                arrivals[dst[i]] = i  # type: ignore[index]
-        after_hook = type(self).unit_after is not MovementResolver.unit_after
-        stand_hook = type(self).can_stand is not MovementResolver.can_stand
+        for d, movers in self.into.items():  # (every move with a destination is in ``into``)
+            for k in movers:
+                if res[k]:
+                    arrivals[d] = k
+        after_hook = "unit_after" not in self._kept
+        stand_hook = "can_stand" not in self._kept
         unit_after, can_stand = self.unit_after, self.can_stand
         new_units: dict[str, Unit] = {}
         moved: dict[str, str] = {}
         dislodged_units: list[tuple[Unit, int]] = []
         stranded: list[tuple[Unit, str]] = []
-        staying: list[tuple[str, Unit]] = []
+        staying: dict[str, Unit] = {}
         for p, u in units.items():  # the units that moved come first on the new board, then the rest
             j = idx_of[p]
             if after_hook:
@@ -971,13 +1056,11 @@ class MovementResolver:
                     stranded.append((u, loc))
                     continue
                 new_units[PROV[loc]] = Unit(u.power, u.kind, loc)
-            else:
-                staying.append((p, u))
-        for p, u in staying:
-            if p in arrivals:
+            elif p in arrivals:
                 dislodged_units.append((u, arrivals[p]))
             else:
-                new_units[p] = u
+                staying[p] = u
+        new_units.update(staying)
         for i in range(len(self.provs), len(order)):  # moves beside the units' own orders
             if code[i] == MOVE and res[i]:
                 arrived = self.arrival(i)
@@ -1000,7 +1083,7 @@ class MovementResolver:
             if stranded:
                 self.strand(stranded, after, contested_f, dislodged)
         self.fill_results(results, dislodged)
-        return MovementOutcome([r for r in results if r is not None], new_units, dislodged, contested_f, moved)
+        return MovementOutcome(list(filter(None, results)), new_units, dislodged, contested_f, moved)
 
     def unit_after(self, prov: str, unit: Unit) -> Unit | None:
         """Hook: the unit in ``prov`` as it ends the moves, where it is (its kind may change: an A/F
@@ -1028,14 +1111,15 @@ class MovementResolver:
         return retreat.retreat_options(after, unit, attacker_from, contested)
 
     def fill_results(self, results: list[OrderResult | None], dislodged: dict[str, Dislodged]) -> None:
-        idx_of, code, res, carried, void = self.idx_of, self.code, self.res, self.carried, self.void
-        for p, slot in self.result_slot.items():
+        code, res, carried, void = self.code, self.res, self.carried, self.void
+        provs = self.provs
+        # (result_slot has the keys of order_of, in the same order: the decisions 0, 1, ...)
+        for i, slot in enumerate(self.result_slot.values()):
             r = results[slot]
             if r is None or r.result == "invalid":
                 continue
-            i = idx_of[p]
             c = code[i]
-            was_dislodged = p in dislodged
+            was_dislodged = provs[i] in dislodged if dislodged else False
             if c == MOVE:
                 if res[i]:
                     r.result = "succeeds"
@@ -1073,9 +1157,19 @@ class MovementResolver:
 _UNKNOWN = object()  # not in a memo
 
 #: the methods :meth:`MovementResolver.resolve` and ``run`` take inline while a class keeps them all
-_CORE_STEPS = ("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
-               "count_supports", "path_ok", "support_given", "stays", "resolve")
-_CORE: dict[type, bool] = {}  # resolver class -> its decisions are the core's
+_CORE_STEPS = frozenset(("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
+                         "count_supports", "path_ok", "support_given", "stays", "resolve"))
+_KEPT: dict[type, frozenset[str]] = {}  # resolver class -> the hooks and steps it keeps as the core's
+
+
+def _kept(cls: type) -> frozenset[str]:
+    """The hooks and decision steps ``cls`` does not override, worked out once a class (reading
+    a class attribute is slow in 3.11: such a read is never specialised)."""
+    kept = _KEPT.get(cls)
+    if kept is None:
+        kept = _KEPT[cls] = frozenset(name for name in HOOKS | _CORE_STEPS | {"take"}
+                                      if getattr(cls, name) is getattr(MovementResolver, name))
+    return kept
 
 
 def _power_and_place(u: Unit) -> tuple[str, str]:
