@@ -57,6 +57,9 @@ class Handler:
     #: (game, its open phase) as the order status read them: the reply, written right after
     #: with nothing in between, names the same phase
     status_phase: tuple[Game, PhaseRow] | None = None
+    #: (game, its open phase, power, that power's current orders) as the last submission of this
+    #: mail left them, for the order status; dropped when any other command runs (it may change them)
+    submitted: tuple[Game, PhaseRow, str, dict[str, Any]] | None = None
     reply_chars: int | None = None  # a shorter cap than max_reply_chars (an address the judge does not know)
     answered_to: str = ""  # where the reply went (the limits count answers per recipient)
     secrets: set[str] = field(default_factory=set)  # passwords in this mail: never echoed, not even in the subject
@@ -101,6 +104,7 @@ class Handler:
             else:
                 self.not_read(cmds[at + 1:], "after the error above")
         for action in self.after_read:  # (a game this mail filled starts: its SET PREFERENCE counted)
+            self.submitted = None
             action()
         if not cmds:
             self.error("No commands found in your message. Send HELP for help.")
@@ -121,6 +125,8 @@ class Handler:
             games.maybe_process(self.ctx, g)
 
     def dispatch(self, cmd: Command) -> None:
+        if cmd.name != "ORDER":
+            self.submitted = None  # a command may change the orders or the phase
         if eia_mail.take(self, cmd):  # Empires in Arms games have their own commands
             return
         if cmd.name == "ORDER":
@@ -261,6 +267,7 @@ class Handler:
             return
         sub = orderbook.submit(self.ctx.store, ph.id, ph.position, power, text, g.rules, self.mail.message_id,
                                self.ctx.now)
+        self.submitted = (g, ph, power, sub.current) if sub.current is not None else None
         self.answer_lines(sub.lines)
         if sub.accepted:
             self.touched = True
@@ -330,12 +337,15 @@ class Handler:
         g = s.game
         if g is None or s.power is None or g.state not in ("active", "paused"):
             return
-        ph = games.current_phase(self.ctx.store, g)
-        if ph is None:
-            return
+        if self.submitted is not None and self.submitted[0] is g and self.submitted[2] == s.power:
+            _, ph, _, cur = self.submitted  # nothing ran since the submission: the store holds just that
+        else:
+            found = games.current_phase(self.ctx.store, g)
+            if found is None:
+                return
+            ph, cur = found, orderbook.current_orders(self.ctx.store, found.id, s.power)
         self.status_phase = (g, ph)
         pos, rules = ph.shared_position, g.rules  # only looked at; the rules merged once for the status
-        cur = orderbook.current_orders(self.ctx.store, ph.id, s.power)
         need = orderbook.needed(pos, s.power, rules)
         miss = orderbook.missing(pos, s.power, cur, rules)
         seat = self.ctx.store.one("SELECT * FROM seats WHERE id = ?", (s.seat["id"],))
