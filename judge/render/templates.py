@@ -204,13 +204,22 @@ def wrap_line(line: str, width: int = WIDTH) -> list[str]:
     and so is a single word longer than the line (a URL)."""
     if len(line) <= width or line.startswith("::"):
         return [line]
+    # (only lines of a reply's size are remembered: a junk mail's huge line would only crowd them)
+    return list(_wrapped(line, width) if len(line) <= 1000 else _wrapped.__wrapped__(line, width))
+
+
+@lru_cache(maxsize=512)
+def _wrapped(line: str, width: int) -> tuple[str, ...]:
+    """:func:`wrap_line` of a long line, remembered: the long lines of replies are mostly the
+    judge's own (a phase's deadline and status lines, alike in every reply of the phase), and
+    textwrap was a tenth of a reply's rendering."""
     lead = line[:len(line) - len(line.lstrip(" "))]
     more = lead + ("  " if line.lstrip().startswith((">", "***")) else "")
     columns = [m.end() for m in re.finditer(r"\S {2,}(?=\S)", line[:width // 2 + 4])]
     if columns and not line.lstrip().startswith((">", "***")):
         more = " " * columns[-1]
-    return textwrap.wrap(line, width, initial_indent="", subsequent_indent=more, break_long_words=False,
-                         break_on_hyphens=False, drop_whitespace=True) or [line]
+    return tuple(textwrap.wrap(line, width, initial_indent="", subsequent_indent=more, break_long_words=False,
+                               break_on_hyphens=False, drop_whitespace=True) or [line])
 
 
 def wrap(text: str, indent: int = 4) -> str:
@@ -306,7 +315,7 @@ def text_to_html(text: str) -> Markup:
                 j += 1
         group = lines[i:j]
         i = j
-        esc = [str(escape(g)) for g in group]
+        esc = str(escape("\n".join(group))).split("\n")  # one escape a group (it leaves line ends alone)
         if kind == "meta":
             out.append(f'<p style="{CSS["meta"]}">' + "<br />".join(e.lstrip(":").strip() for e in esc) + "</p>")
         elif kind == "echo":
