@@ -86,7 +86,19 @@ class Game:
 
     @property
     def rules(self) -> dict[str, Any]:
-        return merge_rules(self.variant.rules, self.options.get("rules") or {})
+        """The variant's rules with the game's own (SET RULE) over them: a fresh dict each time.
+        Merged once per Game object while its own rules stay the same (an order mail asks for
+        them several times; merging, even remembered by merge_rules, walks every rule)."""
+        own = self.options.get("rules") or {}
+        try:
+            key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in own.items())
+            hash(key)
+        except TypeError:  # a value that cannot be a key: merged afresh
+            return merge_rules(self.variant.rules, own)
+        known = self.__dict__.get("_merged_rules")
+        if known is None or known[0] != key:
+            known = self.__dict__["_merged_rules"] = (key, merge_rules(self.variant.rules, own))
+        return dict(known[1])
 
     def hours(self, kind: str) -> float:
         return float(self.options[f"{kind}_hours"])
@@ -784,12 +796,9 @@ def start_notes(pos: Position, rules: dict[str, Any], powers: list[str]) -> list
 # -- who must order ---------------------------------------------------------------------------------
 def required_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> list[str]:
     pos = pos or ph.position
-    rules = game.rules
-    out = []
-    for s in seats(store, game.id):
-        if s["status"] == "active" and s["power"] and orderbook.needed(pos, s["power"], rules) > 0:
-            out.append(s["power"])
-    return out
+    active = [s["power"] for s in seats(store, game.id) if s["status"] == "active" and s["power"]]
+    need = orderbook.needed_by_power(pos, active, game.rules)
+    return [p for p in active if need[p] > 0]
 
 
 def late_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> list[str]:

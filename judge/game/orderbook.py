@@ -126,6 +126,19 @@ def needed(pos: Position, power: str, rules: dict[str, Any] | None = None) -> in
     return -due
 
 
+def needed_by_power(pos: Position, powers: list[str], rules: dict[str, Any] | None = None) -> dict[str, int]:
+    """:func:`needed` for each of ``powers``; in a movement phase the units counted in one walk
+    of the board rather than one walk a power."""
+    if pos.phase.kind != "movement":
+        return {p: needed(pos, p, rules) for p in powers}
+    count: dict[str, int] = {}
+    for u in pos.units.values():
+        count[u.power] = count.get(u.power, 0) + 1
+    for p in hidden_units(pos, rules).values():
+        count[p] = count.get(p, 0) + 1
+    return {p: count.get(p, 0) for p in powers}
+
+
 def _to_retreat(pos: Position, power: str) -> dict[str, Any]:
     """The dislodged units ``power`` must give an order: those with a retreat. A unit with nowhere
     to go has no choice (the engine destroys it with the moves; a retreat phase stored before it
