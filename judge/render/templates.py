@@ -133,19 +133,26 @@ def _html_template(template_name: str) -> str | None:
     return name if name != template_name and (TEMPLATES_DIR / name).is_file() else None
 
 
+@lru_cache(maxsize=256)
+def _template(directory: str, name: str, html: bool = False) -> jinja2.Template:
+    # a mail's templates without Jinja's look-up each time (its loader cache is checked per call);
+    # the templates ship with the package (auto_reload is off), so a Template once loaded stays
+    return (_html_env if html else _env)(directory).get_template(name)
+
+
 # -- rendering -----------------------------------------------------------------------------------
 def render_part(template_name: str, /, **context: Any) -> MailText:
     """Render ``templates/<template_name>`` to text (no subject line), with its HTML sibling if any."""
-    text = tidy(_env(str(TEMPLATES_DIR)).get_template(template_name).render(**context))
+    text = tidy(_template(str(TEMPLATES_DIR), template_name).render(**context))
     sibling = _html_template(template_name)
-    html = _html_env(str(TEMPLATES_DIR)).get_template(sibling).render(**context) if sibling else None
+    html = _template(str(TEMPLATES_DIR), sibling, html=True).render(**context) if sibling else None
     return MailText(text, html)
 
 
 def render(template_name: str, /, *, width: int = WIDTH, **context: Any) -> tuple[str, MailText]:
     """Render a whole mail; returns ``(subject, body)``. Lines longer than ``width`` are wrapped
     (a mail carrying press passes :data:`PRESS_KEEP`: its press is laid out by :func:`press_text`)."""
-    text = _env(str(TEMPLATES_DIR)).get_template(template_name).render(**context)
+    text = _template(str(TEMPLATES_DIR), template_name).render(**context)
     first, _, body = text.partition("\n")
     if not first.startswith("Subject:"):
         raise ValueError(f"template {template_name} must start with a 'Subject:' line")
@@ -153,7 +160,7 @@ def render(template_name: str, /, *, width: int = WIDTH, **context: Any) -> tupl
     body = tidy(body.lstrip("\n"))
     sibling = _html_template(template_name)
     if sibling:
-        html = _html_env(str(TEMPLATES_DIR)).get_template(sibling).render(page_title=subject, **context)
+        html = _template(str(TEMPLATES_DIR), sibling, html=True).render(page_title=subject, **context)
     else:
         html = page(subject, text_to_html(body))
     return subject, MailText(wrap_text(body, width), html)
