@@ -750,9 +750,9 @@ def _mark_judge_notices(lines: list[str], kind: list[Ignored | None]) -> None:
         i += 1
 
     def judgy(k: int) -> bool:
+        # (the anchors include every start line: no need to ask for _JUDGE_START apart)
         return kind[k] is None and (not lines[k].strip() or _any(_JUDGE_ANCHOR, lines[k])
-                                    or _any(_JUDGE_START, lines[k]) or _any(_JUDGE_LINE, lines[k])
-                                    or _is_title(lines, k))
+                                    or _any(_JUDGE_LINE, lines[k]) or _is_title(lines, k))
 
     i = 0
     while i < n:
