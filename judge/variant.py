@@ -420,12 +420,16 @@ def load_variant(name: str, seeds_dir: Path | None = None) -> Variant:
     """Load ``seeds/<name>.toml`` (cached per file); raise :class:`VariantError` if invalid."""
     directory = Path(seeds_dir) if seeds_dir else SEEDS_DIR
     path = directory / f"{name.lower()}.toml"
-    if not path.exists():
+    try:
+        mtime = path.stat().st_mtime_ns  # one stat a call (every order mail loads its game's variant)
+    except OSError:
+        if path.exists():
+            raise
         known = ", ".join(available_variants(directory))
-        raise VariantError(f"unknown variant {name!r} (known variants: {known})")
-    if _kind(path, path.stat().st_mtime_ns) != "diplomacy":
-        raise VariantError(f"{path.name} is not a Diplomacy variant (kind = {_kind(path, path.stat().st_mtime_ns)!r})")
-    return _load_path(path, path.stat().st_mtime_ns)
+        raise VariantError(f"unknown variant {name!r} (known variants: {known})") from None
+    if _kind(path, mtime) != "diplomacy":
+        raise VariantError(f"{path.name} is not a Diplomacy variant (kind = {_kind(path, mtime)!r})")
+    return _load_path(path, mtime)
 
 
 def load_variant_file(path: str | Path) -> Variant:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, time, timedelta, timezone
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from judge.game.store import Store, iso
@@ -62,8 +63,10 @@ def parse_when(text: str, now: datetime, tz_name: str = "UTC") -> datetime:
     return parse_date_words(t, now, tz_name)
 
 
+@lru_cache(maxsize=256)
 def format_time(t: datetime | None, tz_name: str = "UTC") -> str:
-    """njudge's form: ``Tue Jan 06 2004 23:30:00 +0000``."""
+    """njudge's form: ``Tue Jan 06 2004 23:30:00 +0000``. Remembered: every reply of a phase
+    shows its deadline and end of grace, two or three times a reply."""
     if t is None:
         return "(none)"
     return t.astimezone(zone(tz_name)).strftime("%a %b %d %Y %H:%M:%S %z")

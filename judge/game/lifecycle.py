@@ -86,7 +86,19 @@ class Game:
 
     @property
     def rules(self) -> dict[str, Any]:
-        return merge_rules(self.variant.rules, self.options.get("rules") or {})
+        """The variant's rules with the game's own (SET RULE) over them: a fresh dict each time.
+        Merged once per Game object while its own rules stay the same (an order mail asks for
+        them several times; merging, even remembered by merge_rules, walks every rule)."""
+        own = self.options.get("rules") or {}
+        try:
+            key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in own.items())
+            hash(key)
+        except TypeError:  # a value that cannot be a key: merged afresh
+            return merge_rules(self.variant.rules, own)
+        known = self.__dict__.get("_merged_rules")
+        if known is None or known[0] != key:
+            known = self.__dict__["_merged_rules"] = (key, merge_rules(self.variant.rules, own))
+        return dict(known[1])
 
     def hours(self, kind: str) -> float:
         return float(self.options[f"{kind}_hours"])
@@ -354,10 +366,11 @@ def example_orders(pos: Position, power: str) -> list[str]:
 PAUSED_DEADLINE = "(game paused: no deadline until the master resumes it)"
 
 
-def shown_deadline(ctx: Ctx, game: Game, phase: "PhaseRow | None") -> str | None:
+def shown_deadline(ctx: Ctx, game: Game, phase: "PhaseRow | None", read_now: bool = False) -> str | None:
     """The deadline a mail's ``:: Deadline:`` line shows: none once the game is over, words while
-    it is paused (the stored date means nothing then: RESUME sets a new one)."""
-    state = ctx.store.scalar("SELECT state FROM games WHERE id = ?", (game.id,))
+    it is paused (the stored date means nothing then: RESUME sets a new one). ``read_now``: the
+    caller knows ``game`` is as the store holds it (else its state is read again)."""
+    state = game.state if read_now else ctx.store.scalar("SELECT state FROM games WHERE id = ?", (game.id,))
     if phase is None or state in ("finished", "terminated"):
         return None
     return PAUSED_DEADLINE if state == "paused" else ctx.when(phase.deadline)
@@ -383,24 +396,27 @@ class PhaseRow:
     seq: int
     name: str
     short: str
-    position_json: dict[str, Any]
+    position_text: str = field(repr=False)  # the position as stored (JSON)
     deadline: datetime | None
     grace_end: datetime | None
     state: str
     variant: Variant
 
-    position_text: str | None = field(default=None, repr=False, compare=False)  # as stored
+    @functools.cached_property
+    def position_json(self) -> dict[str, Any]:
+        # read when asked: most readers want the parsed Position, which _PARSED remembers by text
+        return loads(self.position_text)  # type: ignore[no-any-return]
 
     @property
     def position(self) -> Position:
         """The phase's position; each caller gets its own copy, as the engine changes some in place."""
-        return _own_copy(_parsed_position(self.position_text, self.position_json, self.variant))
+        return _own_copy(_parsed_position(self))
 
     @property
     def shared_position(self) -> Position:
         """The phase's position as every row of it shares it: for callers that only look at it
         (who must order, who is late, the order status); never to be changed or handed to the engine."""
-        return _parsed_position(self.position_text, self.position_json, self.variant)
+        return _parsed_position(self)
 
     @property
     def phase(self) -> Phase:
@@ -412,14 +428,13 @@ class PhaseRow:
 _PARSED: dict[str, tuple[Variant, Position]] = {}
 
 
-def _parsed_position(text: str | None, data: dict[str, Any], variant: Variant) -> Position:
-    if text is None:
-        return Position.from_json(data, variant)
+def _parsed_position(ph: PhaseRow) -> Position:
+    text, variant = ph.position_text, ph.variant
     hit = _PARSED.get(text)
     if hit is None or hit[0] is not variant:  # a seed file reloaded makes a new Variant
         if len(_PARSED) >= 32:
             _PARSED.clear()
-        hit = _PARSED[text] = (variant, Position.from_json(data, variant))
+        hit = _PARSED[text] = (variant, Position.from_json(ph.position_json, variant))
     return hit[1]
 
 
@@ -434,8 +449,8 @@ def _own_copy(pos: Position) -> Position:
 
 
 def _phase(row: Any, v: Variant) -> PhaseRow:
-    return PhaseRow(row["id"], row["seq"], row["name"], row["short"], loads(row["position"]),
-                    from_iso(row["deadline"]), from_iso(row["grace_end"]), row["state"], v, row["position"])
+    return PhaseRow(row["id"], row["seq"], row["name"], row["short"], row["position"],
+                    from_iso(row["deadline"]), from_iso(row["grace_end"]), row["state"], v)
 
 
 def current_phase(store: Store, game: Game) -> PhaseRow | None:
@@ -781,12 +796,9 @@ def start_notes(pos: Position, rules: dict[str, Any], powers: list[str]) -> list
 # -- who must order ---------------------------------------------------------------------------------
 def required_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> list[str]:
     pos = pos or ph.position
-    rules = game.rules
-    out = []
-    for s in seats(store, game.id):
-        if s["status"] == "active" and s["power"] and orderbook.needed(pos, s["power"], rules) > 0:
-            out.append(s["power"])
-    return out
+    active = [s["power"] for s in seats(store, game.id) if s["status"] == "active" and s["power"]]
+    need = orderbook.needed_by_power(pos, active, game.rules)
+    return [p for p in active if need[p] > 0]
 
 
 def late_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> list[str]:

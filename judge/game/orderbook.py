@@ -72,11 +72,21 @@ def order_key(order: Order, taken: dict[str, Order]) -> str:
 
 
 def current_orders(store: Store, phase_id: int, power: str) -> dict[str, Order]:
+    return _replay(_active_rows(store, phase_id, power))
+
+
+def _active_rows(store: Store, phase_id: int, power: str) -> list[tuple[int, list[Order]]]:
+    """The power's active submissions, oldest first: (row id, its orders)."""
+    return [(row["id"], [from_dict(d) for d in loads(row["orders"], [])])
+            for row in store.all("SELECT id, orders FROM orders WHERE phase_id = ? AND power = ? "
+                                 "AND state = 'active' ORDER BY id", (phase_id, power))]
+
+
+def _replay(rows: list[tuple[int, list[Order]]]) -> dict[str, Order]:
+    """The current orders: the submissions replayed in order, the last order for a slot winning."""
     out: dict[str, Order] = {}
-    for row in store.all("SELECT orders FROM orders WHERE phase_id = ? AND power = ? AND state = 'active' "
-                         "ORDER BY id", (phase_id, power)):
-        for d in loads(row["orders"], []):
-            o = from_dict(d)
+    for _, orders in rows:
+        for o in orders:
             out[order_key(o, out)] = o
     return out
 
@@ -114,6 +124,19 @@ def needed(pos: Position, power: str, rules: dict[str, Any] | None = None) -> in
     if due > 0:
         return min(due, len(build_sites(pos, power, rules)))
     return -due
+
+
+def needed_by_power(pos: Position, powers: list[str], rules: dict[str, Any] | None = None) -> dict[str, int]:
+    """:func:`needed` for each of ``powers``; in a movement phase the units counted in one walk
+    of the board rather than one walk a power."""
+    if pos.phase.kind != "movement":
+        return {p: needed(pos, p, rules) for p in powers}
+    count: dict[str, int] = {}
+    for u in pos.units.values():
+        count[u.power] = count.get(u.power, 0) + 1
+    for p in hidden_units(pos, rules).values():
+        count[p] = count.get(p, 0) + 1
+    return {p: count.get(p, 0) for p in powers}
 
 
 def _to_retreat(pos: Position, power: str) -> dict[str, Any]:
@@ -164,6 +187,9 @@ class LineReport:
 class Submission:
     lines: list[LineReport]
     accepted: int = 0
+    #: the power's current orders once this submission is stored (as :func:`current_orders`
+    #: reads them then); None when the text could not be read
+    current: dict[str, Order] | None = None
 
     @property
     def errors(self) -> int:
@@ -197,7 +223,8 @@ def submit(store: Store, phase_id: int, pos: Position, power: str, text: str, ru
         log.exception("order parser failed")
         return Submission([LineReport(text.strip(), error="the judge could not read these orders")])
     reports: list[LineReport] = []
-    before = current_orders(store, phase_id, power)
+    rows = _active_rows(store, phase_id, power)  # read once: the merge, supersede and the result use them
+    before = _replay(rows)
     merged = dict(before)
     fresh: dict[str, tuple[Order, LineReport]] = {}
     for p in parsed:
@@ -241,10 +268,12 @@ def submit(store: Store, phase_id: int, pos: Position, power: str, text: str, ru
     _refuse_extra_builds(pos, power, rules, before, merged, fresh)
     accepted = [o for k, (o, rep) in fresh.items() if merged.get(k) is o]
     if accepted:
-        store.insert("orders", phase_id=phase_id, power=power, raw=text, message_id=message_id, created=iso(now),
-                     state="active", orders=dumps([to_dict(o, m) for o in accepted]))
-        supersede(store, phase_id, power)
-    return Submission(reports, len(accepted))
+        stored = dumps([to_dict(o, m) for o in accepted])
+        row_id = store.insert("orders", phase_id=phase_id, power=power, raw=text, message_id=message_id,
+                              created=iso(now), state="active", orders=stored)
+        rows.append((row_id, [from_dict(d) for d in loads(stored, [])]))  # as a read of the row gives them
+        _supersede_rows(store, rows)
+    return Submission(reports, len(accepted), _replay(rows))
 
 
 def _refuse_extra_builds(pos: Position, power: str, rules: dict[str, Any], before: dict[str, Order],
@@ -280,20 +309,24 @@ def supersede(store: Store, phase_id: int, power: str) -> None:
 
     The current orders (the last order per unit over the active rows) stay exactly the same; the
     rows stay for the record. It keeps the active rows few however often a player re-sends."""
+    _supersede_rows(store, _active_rows(store, phase_id, power))
+
+
+def _supersede_rows(store: Store, rows: list[tuple[int, list[Order]]]) -> None:
+    """:func:`supersede` over the power's active rows (oldest first), as read or just written;
+    the rows it marks are dropped from ``rows`` (the current orders replay the same without them)."""
     covered: set[str] = set()
     stale: list[int] = []
-    rows = store.all("SELECT id, orders FROM orders WHERE phase_id = ? AND power = ? AND state = 'active' "
-                     "ORDER BY id DESC", (phase_id, power))
-    for row in rows:
-        orders = [from_dict(d) for d in loads(row["orders"], [])]
+    for row_id, orders in reversed(rows):
         if any(not o.is_unit_order for o in orders):
             continue  # waives fill numbered slots: keep those rows as they are
         keys = {province_of(o.loc) for o in orders}
         if keys <= covered:
-            stale.append(row["id"])
+            stale.append(row_id)
         covered |= keys
     for row_id in stale:
         store.conn.execute("UPDATE orders SET state = 'superseded' WHERE id = ?", (row_id,))
+    rows[:] = [r for r in rows if r[0] not in stale]
 
 
 def clear(store: Store, phase_id: int, power: str) -> int:

@@ -63,10 +63,14 @@ def body_hash(sender: str, text: str) -> str:
 def repeated(store: Store, cfg: JudgeConfig, sender: str, digest: str, now: datetime) -> bool:
     """True when the sender's last ``same_body_limit - 1`` mails within ``same_body_window`` all
     had this same text: this one makes N in a row. In a row only: a player who switches orders
-    A, B, A again is not a loop, and their last word must count."""
+    A, B, A again is not a loop, and their last word must count.
+
+    Newest first by arrival time (then id): the ``inbox_sender (sender, received)`` index read
+    backwards stops after ``n`` rows, where ``ORDER BY id`` sorted every mail of the sender in the
+    window (a tenth of an order mail's cost when a player sends many)."""
     n = cfg.same_body_limit - 1
-    rows = store.all("SELECT body_hash FROM inbox WHERE sender = ? AND received > ? ORDER BY id DESC LIMIT ?",
-                     (sender, iso(now - cfg.same_body_window), n))
+    rows = store.all("SELECT body_hash FROM inbox WHERE sender = ? AND received > ? "
+                     "ORDER BY received DESC, id DESC LIMIT ?", (sender, iso(now - cfg.same_body_window), n))
     return len(rows) == n and all(r["body_hash"] == digest for r in rows)
 
 

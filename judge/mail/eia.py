@@ -117,7 +117,9 @@ def _target(h: Any, cmd: Any) -> Game | None:
         name = cmd.args[0]
     if not name:
         return None
-    game = get_game(st, name.lstrip("?"))
+    key = name.lstrip("?").strip().lower()
+    game = get_game(st, key)
+    h.game_read = (key, game)  # the command's own look-up (SIGNON) needs the same row
     return game if eia.is_eia(game) else None
 
 

@@ -57,6 +57,15 @@ class Handler:
     #: (game, its open phase) as the order status read them: the reply, written right after
     #: with nothing in between, names the same phase
     status_phase: tuple[Game, PhaseRow] | None = None
+    #: (game, its open phase, power, that power's current orders) as the last submission of this
+    #: mail left them, for the order status; dropped when any other command runs (it may change them)
+    submitted: tuple[Game, PhaseRow, str, dict[str, Any]] | None = None
+    #: (name, the game of that name) as read for the command being dispatched (judge.mail.eia
+    #: looks first); the command's own look-up uses it instead of reading the row again
+    game_read: tuple[str, Game | None] | None = None
+    #: the session's game and seat are as the store holds them: read by this mail's SIGNON, and
+    #: only order lines were read since (any other command may change them)
+    session_fresh: bool = False
     reply_chars: int | None = None  # a shorter cap than max_reply_chars (an address the judge does not know)
     answered_to: str = ""  # where the reply went (the limits count answers per recipient)
     secrets: set[str] = field(default_factory=set)  # passwords in this mail: never echoed, not even in the subject
@@ -101,6 +110,7 @@ class Handler:
             else:
                 self.not_read(cmds[at + 1:], "after the error above")
         for action in self.after_read:  # (a game this mail filled starts: its SET PREFERENCE counted)
+            self.submitted, self.session_fresh = None, False
             action()
         if not cmds:
             self.error("No commands found in your message. Send HELP for help.")
@@ -121,6 +131,10 @@ class Handler:
             games.maybe_process(self.ctx, g)
 
     def dispatch(self, cmd: Command) -> None:
+        if cmd.name != "ORDER":
+            self.submitted = None  # a command may change the orders or the phase
+            self.session_fresh = False  # ... or the game and the seat (SIGNON reads them afresh)
+        self.game_read = None
         if eia_mail.take(self, cmd):  # Empires in Arms games have their own commands
             return
         if cmd.name == "ORDER":
@@ -219,6 +233,13 @@ class Handler:
             raise CommandError(f"game '{g.name}' has no open phase")
         return ph
 
+    def game_named(self, name: str) -> Game | None:
+        """:func:`games.get_game`, from :attr:`game_read` when this command read that name already."""
+        key = name.strip().lower()
+        if self.game_read is not None and self.game_read[0] == key:
+            return self.game_read[1]
+        return games.get_game(self.ctx.store, key)
+
     def lookup_game(self, name: str) -> Game:
         g = games.get_game(self.ctx.store, name.lstrip("?"))
         if g is None:
@@ -261,6 +282,7 @@ class Handler:
             return
         sub = orderbook.submit(self.ctx.store, ph.id, ph.position, power, text, g.rules, self.mail.message_id,
                                self.ctx.now)
+        self.submitted = (g, ph, power, sub.current) if sub.current is not None else None
         self.answer_lines(sub.lines)
         if sub.accepted:
             self.touched = True
@@ -330,15 +352,18 @@ class Handler:
         g = s.game
         if g is None or s.power is None or g.state not in ("active", "paused"):
             return
-        ph = games.current_phase(self.ctx.store, g)
-        if ph is None:
-            return
+        if self.submitted is not None and self.submitted[0] is g and self.submitted[2] == s.power:
+            _, ph, _, cur = self.submitted  # nothing ran since the submission: the store holds just that
+        else:
+            found = games.current_phase(self.ctx.store, g)
+            if found is None:
+                return
+            ph, cur = found, orderbook.current_orders(self.ctx.store, found.id, s.power)
         self.status_phase = (g, ph)
         pos, rules = ph.shared_position, g.rules  # only looked at; the rules merged once for the status
-        cur = orderbook.current_orders(self.ctx.store, ph.id, s.power)
         need = orderbook.needed(pos, s.power, rules)
         miss = orderbook.missing(pos, s.power, cur, rules)
-        seat = self.ctx.store.one("SELECT * FROM seats WHERE id = ?", (s.seat["id"],))
+        seat = s.seat if self.session_fresh else self.ctx.store.one("SELECT * FROM seats WHERE id = ?", (s.seat["id"],))
         pending = [r["phase_name"] for r in self.ctx.store.all(
             "SELECT phase_name FROM future_orders WHERE game_id = ? AND power = ? AND state = 'pending' ORDER BY id",
             (g.id, s.power))]
@@ -455,7 +480,8 @@ class Handler:
         while True:  # the whole mail (text, HTML, headers) within max_reply_bytes: cut harder until it is
             subject, text = render("reply.txt", code=self.ctx.cfg.code, game=g.name if g else None,
                                    variant=g.variant.title if g else None, short=ph.short if ph else None,
-                                   deadline=games.shown_deadline(self.ctx, g, ph) if g else None,
+                                   deadline=games.shown_deadline(self.ctx, g, ph, read_now=self.session_fresh)
+                                   if g else None,
                                    subject=answer_subject(self.mail.subject, self.ctx.cfg.code, self.secrets),
                                    error=self.errors > 0, errors=self.errors, sections=self.capped_sections(limit))
             # a short text cannot make a long mail (the HTML part and quoted-printable at most ~10x)

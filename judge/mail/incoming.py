@@ -18,6 +18,7 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
+from typing import Any
 
 from judge.game.outbox import CONTROL, MSG_ID, thread_ids
 from judge.game.addresses import canonical_address
@@ -83,7 +84,38 @@ class _ReadPolicy(EmailPolicy):
         return super().header_fetch_parse(name, value)  # type: ignore[no-any-return]
 
 
-_READ_POLICY = _ReadPolicy()
+class _ReadMessage(EmailMessage):
+    """``EmailMessage`` whose ``get`` (and ``in``) looks a field up by name in an index of the
+    header block instead of walking it: the stdlib's own get_content_type, get_param, get_body
+    ... ask for Content-Type a dozen times a mail, each a walk of its twenty-odd fields. The
+    index (the first field of each name, as ``get`` finds) is made afresh whenever the fields
+    change: a new list or another length, or a field replaced in place."""
+
+    _index: tuple[list[Any], int, dict[str, tuple[str, str]]] | None = None
+
+    def first_fields(self) -> dict[str, tuple[str, str]]:
+        headers = self._headers  # type: ignore[attr-defined]
+        index = self._index
+        if index is None or index[0] is not headers or index[1] != len(headers):
+            first: dict[str, tuple[str, str]] = {}
+            for k, v in headers:
+                first.setdefault(k.lower(), (k, v))
+            index = self._index = (headers, len(headers), first)  # (the list held: its id is not reused)
+        return index[2]
+
+    def get(self, name: str, failobj: Any = None) -> Any:
+        found = self.first_fields().get(name.lower())
+        return failobj if found is None else self.policy.header_fetch_parse(*found)
+
+    def __contains__(self, name: str) -> bool:  # type: ignore[override]
+        return name.lower() in self.first_fields()
+
+    def replace_header(self, _name: str, _value: Any) -> None:
+        self._index = None
+        super().replace_header(_name, _value)
+
+
+_READ_POLICY = _ReadPolicy(message_factory=_ReadMessage)
 
 
 def parse_message(raw: bytes, our_address: str = "", loop_header: str = "X-Judge-Loop") -> IncomingMail:
@@ -209,6 +241,8 @@ def _first_fields(msg: EmailMessage) -> dict[str, tuple[str, str]]:
     """Each field name (lower case) -> the first such field (its name as written, its raw value):
     what ``msg.get`` finds, made once a message (reading one asks for about twenty fields, and
     ``get`` walks the whole header block each time). Kept on the message, which is never changed."""
+    if isinstance(msg, _ReadMessage):
+        return msg.first_fields()
     first: dict[str, tuple[str, str]] | None = getattr(msg, "_judge_first_fields", None)
     if first is None:
         first = {}

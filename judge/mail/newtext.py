@@ -750,9 +750,9 @@ def _mark_judge_notices(lines: list[str], kind: list[Ignored | None]) -> None:
         i += 1
 
     def judgy(k: int) -> bool:
+        # (the anchors include every start line: no need to ask for _JUDGE_START apart)
         return kind[k] is None and (not lines[k].strip() or _any(_JUDGE_ANCHOR, lines[k])
-                                    or _any(_JUDGE_START, lines[k]) or _any(_JUDGE_LINE, lines[k])
-                                    or _is_title(lines, k))
+                                    or _any(_JUDGE_LINE, lines[k]) or _is_title(lines, k))
 
     i = 0
     while i < n:
@@ -830,7 +830,8 @@ def _mark_greeting(lines: list[str], kind: list[Ignored | None]) -> None:
 def _mark_signoffs(lines: list[str], kind: list[Ignored | None], letters: set[int]) -> None:
     for i, line in enumerate(lines):
         # in a press letter only the phone lines of the table: the letter's own words are the writer's
-        if kind[i] is None and (_DEVICE.match(line) or (i not in letters and _device_line(line))):
+        # (_device_line asks _DEVICE first itself: outside a letter it is the whole test)
+        if kind[i] is None and (_device_line(line) if i not in letters else _DEVICE.match(line)):
             _mark(lines, kind, [i], Ignored("device", 0, line))
     tail = [i for i, k in enumerate(kind) if k is None and lines[i].strip()]
     # the closing words may come with up to three lines of name after them

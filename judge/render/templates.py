@@ -133,19 +133,26 @@ def _html_template(template_name: str) -> str | None:
     return name if name != template_name and (TEMPLATES_DIR / name).is_file() else None
 
 
+@lru_cache(maxsize=256)
+def _template(directory: str, name: str, html: bool = False) -> jinja2.Template:
+    # a mail's templates without Jinja's look-up each time (its loader cache is checked per call);
+    # the templates ship with the package (auto_reload is off), so a Template once loaded stays
+    return (_html_env if html else _env)(directory).get_template(name)
+
+
 # -- rendering -----------------------------------------------------------------------------------
 def render_part(template_name: str, /, **context: Any) -> MailText:
     """Render ``templates/<template_name>`` to text (no subject line), with its HTML sibling if any."""
-    text = tidy(_env(str(TEMPLATES_DIR)).get_template(template_name).render(**context))
+    text = tidy(_template(str(TEMPLATES_DIR), template_name).render(**context))
     sibling = _html_template(template_name)
-    html = _html_env(str(TEMPLATES_DIR)).get_template(sibling).render(**context) if sibling else None
+    html = _template(str(TEMPLATES_DIR), sibling, html=True).render(**context) if sibling else None
     return MailText(text, html)
 
 
 def render(template_name: str, /, *, width: int = WIDTH, **context: Any) -> tuple[str, MailText]:
     """Render a whole mail; returns ``(subject, body)``. Lines longer than ``width`` are wrapped
     (a mail carrying press passes :data:`PRESS_KEEP`: its press is laid out by :func:`press_text`)."""
-    text = _env(str(TEMPLATES_DIR)).get_template(template_name).render(**context)
+    text = _template(str(TEMPLATES_DIR), template_name).render(**context)
     first, _, body = text.partition("\n")
     if not first.startswith("Subject:"):
         raise ValueError(f"template {template_name} must start with a 'Subject:' line")
@@ -153,7 +160,7 @@ def render(template_name: str, /, *, width: int = WIDTH, **context: Any) -> tupl
     body = tidy(body.lstrip("\n"))
     sibling = _html_template(template_name)
     if sibling:
-        html = _html_env(str(TEMPLATES_DIR)).get_template(sibling).render(page_title=subject, **context)
+        html = _template(str(TEMPLATES_DIR), sibling, html=True).render(page_title=subject, **context)
     else:
         html = page(subject, text_to_html(body))
     return subject, MailText(wrap_text(body, width), html)
@@ -204,13 +211,22 @@ def wrap_line(line: str, width: int = WIDTH) -> list[str]:
     and so is a single word longer than the line (a URL)."""
     if len(line) <= width or line.startswith("::"):
         return [line]
+    # (only lines of a reply's size are remembered: a junk mail's huge line would only crowd them)
+    return list(_wrapped(line, width) if len(line) <= 1000 else _wrapped.__wrapped__(line, width))
+
+
+@lru_cache(maxsize=512)
+def _wrapped(line: str, width: int) -> tuple[str, ...]:
+    """:func:`wrap_line` of a long line, remembered: the long lines of replies are mostly the
+    judge's own (a phase's deadline and status lines, alike in every reply of the phase), and
+    textwrap was a tenth of a reply's rendering."""
     lead = line[:len(line) - len(line.lstrip(" "))]
     more = lead + ("  " if line.lstrip().startswith((">", "***")) else "")
     columns = [m.end() for m in re.finditer(r"\S {2,}(?=\S)", line[:width // 2 + 4])]
     if columns and not line.lstrip().startswith((">", "***")):
         more = " " * columns[-1]
-    return textwrap.wrap(line, width, initial_indent="", subsequent_indent=more, break_long_words=False,
-                         break_on_hyphens=False, drop_whitespace=True) or [line]
+    return tuple(textwrap.wrap(line, width, initial_indent="", subsequent_indent=more, break_long_words=False,
+                               break_on_hyphens=False, drop_whitespace=True) or [line])
 
 
 def wrap(text: str, indent: int = 4) -> str:
@@ -306,7 +322,7 @@ def text_to_html(text: str) -> Markup:
                 j += 1
         group = lines[i:j]
         i = j
-        esc = [str(escape(g)) for g in group]
+        esc = str(escape("\n".join(group))).split("\n")  # one escape a group (it leaves line ends alone)
         if kind == "meta":
             out.append(f'<p style="{CSS["meta"]}">' + "<br />".join(e.lstrip(":").strip() for e in esc) + "</p>")
         elif kind == "echo":

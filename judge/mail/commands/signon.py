@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 def lookup_or_stop(h: Handler, name: str, found: Game | None = None) -> Game:
     """The game ``name`` (``found``: already read), or the error and :class:`Stop`."""
-    g = found or games.get_game(h.ctx.store, name.lstrip("?"))
+    g = found or h.game_named(name.lstrip("?"))
     if g is None:
         h.error(f"No such game '{name.lstrip('?').lower()}'. Send LIST for the games on this judge.")
         raise Stop
@@ -89,8 +89,9 @@ def signon_power(h: Handler, g: Game, power: str, password: str) -> None:
             fail_signon(h)
         take_over(h, g, seat, password)
         return
-    check_password(h, g, power, password, seat["password_hash"], seat_owners(h, seat))
-    enter_seat(h, g, seat)
+    owners = seat_owners(h, seat)
+    check_password(h, g, power, password, seat["password_hash"], owners)
+    enter_seat(h, g, seat, owners=owners)
 
 
 def take_over(h: Handler, g: Game, seat: Any, password: str) -> None:
@@ -173,7 +174,8 @@ def set_standby(h: Handler, g: Game, on: bool) -> bool:
     return True
 
 
-def enter_seat(h: Handler, g: Game, seat: Any, quiet: bool = False) -> None:
+def enter_seat(h: Handler, g: Game, seat: Any, quiet: bool = False, owners: list[str] | None = None) -> None:
+    """``owners``: :func:`seat_owners` of the seat, when the caller has them already."""
     st = h.ctx.store
     if seat["status"] == "cd":
         st.update("seats", seat["id"], status="active")
@@ -181,9 +183,13 @@ def enter_seat(h: Handler, g: Game, seat: Any, quiet: bool = False) -> None:
         games.notice(h.ctx, g, f"{seat['power']} returns", f"{seat['power']} is no longer in civil disorder.")
     h.session = Session(game=g, seat=seat, power=seat["power"] if seat["role"] == "player" else None,
                            signons=1)
-    own = games.seat_addresses(st, seat)
+    # games.seat_addresses: SET ADDRESS's list, else the player's own address (the owners then)
+    own = (loads(seat["addresses"], []) or owners) if owners is not None else games.seat_addresses(st, seat)
     if h.mail.sender not in own:
         h.copy_to = own
+    # a plain sign-on (owners given) only read g and the seat: as the store holds them, until
+    # another command runs (a take-over or a join changes more)
+    h.session_fresh = owners is not None
     if not quiet:
         what = seat["power"] or ("observer" if seat["role"] == "observer" else "player (power not yet assigned)")
         h.say(f"Signed on as {what} in '{g.name}'.")
@@ -337,8 +343,8 @@ def signon(h: Handler, cmd: Command) -> None:
         raise Stop
     ident, password = args
     letter, name = ident[0].upper(), ident[1:]
-    found = games.get_game(h.ctx.store, name) if letter != "?" else None
-    if letter != "?" and found is None and games.get_game(h.ctx.store, ident):
+    found = h.game_named(name) if letter != "?" else None
+    if letter != "?" and found is None and h.game_named(ident):
         whole = ident.lower()  # "SIGNON northsea pw": the game's name with no letter before it
         h.error(f"to join '{whole}' write SIGNON ?{whole} <password> (the ? asks for a place in the game); "
                 f"once you have a power, sign on with its letter before the name, e.g. SIGNON F{whole} <password>")
