@@ -230,10 +230,16 @@ class Table:
         if p is None:
             return None
         loc = f"{p}/{coast}" if coast else p
-        if coast and coast not in self._map.provinces[p].coasts or self.locs.get(self._map.display(loc)) != loc:
+        text = self._map.display(loc)
+        if coast and coast not in self._map.provinces[p].coasts or self.locs.get(text) != loc:
             return None
+        if w == text.lower() and text.isascii() and ("/" not in loc or len(tokenize(w)) == 3):
+            # the printed key in another case ("lon", "stp/sc"): read so by the check that made
+            # the table (the same tokens but for a case the name look-ups never see; only a
+            # coast's count of tokens differs between the two checks, hence the three)
+            return text
         if self._reads_as(self._names, w, p, loc, whole=True):
-            return self._map.display(loc)
+            return text
         return None
 
     def _shape(self, words: list[str]) -> tuple | None:
