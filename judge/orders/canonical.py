@@ -94,17 +94,19 @@ class Table:
         ``_FOLLOWERS``? (``text`` is tokenized once and each follower's token put after it, as
         ``tokenize(f"{text} {f}")`` gives them: this runs for every location of the map and every
         new spelling met, and tokenizing is most of its cost.)"""
-        toks = tokenize(text)
-        want = len(toks) if whole else 1 if "/" not in loc else 3
-        return all(Table._read_as(names, _followed(toks, text, f), prov, loc, want) for f in ("", *_FOLLOWERS))
-
-    @staticmethod
-    def _read_as(names: Names, toks: list[Tok], prov: str, loc: str, want: int) -> bool:
-        """``_reads_as`` for one follower: the tokens ``toks`` begin with ``want`` naming ``loc``."""
         from judge.orders.parser import RESERVED
 
+        toks = tokenize(text)
+        want = len(toks) if whole else 1 if "/" not in loc else 3
+        return all(Table._read_as(names, _followed(toks, text, f), prov, loc, want, RESERVED)
+                   for f in ("", *_FOLLOWERS))
+
+    @staticmethod
+    def _read_as(names: Names, toks: list[Tok], prov: str, loc: str, want: int, reserved: frozenset[str]) -> bool:
+        """``_reads_as`` for one follower: the tokens ``toks`` begin with ``want`` naming ``loc``
+        (``reserved``: the parser's reserved words)."""
         try:
-            found = names.province(toks, 0, RESERVED)
+            found = names.province(toks, 0, reserved)
         except ValueError:
             return False
         if found != (prov, 1):
