@@ -19,7 +19,9 @@ import pytest
 import judge.orders
 from judge.adjudicate import run_phase
 from judge.orders import parse_orders
-from judge.orders.canonical import read_line
+from judge.engine import read_position
+from judge.orders.canonical import read_line, table_for
+from judge.orders.names import names_for
 from judge.variant import load_variant
 
 from tests.test_engine_invariants import CONFIGS, IDS, Board, order_lines, random_position
@@ -164,3 +166,26 @@ def test_lines_keep_their_source_and_number_either_way():
     numbered = {n: s for n, (s, _) in enumerate(source_lines(text), 1)}
     assert all(numbered[p.lineno] == p.source for p in fast) and len(fast) >= 8
     assert not any("Mun" in p.line for p in fast)  # after the signature
+
+
+def test_the_orders_the_short_way_makes_without_the_class_call_are_the_class_calls():
+    from dataclasses import fields
+
+    from judge.engine.orders import Hold, Move, Support
+    from judge.orders.parser import Context
+
+    v = load_variant("standard")
+    pos = read_position(v.start_position(), v)
+    m = pos.map
+    ctx = Context(pos, m, names_for(v, m), frozenset(), None, rules=v.rules)
+    table = table_for(ctx.names, m)
+    for line, want in (("F Lon - Nth", Move("England", "F", "lon", "nth", False)),
+                       ("england: a lvp h", Hold("England", "A", "lvp")),
+                       ("A Par S A Mar - Bur", Support("France", "A", "par", "A", "mar", "bur")),
+                       ("F Bre S A Par", Support("France", "F", "bre", "A", "par", None))):
+        got = read_line(ctx, line, table).order
+        assert type(got) is type(want) and got == want
+        assert [getattr(got, f.name) for f in fields(want)] == [getattr(want, f.name) for f in fields(want)]
+        for cls in type(want).__mro__:  # every slot set (an unset one would raise here)
+            for slot in getattr(cls, "__slots__", ()):
+                getattr(got, slot)

@@ -157,3 +157,21 @@ def test_a_table_that_met_thousands_of_odd_words_still_reads_new_spellings_fast(
         lines = source["orders"].splitlines()
         taken = sum(read_line(here, line, table) is not None for line in lines)
         assert taken >= 0.9 * len(lines), (taken, lines)
+
+
+def test_a_printed_key_in_another_case_is_read_as_the_full_parser_reads_it_on_every_map():
+    """A location's printed key met in lower case ("lon", "stp/sc") is not checked against the
+    full parser again: the check that made the table read the same tokens. It must give what the
+    full check gives, on every map."""
+    from judge.variant import available_variants
+
+    for name in available_variants():
+        v = load_variant(name)
+        m = v.map
+        names = names_for(v, m)
+        table = table_for(names, m)
+        for text, loc in table.locs.items():
+            p = loc.partition("/")[0]
+            w = text.lower()
+            full = m.display(loc) if table._reads_as(names, w, p, loc, whole=True) else None
+            assert table._spelling(w) == full, (name, text, w, full)

@@ -94,17 +94,19 @@ class Table:
         ``_FOLLOWERS``? (``text`` is tokenized once and each follower's token put after it, as
         ``tokenize(f"{text} {f}")`` gives them: this runs for every location of the map and every
         new spelling met, and tokenizing is most of its cost.)"""
-        toks = tokenize(text)
-        want = len(toks) if whole else 1 if "/" not in loc else 3
-        return all(Table._read_as(names, _followed(toks, text, f), prov, loc, want) for f in ("", *_FOLLOWERS))
-
-    @staticmethod
-    def _read_as(names: Names, toks: list[Tok], prov: str, loc: str, want: int) -> bool:
-        """``_reads_as`` for one follower: the tokens ``toks`` begin with ``want`` naming ``loc``."""
         from judge.orders.parser import RESERVED
 
+        toks = tokenize(text)
+        want = len(toks) if whole else 1 if "/" not in loc else 3
+        return all(Table._read_as(names, _followed(toks, text, f), prov, loc, want, RESERVED)
+                   for f in ("", *_FOLLOWERS))
+
+    @staticmethod
+    def _read_as(names: Names, toks: list[Tok], prov: str, loc: str, want: int, reserved: frozenset[str]) -> bool:
+        """``_reads_as`` for one follower: the tokens ``toks`` begin with ``want`` naming ``loc``
+        (``reserved``: the parser's reserved words)."""
         try:
-            found = names.province(toks, 0, RESERVED)
+            found = names.province(toks, 0, reserved)
         except ValueError:
             return False
         if found != (prov, 1):
@@ -128,14 +130,15 @@ class Table:
         # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
         # "Spa/NC", "Bur.") is not, and goes straight to its respelling
         words = line.split()
-        found = self._canonical(line, words) if self.plain_words.issuperset(words) else None
+        # (``_canonical``'s look-up written out: most lines met again in another case are known)
+        found = (self.canon.get(line) or self._canonical(line, words)) if self.plain_words.issuperset(words) else None
         if found is None:
             # the respelling reads the line without case: remembered that way, one for all the
             # ways of writing a line that differ only in case ("F ank - con", "F ANK - CON")
             low = line.lower()
             canon = self.respellings.get(low, "")
             if canon == "":
-                canon = self.respelt(line)
+                canon = self.respelt(line, low)
                 if len(self.respellings) >= _REMEMBER:
                     self.respellings.clear()
                 self.respellings[low] = canon
@@ -161,9 +164,10 @@ class Table:
                 self.canon[text] = found
         return found
 
-    def respelt(self, line: str) -> str | None:
-        """``line`` in canonical text, word by word; None where a word has no canonical spelling."""
-        low = line.lower().split()
+    def respelt(self, line: str, low_line: str | None = None) -> str | None:
+        """``line`` in canonical text, word by word; None where a word has no canonical spelling.
+        (``low_line``: ``line.lower()``, when made already.)"""
+        low = (line.lower() if low_line is None else low_line).split()
         if not low:
             return None
         named = None
@@ -228,10 +232,16 @@ class Table:
         if p is None:
             return None
         loc = f"{p}/{coast}" if coast else p
-        if coast and coast not in self._map.provinces[p].coasts or self.locs.get(self._map.display(loc)) != loc:
+        text = self._map.display(loc)
+        if coast and coast not in self._map.provinces[p].coasts or self.locs.get(text) != loc:
             return None
+        if w == text.lower() and text.isascii() and ("/" not in loc or len(tokenize(w)) == 3):
+            # the printed key in another case ("lon", "stp/sc"): read so by the check that made
+            # the table (the same tokens but for a case the name look-ups never see; only a
+            # coast's count of tokens differs between the two checks, hence the three)
+            return text
         if self._reads_as(self._names, w, p, loc, whole=True):
-            return self._map.display(loc)
+            return text
         return None
 
     def _shape(self, words: list[str]) -> tuple | None:
@@ -342,15 +352,23 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
         if power is None:
             return None
         written = shape[-2]
+        # the orders made without the class call, every field set (a dataclass's ``__init__``
+        # called through the class costs about as much as the rest of the line's reading here;
+        # ``tests/test_order_fast_path.py`` checks them against the class call)
         if op == "-":
-            order = Move(power, shape[2], shape[3], shape[5], False)
+            order = _new(Move)
+            order.power, order.kind, order.loc, order.dest, order.via_convoy = (
+                power, shape[2], shape[3], shape[5], False)
         elif op == "H":
-            order = Hold(power, shape[2], shape[3])
+            order = _new(Hold)
+            order.power, order.kind, order.loc = power, shape[2], shape[3]
         else:  # "S"
             target = _target(ctx, shape[6])
             if target is None:
                 return None
-            order = Support(power, shape[2], shape[3], shape[5], target, shape[7])
+            order = _new(Support)
+            order.power, order.kind, order.loc, order.target_kind, order.target, order.dest = (
+                power, shape[2], shape[3], shape[5], target, shape[7])
             if target != shape[6]:
                 written = None  # the unit's coast, not the one written
         # ``read_order`` written out: a call costs as much as the object (this runs for most
