@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from judge.adjudicate import run_batch, write_batch
-from judge.engine.position import Position
+from judge.engine.position import Dislodged, Position
 from judge.variant import load_variant
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -75,3 +75,18 @@ def test_position_json_text_is_the_text_of_to_json():
     pos.centres["bre"] = "Atlantis"
     assert pos.json_text() == json.dumps(pos.to_json(), ensure_ascii=False)
     assert '"Atlantis": ["F Bre"]' in pos.json_text()
+
+
+def test_dislodged_units_text_is_the_text_of_to_json():
+    """Dislodged units of several powers, by convoy (no "from"), with coasts among their retreats,
+    with none, and of a power the variant does not know: written as the encoder writes them."""
+    v = load_variant("standard")
+    pos = Position.from_json({"phase": "Spring 1902 Retreat", "units": {"England": ["F Nwy"], "France": ["A Par"]},
+                              "centers": {}, "dislodged": {
+                                  "Russia": [{"unit": "F Bot", "from": "Swe", "retreats": ["StP/sc", "Fin"]},
+                                             {"unit": "A Mos", "retreats": []}],
+                                  "Turkey": [{"unit": "F Bul/ec", "from": None, "retreats": ["Con"]}]}}, v)
+    pos.dislodged["par"] = Dislodged(type(pos.units["nwy"])("Atlantis", "A", "gas"), "bur", ("pic",))
+    for _ in range(2):  # the second time from the map's memos
+        assert pos.json_text() == json.dumps(pos.to_json(), ensure_ascii=False)
+    assert '"from": null' in pos.json_text() and '"StP/sc"' in pos.json_text()
