@@ -39,9 +39,9 @@ def _phase_text(variant: str | Variant, position: dict[str, Any], orders: str, o
     ensure_ascii=False)``, written piece by piece (the orders and the next position are most of
     the output; the encoder's pass over dicts built only for it was a sixth of a phase)."""
     parsed, result, m = _adjudicated(variant, position, orders, options)
-    q, known = _quote, _QUOTED
+    q = _quote
     entries = ", ".join([
-        f'{{"power": {known[power]}, "order": {q(text)}, "result": {known[res]}, "reason": {known[reason]}'
+        f'{{"power": {q(power)}, "order": {q(text)}, "result": {q(res)}, "reason": {q(reason)}'
         f'{_DEFAULT_TRUE if default else "}"}'
         for power, text, res, reason, default in _entries(parsed, result)])
     rest = "".join([f", {q(k)}: {_encode(v)}" for k, v in _outcome(result, m).items()])
@@ -53,21 +53,6 @@ _DEFAULT_TRUE = ', "default": true}'  # the end of an order's entry given by the
 #: the JSON text of a string and of any value, as ``json.dumps(value, ensure_ascii=False)`` writes them
 _quote = encode_basestring
 _encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
-
-
-class _QuotedMemo(dict[str, str]):
-    """str -> its JSON text, for the few texts every phase repeats: power names, results ("succeeds"),
-    reasons ("bounced"). Bounded by size: the reason of a line that could not be read is the
-    reader's message, which may quote the line."""
-
-    def __missing__(self, text: str) -> str:
-        quoted = _quote(text)
-        if len(self) < 512:
-            self[text] = quoted
-        return quoted
-
-
-_QUOTED = _QuotedMemo()
 
 
 def _id_text(case_id: Any) -> str:
@@ -92,7 +77,8 @@ def _adjudicated(variant: str | Variant, position: dict[str, Any], orders: str, 
     except (PositionError, RuleError, VariantError) as exc:
         raise InputError(f"position: {exc}" if isinstance(exc, PositionError) else str(exc)) from None
     if "army_fleet" not in rules.get("modules", ()) and (
-            "A/F" in {u.kind for u in pos.units.values()} or any(d.unit.kind == "A/F" for d in pos.dislodged.values())):
+            "A/F" in {u.kind for u in pos.units.values()}
+            or (pos.dislodged and any(d.unit.kind == "A/F" for d in pos.dislodged.values()))):
         raise InputError("position: an A/F unit needs the Army/Fleet rules (variant af_standard, or "
                          "--option modules=army_fleet)")
     def parse(text: str, at: Position) -> list:
@@ -200,7 +186,7 @@ def _batch(lines: Iterable[str], phase: Callable[..., T], error: Callable[[Any, 
     """Each case's ``phase(variant, position, orders, options, id)``, or ``error(id, message)``."""
     variants: dict[str, Variant] = {}  # loaded once a run
     for n, line in enumerate(lines, 1):
-        if not line.strip():
+        if not line or line.isspace():  # (the test of ``not line.strip()`` without copying the line)
             continue
         case_id: Any = None
         try:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from itertools import repeat
 from json.encoder import encode_basestring
 from operator import attrgetter
 from typing import Any, Callable
@@ -201,7 +200,8 @@ class Position:
                 if p is None or type(ulist) is not list:
                     return None
                 power = p.name
-                for kind, loc in map(known.__getitem__, ulist):
+                for text in ulist:  # (faster than a map over known.__getitem__: the subscript is specialised)
+                    kind, loc = known[text]
                     u = Unit(power, kind, loc)
                     units[u.prov] = u
                 given += len(ulist)
@@ -211,7 +211,9 @@ class Position:
                 p = named.get(pname) or power_of(pname)
                 if p is None or type(clist) is not list:
                     return None
-                centres.update(zip(map(read.__getitem__, clist), repeat(p.name)))
+                power = p.name
+                for c in clist:
+                    centres[read[c]] = power
         except (KeyError, TypeError):  # a name not read before (or no string: a list...)
             return None
         return cls(variant, phase, units, centres, {}, dict(data.get("extra") or {}))
