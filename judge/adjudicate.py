@@ -77,7 +77,8 @@ def _adjudicated(variant: str | Variant, position: dict[str, Any], orders: str, 
     except (PositionError, RuleError, VariantError) as exc:
         raise InputError(f"position: {exc}" if isinstance(exc, PositionError) else str(exc)) from None
     if "army_fleet" not in rules.get("modules", ()) and (
-            "A/F" in {u.kind for u in pos.units.values()} or any(d.unit.kind == "A/F" for d in pos.dislodged.values())):
+            "A/F" in {u.kind for u in pos.units.values()}
+            or (pos.dislodged and any(d.unit.kind == "A/F" for d in pos.dislodged.values()))):
         raise InputError("position: an A/F unit needs the Army/Fleet rules (variant af_standard, or "
                          "--option modules=army_fleet)")
     def parse(text: str, at: Position) -> list:
@@ -185,7 +186,7 @@ def _batch(lines: Iterable[str], phase: Callable[..., T], error: Callable[[Any, 
     """Each case's ``phase(variant, position, orders, options, id)``, or ``error(id, message)``."""
     variants: dict[str, Variant] = {}  # loaded once a run
     for n, line in enumerate(lines, 1):
-        if not line.strip():
+        if not line or line.isspace():  # (the test of ``not line.strip()`` without copying the line)
             continue
         case_id: Any = None
         try:

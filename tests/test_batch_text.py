@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from judge.adjudicate import run_batch, write_batch
-from judge.engine.position import Position
+from judge.engine.position import Dislodged, Position
 from judge.variant import load_variant
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -75,3 +75,43 @@ def test_position_json_text_is_the_text_of_to_json():
     pos.centres["bre"] = "Atlantis"
     assert pos.json_text() == json.dumps(pos.to_json(), ensure_ascii=False)
     assert '"Atlantis": ["F Bre"]' in pos.json_text()
+
+
+def test_dislodged_units_text_is_the_text_of_to_json():
+    """Dislodged units of several powers, by convoy (no "from"), with coasts among their retreats,
+    with none, and of a power the variant does not know: written as the encoder writes them."""
+    v = load_variant("standard")
+    pos = Position.from_json({"phase": "Spring 1902 Retreat", "units": {"England": ["F Nwy"], "France": ["A Par"]},
+                              "centers": {}, "dislodged": {
+                                  "Russia": [{"unit": "F Bot", "from": "Swe", "retreats": ["StP/sc", "Fin"]},
+                                             {"unit": "A Mos", "retreats": []}],
+                                  "Turkey": [{"unit": "F Bul/ec", "from": None, "retreats": ["Con"]}]}}, v)
+    pos.dislodged["par"] = Dislodged(type(pos.units["nwy"])("Atlantis", "A", "gas"), "bur", ("pic",))
+    for _ in range(2):  # the second time from the map's memos
+        assert pos.json_text() == json.dumps(pos.to_json(), ensure_ascii=False)
+    assert '"from": null' in pos.json_text() and '"StP/sc"' in pos.json_text()
+
+
+def test_army_fleet_units_need_their_rules():
+    """An A/F unit on the board or among the dislodged is refused without the Army/Fleet rules,
+    and read with them (by option or by variant)."""
+    moves = {"phase": "Spring 1901 Movement", "units": {"England": ["A/F Lon", "A Lvp"]}, "centers": {}}
+    retreat = {"phase": "Spring 1901 Retreat", "units": {"England": ["A Lvp"]}, "centers": {},
+               "dislodged": {"England": [{"unit": "A/F Lon", "from": "Wal", "retreats": ["Yor"]}]}}
+    cases = [{"id": 1, "position": moves}, {"id": 2, "position": retreat},
+             {"id": 3, "position": moves, "options": {"modules": ["army_fleet"]}},
+             {"id": 4, "position": moves, "variant": "af_standard"}]
+    out = list(run_batch([json.dumps(c) for c in cases]))
+    need = "position: an A/F unit needs the Army/Fleet rules (variant af_standard, or --option modules=army_fleet)"
+    assert [o.get("error") for o in out] == [need, need, None, None]
+    text, dumped = _both([json.dumps(c) for c in cases])
+    assert text == dumped
+
+
+def test_blank_lines_are_skipped_and_counted():
+    """Empty and all-blank lines (tabs, a no-break or ideographic space) give no result but keep
+    their number: a case without an id is named by its line."""
+    lines = ["", " \t\n", "\u00a0\u3000\n", "{}\n", "\n", '{"id": "x"}\n']
+    text, dumped = _both(lines)
+    assert text == dumped
+    assert [json.loads(t)["id"] for t in text.splitlines()] == [4, "x"]

@@ -190,22 +190,25 @@ class Position:
             return None
         m = variant.map_at(phase)
         power_of, known, read = variant.power, m.units_read, m.centres_read
+        named = variant.__dict__.get("_power_index") or {}  # Variant.power's own memo, looked at here first
         units: dict[str, Unit] = {}
         centres: dict[str, str] = {}
+        given = 0  # units written: more than the board holds when two stand in one province
         try:
             for pname, ulist in raw_units.items():
-                p = power_of(pname)
+                p = named.get(pname) or power_of(pname)
                 if p is None or type(ulist) is not list:
                     return None
                 power = p.name
-                for text in ulist:
+                for text in ulist:  # (faster than a map over known.__getitem__: the subscript is specialised)
                     kind, loc = known[text]
                     u = Unit(power, kind, loc)
-                    if u.prov in units:
-                        return None
                     units[u.prov] = u
+                given += len(ulist)
+            if given != len(units):
+                return None
             for pname, clist in raw_centres.items():
-                p = power_of(pname)
+                p = named.get(pname) or power_of(pname)
                 if p is None or type(clist) is not list:
                     return None
                 power = p.name
@@ -262,11 +265,25 @@ class Position:
                 centres[owners[c]].append(names[c])
             except KeyError:
                 centres.setdefault(owners[c], []).append(names.setdefault(c, _quote(m.display(c))))
-        dislodged = _encode(self._dislodged_json(m)) if self.dislodged else "{}"
+        dislodged = self._dislodged_text(m, quoted) if self.dislodged else "{}"
         extra = f', "extra": {_encode(self.extra)}' if self.extra else ""
         return (f'{{"variant": {_quote(self.variant.name)}, "phase": {_quote(str(self.phase))}, '
                 f'"units": {_lists_text(units, quoted)}, "centers": {_lists_text(centres, quoted)}, '
                 f'"dislodged": {dislodged}{extra}}}')
+
+    def _dislodged_text(self, m: Map, quoted: dict[str, str]) -> str:
+        """The text of ``_encode(self._dislodged_json(m))``, from json_text's per-map memos (most
+        positions the batch writes are retreat phases)."""
+        texts, names = m.units_quoted, m.shown_quoted
+        lists: dict[str, list[str]] = {}
+        for d in sorted(self.dislodged.values(), key=_unit_loc_of):
+            u = d.unit
+            unit = texts.get((u.kind, u.loc)) or texts.setdefault((u.kind, u.loc), _quote(u.text(m)))
+            src = d.attacker_from
+            src_text = (names.get(src) or names.setdefault(src, _quote(m.display(src)))) if src else "null"
+            retreats = ", ".join([names.get(r) or names.setdefault(r, _quote(m.display(r))) for r in d.retreats])
+            lists.setdefault(u.power, []).append(f'{{"unit": {unit}, "from": {src_text}, "retreats": [{retreats}]}}')
+        return _lists_text(lists, quoted)
 
     def _dislodged_json(self, m: Map) -> dict[str, list[dict[str, Any]]]:
         dislodged: dict[str, list[dict[str, Any]]] = {}
@@ -298,6 +315,7 @@ def _lists_text(lists: dict[str, list[str]], quoted: dict[str, str]) -> str:
 
 
 _loc_of = attrgetter("loc")  # sort key: a unit's location
+_unit_loc_of = attrgetter("unit.loc")  # sort key: a dislodged unit's location
 
 
 def _power(variant: Variant, name: str, entry: str) -> str:
