@@ -117,12 +117,16 @@ def _standard(units: dict, orders: str):
 
 
 def test_decisions_that_read_no_other_are_set_before_the_pass():
-    """A hold, a void support and a support nobody attacks are known before any move is resolved;
-    a support that is attacked is left to the pass (it is cut here)."""
+    """A hold, a void support, a support nobody attacks and one cut by a move from another power
+    (not by convoy, not from where the support goes) are known before any move is resolved; a
+    support attacked from where it goes (cut only by dislodgement) or by convoy is left to the pass."""
     pos, orders = _standard(
-        {"France": ["A Par", "A Bur", "A Mar", "A Gas"], "Germany": ["A Mun", "A Ruh"]},
+        {"France": ["A Par", "A Bur", "A Mar", "A Gas", "A Pic", "F Bre"], "Germany": ["A Mun", "A Ruh"],
+         "England": ["A Lon", "F Eng"], "Italy": ["A Ven", "A Tyr"], "Austria": ["A Tri", "A Vie"]},
         "Germany: A Ruh - Bur\nGermany: A Mun S A Ruh - Bur\n"
-        "France: A Par H\nFrance: A Bur S A Par\nFrance: A Gas S A Mar - Spa\nFrance: A Mar H\n")
+        "France: A Par H\nFrance: A Bur S A Par\nFrance: A Gas S A Mar - Spa\nFrance: A Mar H\n"
+        "France: A Pic H\nFrance: F Bre S A Pic\nEngland: A Lon - Bre\nEngland: F Eng C A Lon - Bre\n"
+        "Italy: A Ven - Tri\nItaly: A Tyr S A Ven - Tri\nAustria: A Tri - Tyr\nAustria: A Vie S A Tri - Tyr\n")
     seen = {}
 
     class Watch(MovementResolver):
@@ -136,7 +140,11 @@ def test_decisions_that_read_no_other_are_set_before_the_pass():
     assert seen["par"] == (RESOLVED, True) and seen["mar"] == (RESOLVED, True)
     assert seen["gas"] == (RESOLVED, False)  # void: A Mar holds
     assert seen["mun"] == (RESOLVED, True)  # nobody moves to Munich
-    assert seen["bur"][0] != RESOLVED  # attacked from the Ruhr
+    assert seen["bur"] == (RESOLVED, False)  # cut outright from the Ruhr
+    assert seen["tyr"][0] != RESOLVED  # attacked from Trieste, where its support goes
+    assert seen["bre"][0] != RESOLVED  # attacked by convoy
+    results = {x.text: (x.result, x.reason) for x in out.results}
+    assert results["A Tyr S A Ven - Tri"] == ("fails", "dislodged") and results["F Bre S A Pic"] == ("fails", "cut")
     assert seen["ruh"] == (RESOLVED, True)  # alone into Burgundy, 2 against 1: a lone move
     assert {x.text: x.result for x in out.results}["A Bur S A Par"] == "fails"
 

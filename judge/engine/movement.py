@@ -579,7 +579,8 @@ class MovementResolver:
         if self._core:
             # The core's decisions that read no other decision are known before the pass: a unit
             # that does not move, support or convoy holds; a void support is not given; a support
-            # or convoy that no move goes against stands. (Resolved now or when first read, they
+            # or convoy that no move goes against stands; a support attacked by a move that needs no
+            # carrier, from another power and not from where the support goes, is cut. (Resolved now or when first read, they
             # take the same value and record no dependency, so every other decision is the same.)
             code, void, into, src = self.code, self.void, self.into, self.src
             for i in range(n):
@@ -591,6 +592,8 @@ class MovementResolver:
                         state[i] = RESOLVED  # (res[i] is False)
                         continue
                     if src[i] in into:
+                        if self._cut_outright(i, into[src[i]]):
+                            state[i] = RESOLVED  # (res[i] is False)
                         continue
                 elif c == CONVOY and src[i] in into:
                     continue
@@ -607,6 +610,21 @@ class MovementResolver:
             self.resolve_all()
         self.decisions_final()
         return self.outcome(results)
+
+    def _cut_outright(self, i: int, movers: list[int]) -> bool:
+        """Is support ``i`` cut by a move that reads no other decision (``support_given``, read
+        only as far as it reads none)? The first attack from another power, not from the province
+        the support goes into, cuts it; ``support_given`` would meet no attack that reads a decision
+        before it (one by convoy reads its carriers: then the support is left to the pass)."""
+        power, src, carried = self.power, self.src, self.carried
+        me = power[i]
+        dest = self.order[i].dest  # type: ignore[attr-defined]
+        target = province_of(dest) if dest else None
+        for k in movers:
+            if power[k] == me or src[k] == target:
+                continue
+            return not carried[k]
+        return False
 
     def _lone_moves(self) -> None:
         """Decide before the pass the core's moves that are alone into their province and whose
