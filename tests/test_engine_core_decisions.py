@@ -172,9 +172,10 @@ def test_a_cycle_s_trials_leave_the_decision_lists_in_place():
 
 
 def test_lone_moves_are_set_before_the_pass():
-    """A move alone into an empty province, one alone into a province whose unit has moved out,
-    and one alone into a province whose unit stays are decided without a decision of their own;
-    moves that meet in a province go the usual way."""
+    """A move alone into an empty province, one alone into a province whose unit has moved out
+    or failed to, one alone into a province whose unit stays, and moves that meet in an empty
+    province are decided without a decision of their own; moves that meet in a province whose
+    unit stays go the usual way."""
     pos, orders = _standard(
         {"Germany": ["A Mun", "A Ber", "A Kie"], "Russia": ["A War"], "Austria": ["A Gal"]},
         "Germany: A Mun - Boh\nGermany: A Ber - Mun\nGermany: A Kie H\nRussia: A War - Gal\n"
@@ -189,6 +190,31 @@ def test_lone_moves_are_set_before_the_pass():
     out = Watch(pos, orders).run()
     assert decided == []
     assert [x.result for x in out.results] == ["succeeds", "succeeds", "succeeds", "fails", "succeeds"]
-    pos, orders = _standard({"Germany": ["A Ber"], "Russia": ["A War"]}, "Germany: A Ber - Sil\nRussia: A War - Sil\n")
+    # moves that meet in an empty province; then a move into a province whose unit bounced there
+    pos, orders = _standard(
+        {"Germany": ["A Ber", "A Mun", "A Sil"], "Russia": ["A War"], "Austria": ["A Boh", "A Vie"]},
+        "Austria: A Boh - Gal\nAustria: A Vie H\nRussia: A War - Gal\nGermany: A Mun - Boh\n"
+        "Germany: A Sil S A Mun - Boh\nGermany: A Ber - Pru\n")
     out = Watch(pos, orders).run()
-    assert set(decided) == {"ber", "war"} and [x.result for x in out.results] == ["fails", "fails"]
+    assert decided == []
+    assert [(x.result, x.reason) for x in out.results] == [
+        ("fails", "bounced, dislodged"), ("succeeds", ""), ("fails", "bounced"), ("succeeds", ""), ("succeeds", ""),
+        ("succeeds", "")]
+    pos, orders = _standard({"Germany": ["A Ber", "A Mun"], "Russia": ["A War"]},
+                            "Germany: A Ber - Sil\nRussia: A War - Sil\nGermany: A Mun - Boh\n")
+    out = Watch(pos, orders).run()
+    assert decided == [] and [x.result for x in out.results] == ["fails", "fails", "succeeds"]
+    # a move listed before the move out of its province waits for it (a later sweep)
+    pos, orders = _standard({"Germany": ["A Ber", "A Mun", "A Kie"], "Austria": ["A Vie"]},
+                            "Germany: A Kie - Ber\nGermany: A Ber - Mun\nGermany: A Mun - Boh\nAustria: A Vie - Boh\n")
+    out = Watch(pos, orders).run()
+    assert decided == [] and [x.result for x in out.results] == ["fails", "fails", "fails", "fails"]
+    pos, orders = _standard({"Germany": ["A Ber", "A Mun", "A Kie"]},
+                            "Germany: A Kie - Ber\nGermany: A Ber - Mun\nGermany: A Mun - Boh\n")
+    out = Watch(pos, orders).run()
+    assert decided == [] and [x.result for x in out.results] == ["succeeds"] * 3
+    # moves that meet in a province whose unit stays go the usual way
+    pos, orders = _standard({"Germany": ["A Ber"], "Russia": ["A War"], "Austria": ["A Sil"]},
+                            "Germany: A Ber - Sil\nRussia: A War - Sil\nAustria: A Sil H\n")
+    out = Watch(pos, orders).run()
+    assert set(decided) == {"ber", "war"} and [x.result for x in out.results] == ["fails", "fails", "succeeds"]

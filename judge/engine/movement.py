@@ -630,23 +630,59 @@ class MovementResolver:
         """Decide before the pass the core's moves that are alone into their province and whose
         outcome rests only on decisions already made: a move not by convoy into a province that
         is empty or whose unit has already moved out (not head to head) succeeds; one into a
-        province whose unit stays fails against its own power's unit, and otherwise succeeds when
-        its attack beats the hold, once every support of the two is decided. ``core_move_succeeds``
-        would read just those decisions and give the same answer, with no dependency recorded;
-        so every other decision is the same."""
+        province whose unit stays (or failed to move out) fails against its own power's unit, and
+        otherwise succeeds when its attack beats the hold, once every support of the two is decided
+        (moves that meet: ``_meeting_moves``). ``core_move_succeeds`` would read just those
+        decisions and give the same answer, with no dependency recorded; so every other decision
+        is the same. A move waits for the move out of its province: the sweeps go on while one
+        decides something."""
+        pending = list(self.into.items())
+        while pending:
+            waiting = self._lone_moves_sweep(pending)
+            if len(waiting) == len(pending):
+                break
+            pending = waiting
+
+    def _lone_moves_sweep(self, pending: list[tuple[str, list[int]]]) -> list[tuple[str, list[int]]]:
+        """One sweep of ``_lone_moves``; returns the provinces whose unit's move is not decided yet
+        (a later sweep may decide them once it is)."""
         state, res, code, idx_of, supports = self.state, self.res, self.code, self.idx_of, self.supports
         carried, h2h, power = self.carried, self.h2h, self.power
-        for d, movers in self.into.items():
+        waiting = []
+        for d, movers in pending:
+            j = idx_of.get(d)
             if len(movers) != 1:
+                if j is None:
+                    self._meeting_moves(movers)
+                elif code[j] == MOVE:
+                    if state[j] != RESOLVED:
+                        waiting.append((d, movers))
+                    elif res[j]:
+                        self._meeting_moves(movers)
                 continue
             i = movers[0]
             if carried[i] or state[i] == RESOLVED:
                 continue
-            j = idx_of.get(d)
             if j is None:
                 pass
             elif code[j] == MOVE:
-                if h2h[i] == j or state[j] != RESOLVED or not res[j]:
+                if h2h[i] == j:
+                    continue
+                if state[j] != RESOLVED:
+                    waiting.append((d, movers))
+                    continue
+                if not res[j]:  # its unit stays after all, with the hold strength of a failed move: 1
+                    if power[j] == power[i]:
+                        state[i] = RESOLVED  # no self-dislodgement (res[i] is False)
+                        continue
+                    pj, attack = power[j], 1
+                    for s in supports[i]:
+                        if state[s] != RESOLVED:
+                            break
+                        if res[s] and power[s] != pj:
+                            attack += 1
+                    else:
+                        state[i], res[i] = RESOLVED, attack > 1
                     continue
             elif power[j] == power[i]:
                 state[i] = RESOLVED  # no self-dislodgement (res[i] is False)
@@ -672,6 +708,29 @@ class MovementResolver:
                     break
             else:
                 state[i], res[i] = RESOLVED, True
+        return waiting
+
+    def _meeting_moves(self, movers: list[int]) -> None:
+        """Decide before the pass moves that meet in a province that is empty or whose unit has
+        moved out (see ``_lone_moves``), when none is by convoy or head to head and every support
+        of them is decided: the strongest succeeds if it is alone, the others fail (what
+        ``core_move_succeeds`` gives reading just those decisions)."""
+        state, res, supports, carried, h2h = self.state, self.res, self.supports, self.carried, self.h2h
+        strengths = []
+        for k in movers:
+            if carried[k] or h2h[k] >= 0 or state[k] == RESOLVED:
+                return
+            n = 1
+            for s in supports[k]:
+                if state[s] != RESOLVED:
+                    return
+                if res[s]:
+                    n += 1
+            strengths.append(n)
+        top = max(strengths)
+        alone = strengths.count(top) == 1
+        for k, n in zip(movers, strengths):
+            state[k], res[k] = RESOLVED, alone and n == top
 
     def decisions_final(self) -> None:
         """Hook: every decision is final; note what follows from them before the board is drawn."""
