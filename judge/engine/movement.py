@@ -665,44 +665,33 @@ class MovementResolver:
                 continue
             if j is None:
                 pass
-            elif code[j] == MOVE:
-                if h2h[i] == j:
-                    continue
-                if state[j] != RESOLVED:
-                    waiting.append((d, movers))
-                    continue
-                if not res[j]:  # its unit stays after all, with the hold strength of a failed move: 1
+            else:
+                moves = code[j] == MOVE
+                if moves:
+                    if h2h[i] == j:
+                        continue
+                    if state[j] != RESOLVED:
+                        waiting.append((d, movers))
+                        continue
+                if not moves or not res[j]:  # the unit in d stays (a failed move's hold strength is 1)
                     if power[j] == power[i]:
                         state[i] = RESOLVED  # no self-dislodgement (res[i] is False)
                         continue
-                    pj, attack = power[j], 1
+                    pj, attack, held = power[j], 1, 1  # attack without pj's supports, against hold
                     for s in supports[i]:
                         if state[s] != RESOLVED:
                             break
                         if res[s] and power[s] != pj:
                             attack += 1
                     else:
-                        state[i], res[i] = RESOLVED, attack > 1
+                        for s in (() if moves else supports[j]):
+                            if state[s] != RESOLVED:
+                                break
+                            if res[s]:
+                                held += 1
+                        else:
+                            state[i], res[i] = RESOLVED, attack > held
                     continue
-            elif power[j] == power[i]:
-                state[i] = RESOLVED  # no self-dislodgement (res[i] is False)
-                continue
-            else:  # the unit in d stays: attack (without its power's supports) against hold
-                pj, attack, held = power[j], 1, 1
-                for s in supports[i]:
-                    if state[s] != RESOLVED:
-                        break
-                    if res[s] and power[s] != pj:
-                        attack += 1
-                else:
-                    for s in supports[j]:
-                        if state[s] != RESOLVED:
-                            break
-                        if res[s]:
-                            held += 1
-                    else:
-                        state[i], res[i] = RESOLVED, attack > held
-                continue
             for s in supports[i]:
                 if state[s] != RESOLVED:
                     break
