@@ -213,6 +213,18 @@ def test_lone_moves_are_set_before_the_pass():
                             "Germany: A Kie - Ber\nGermany: A Ber - Mun\nGermany: A Mun - Boh\n")
     out = Watch(pos, orders).run()
     assert decided == [] and [x.result for x in out.results] == ["succeeds"] * 3
+    # head to head, alone into each other's province: neither reads the other's decision
+    pos, orders = _standard({"Germany": ["A Ber", "A Kie"], "Austria": ["A Mun", "A Sil"], "Russia": ["A War", "A Pru"]},
+                            "Germany: A Ber - Mun\nAustria: A Mun - Ber\nGermany: A Kie S A Ber - Mun\n"
+                            "Austria: A Sil S A Mun - Ber\nRussia: A War - Pru\nRussia: A Pru - War\n")
+    out = Watch(pos, orders).run()
+    assert decided == [] and [x.result for x in out.results] == ["fails", "fails", "succeeds", "succeeds",
+                                                                  "fails", "fails"]
+    pos, orders = _standard({"Germany": ["A Ber", "A Kie"], "Austria": ["A Mun"]},
+                            "Germany: A Ber - Mun\nAustria: A Mun - Ber\nGermany: A Kie S A Ber - Mun\n")
+    out = Watch(pos, orders).run()
+    assert decided == [] and [(x.result, x.reason) for x in out.results] == [
+        ("succeeds", ""), ("fails", "bounced, dislodged"), ("succeeds", "")]
     # moves that meet in a province whose unit stays go the usual way
     pos, orders = _standard({"Germany": ["A Ber"], "Russia": ["A War"], "Austria": ["A Sil"]},
                             "Germany: A Ber - Sil\nRussia: A War - Sil\nAustria: A Sil H\n")

@@ -630,8 +630,9 @@ class MovementResolver:
         """Decide before the pass the core's moves that are alone into their province and whose
         outcome rests only on decisions already made: a move not by convoy into a province that
         is empty or whose unit has already moved out (not head to head) succeeds; one into a
-        province whose unit stays (or failed to move out) fails against its own power's unit, and
-        otherwise succeeds when its attack beats the hold, once every support of the two is decided
+        province whose unit stays (or failed to move out, or meets it head to head) fails against its
+        own power's unit, and otherwise succeeds when its attack beats the hold (or defend strength),
+        once every support of the two is decided
         (moves that meet: ``_meeting_moves``). ``core_move_succeeds`` would read just those
         decisions and give the same answer, with no dependency recorded; so every other decision
         is the same. A move waits for the move out of its province: the sweeps go on while one
@@ -667,24 +668,26 @@ class MovementResolver:
                 pass
             else:
                 moves = code[j] == MOVE
-                if moves:
-                    if h2h[i] == j:
-                        continue
+                failed = False  # the unit in d failed to move out (its hold strength is 1)
+                if moves and h2h[i] != j:
                     if state[j] != RESOLVED:
                         waiting.append((d, movers))
                         continue
-                if not moves or not res[j]:  # the unit in d stays (a failed move's hold strength is 1)
+                    failed = not res[j]
+                # the unit in d stays, failed to move out, or meets i head to head (its own decision
+                # is not read then): i's attack, without pj's supports, against its hold or defend strength
+                if not moves or failed or h2h[i] == j:
                     if power[j] == power[i]:
                         state[i] = RESOLVED  # no self-dislodgement (res[i] is False)
                         continue
-                    pj, attack, held = power[j], 1, 1  # attack without pj's supports, against hold
+                    pj, attack, held = power[j], 1, 1
                     for s in supports[i]:
                         if state[s] != RESOLVED:
                             break
                         if res[s] and power[s] != pj:
                             attack += 1
                     else:
-                        for s in (() if moves else supports[j]):
+                        for s in (() if failed else supports[j]):
                             if state[s] != RESOLVED:
                                 break
                             if res[s]:
