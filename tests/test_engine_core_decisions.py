@@ -174,8 +174,8 @@ def test_a_cycle_s_trials_leave_the_decision_lists_in_place():
 def test_lone_moves_are_set_before_the_pass():
     """A move alone into an empty province, one alone into a province whose unit has moved out
     or failed to, one alone into a province whose unit stays, and moves that meet in an empty
-    province are decided without a decision of their own; moves that meet in a province whose
-    unit stays go the usual way."""
+    province, or in one whose unit stays, are decided without a decision of their own; moves
+    that meet where one goes by convoy go the usual way."""
     pos, orders = _standard(
         {"Germany": ["A Mun", "A Ber", "A Kie"], "Russia": ["A War"], "Austria": ["A Gal"]},
         "Germany: A Mun - Boh\nGermany: A Ber - Mun\nGermany: A Kie H\nRussia: A War - Gal\n"
@@ -225,8 +225,19 @@ def test_lone_moves_are_set_before_the_pass():
     out = Watch(pos, orders).run()
     assert decided == [] and [(x.result, x.reason) for x in out.results] == [
         ("succeeds", ""), ("fails", "bounced, dislodged"), ("succeeds", "")]
-    # moves that meet in a province whose unit stays go the usual way
-    pos, orders = _standard({"Germany": ["A Ber"], "Russia": ["A War"], "Austria": ["A Sil"]},
-                            "Germany: A Ber - Sil\nRussia: A War - Sil\nAustria: A Sil H\n")
+    # moves that meet in a province whose unit stays, or failed to move out (here head to head)
+    pos, orders = _standard({"Germany": ["A Ber", "A Mun"], "Russia": ["A War"], "Austria": ["A Sil"]},
+                            "Germany: A Ber - Sil\nRussia: A War - Sil\nAustria: A Sil H\nGermany: A Mun S A Ber - Sil\n")
     out = Watch(pos, orders).run()
-    assert set(decided) == {"ber", "war"} and [x.result for x in out.results] == ["fails", "fails", "succeeds"]
+    assert decided == [] and [(x.result, x.reason) for x in out.results] == [
+        ("succeeds", ""), ("fails", "bounced"), ("fails", "dislodged"), ("succeeds", "")]
+    pos, orders = _standard({"Germany": ["A Ber", "A Mun"], "Russia": ["A War"], "Austria": ["A Sil", "A Pru"]},
+                            "Germany: A Ber - Sil\nRussia: A War - Sil\nAustria: A Sil - Ber\n"
+                            "Austria: A Pru S A Sil - Ber\nGermany: A Mun S A Ber - Sil\n")
+    out = Watch(pos, orders).run()
+    assert decided == [] and [x.result for x in out.results] == ["fails"] * 3 + ["succeeds"] * 2
+    # moves that meet where one goes by convoy go the usual way
+    pos, orders = _standard({"England": ["A Lon", "F Nth"], "France": ["A Pic"]},
+                            "England: A Lon - Bel\nEngland: F Nth C A Lon - Bel\nFrance: A Pic - Bel\n")
+    out = Watch(pos, orders).run()
+    assert set(decided) == {"lon", "pic"} and [x.result for x in out.results] == ["fails", "succeeds", "fails"]

@@ -655,11 +655,14 @@ class MovementResolver:
             if len(movers) != 1:
                 if j is None:
                     self._meeting_moves(movers)
-                elif code[j] == MOVE:
-                    if state[j] != RESOLVED:
-                        waiting.append((d, movers))
-                    elif res[j]:
-                        self._meeting_moves(movers)
+                elif code[j] != MOVE:
+                    self._meeting_moves(movers, j)
+                elif state[j] != RESOLVED:
+                    waiting.append((d, movers))
+                elif res[j]:
+                    self._meeting_moves(movers)
+                else:
+                    self._meeting_moves(movers, j)
                 continue
             i = movers[0]
             if carried[i] or state[i] == RESOLVED:
@@ -702,27 +705,48 @@ class MovementResolver:
                 state[i], res[i] = RESOLVED, True
         return waiting
 
-    def _meeting_moves(self, movers: list[int]) -> None:
-        """Decide before the pass moves that meet in a province that is empty or whose unit has
-        moved out (see ``_lone_moves``), when none is by convoy or head to head and every support
-        of them is decided: the strongest succeeds if it is alone, the others fail (what
-        ``core_move_succeeds`` gives reading just those decisions)."""
-        state, res, supports, carried, h2h = self.state, self.res, self.supports, self.carried, self.h2h
-        strengths = []
+    def _meeting_moves(self, movers: list[int], j: int = -1) -> None:
+        """Decide before the pass moves that meet in a province, when none is by convoy and every
+        support of them (and of the unit ``j`` in the province) is decided. With ``j`` -1 the
+        province is empty or its unit has moved out (none of the moves is then head to head): the
+        strongest succeeds if it is alone. Otherwise ``j`` stays or failed to move out (one of the
+        moves may meet it head to head): a move succeeds when its attack (without the supports of
+        ``j``'s power; none against ``j``'s own power) beats ``j``'s hold strength (1 for a failed
+        move; its defend strength head to head) and every other's prevent strength. This is what
+        ``core_move_succeeds`` gives reading just those decisions."""
+        state, res, supports, carried, power, h2h = (self.state, self.res, self.supports, self.carried,
+                                                     self.power, self.h2h)
+        held, pj, failed = 0, None, False
+        if j >= 0:
+            held = 1
+            for s in supports[j]:
+                if state[s] != RESOLVED:
+                    return
+                if res[s]:
+                    held += 1
+            pj, failed = power[j], self.code[j] == MOVE
+        attacks, prevents = [], []
         for k in movers:
-            if carried[k] or h2h[k] >= 0 or state[k] == RESOLVED:
+            if carried[k] or state[k] == RESOLVED or (j < 0 and h2h[k] >= 0):
                 return
-            n = 1
+            a = n = 1
             for s in supports[k]:
                 if state[s] != RESOLVED:
                     return
                 if res[s]:
                     n += 1
-            strengths.append(n)
-        top = max(strengths)
-        alone = strengths.count(top) == 1
-        for k, n in zip(movers, strengths):
-            state[k], res[k] = RESOLVED, alone and n == top
+                    if power[s] != pj:
+                        a += 1
+            attacks.append(a)
+            prevents.append(n)
+        for x, k in enumerate(movers):
+            state[k] = RESOLVED
+            if power[k] == pj:
+                res[k] = False  # no self-dislodgement
+                continue
+            a = attacks[x]
+            res[k] = (a > (1 if failed and h2h[k] != j else held)
+                      and all(a > n for y, n in enumerate(prevents) if y != x))
 
     def decisions_final(self) -> None:
         """Hook: every decision is final; note what follows from them before the board is drawn."""
