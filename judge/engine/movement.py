@@ -739,14 +739,15 @@ class MovementResolver:
                         a += 1
             attacks.append(a)
             prevents.append(n)
-        for x, k in enumerate(movers):
+        ranked = sorted(prevents, reverse=True)  # (two moves at least)
+        first, second = ranked[0], ranked[1]
+        for k, a, n in zip(movers, attacks, prevents):
             state[k] = RESOLVED
             if power[k] == pj:
                 res[k] = False  # no self-dislodgement
                 continue
-            a = attacks[x]
-            res[k] = (a > (1 if failed and h2h[k] != j else held)
-                      and all(a > n for y, n in enumerate(prevents) if y != x))
+            # beats the unit in the province and the strongest prevent strength of the others
+            res[k] = a > (1 if failed and h2h[k] != j else held) and a > (second if n == first else first)
 
     def decisions_final(self) -> None:
         """Hook: every decision is final; note what follows from them before the board is drawn."""
