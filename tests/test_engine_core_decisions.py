@@ -117,12 +117,16 @@ def _standard(units: dict, orders: str):
 
 
 def test_decisions_that_read_no_other_are_set_before_the_pass():
-    """A hold, a void support and a support nobody attacks are known before any move is resolved;
-    a support that is attacked is left to the pass (it is cut here)."""
+    """A hold, a void support, a support nobody attacks and one cut by a move from another power
+    (not by convoy, not from where the support goes) are known before any move is resolved; a
+    support attacked from where it goes (cut only by dislodgement) or by convoy is left to the pass."""
     pos, orders = _standard(
-        {"France": ["A Par", "A Bur", "A Mar", "A Gas"], "Germany": ["A Mun", "A Ruh"]},
+        {"France": ["A Par", "A Bur", "A Mar", "A Gas", "A Pic", "F Bre"], "Germany": ["A Mun", "A Ruh"],
+         "England": ["A Lon", "F Eng"], "Italy": ["A Ven", "A Tyr"], "Austria": ["A Tri", "A Vie"]},
         "Germany: A Ruh - Bur\nGermany: A Mun S A Ruh - Bur\n"
-        "France: A Par H\nFrance: A Bur S A Par\nFrance: A Gas S A Mar - Spa\nFrance: A Mar H\n")
+        "France: A Par H\nFrance: A Bur S A Par\nFrance: A Gas S A Mar - Spa\nFrance: A Mar H\n"
+        "France: A Pic H\nFrance: F Bre S A Pic\nEngland: A Lon - Bre\nEngland: F Eng C A Lon - Bre\n"
+        "Italy: A Ven - Tri\nItaly: A Tyr S A Ven - Tri\nAustria: A Tri - Tyr\nAustria: A Vie S A Tri - Tyr\n")
     seen = {}
 
     class Watch(MovementResolver):
@@ -136,7 +140,11 @@ def test_decisions_that_read_no_other_are_set_before_the_pass():
     assert seen["par"] == (RESOLVED, True) and seen["mar"] == (RESOLVED, True)
     assert seen["gas"] == (RESOLVED, False)  # void: A Mar holds
     assert seen["mun"] == (RESOLVED, True)  # nobody moves to Munich
-    assert seen["bur"][0] != RESOLVED  # attacked from the Ruhr
+    assert seen["bur"] == (RESOLVED, False)  # cut outright from the Ruhr
+    assert seen["tyr"][0] != RESOLVED  # attacked from Trieste, where its support goes
+    assert seen["bre"][0] != RESOLVED  # attacked by convoy
+    results = {x.text: (x.result, x.reason) for x in out.results}
+    assert results["A Tyr S A Ven - Tri"] == ("fails", "dislodged") and results["F Bre S A Pic"] == ("fails", "cut")
     assert seen["ruh"] == (RESOLVED, True)  # alone into Burgundy, 2 against 1: a lone move
     assert {x.text: x.result for x in out.results}["A Bur S A Par"] == "fails"
 
@@ -164,9 +172,10 @@ def test_a_cycle_s_trials_leave_the_decision_lists_in_place():
 
 
 def test_lone_moves_are_set_before_the_pass():
-    """A move alone into an empty province, one alone into a province whose unit has moved out,
-    and one alone into a province whose unit stays are decided without a decision of their own;
-    moves that meet in a province go the usual way."""
+    """A move alone into an empty province, one alone into a province whose unit has moved out
+    or failed to, one alone into a province whose unit stays, and moves that meet in an empty
+    province, or in one whose unit stays, are decided without a decision of their own; moves
+    that meet where one goes by convoy go the usual way."""
     pos, orders = _standard(
         {"Germany": ["A Mun", "A Ber", "A Kie"], "Russia": ["A War"], "Austria": ["A Gal"]},
         "Germany: A Mun - Boh\nGermany: A Ber - Mun\nGermany: A Kie H\nRussia: A War - Gal\n"
@@ -181,6 +190,54 @@ def test_lone_moves_are_set_before_the_pass():
     out = Watch(pos, orders).run()
     assert decided == []
     assert [x.result for x in out.results] == ["succeeds", "succeeds", "succeeds", "fails", "succeeds"]
-    pos, orders = _standard({"Germany": ["A Ber"], "Russia": ["A War"]}, "Germany: A Ber - Sil\nRussia: A War - Sil\n")
+    # moves that meet in an empty province; then a move into a province whose unit bounced there
+    pos, orders = _standard(
+        {"Germany": ["A Ber", "A Mun", "A Sil"], "Russia": ["A War"], "Austria": ["A Boh", "A Vie"]},
+        "Austria: A Boh - Gal\nAustria: A Vie H\nRussia: A War - Gal\nGermany: A Mun - Boh\n"
+        "Germany: A Sil S A Mun - Boh\nGermany: A Ber - Pru\n")
     out = Watch(pos, orders).run()
-    assert set(decided) == {"ber", "war"} and [x.result for x in out.results] == ["fails", "fails"]
+    assert decided == []
+    assert [(x.result, x.reason) for x in out.results] == [
+        ("fails", "bounced, dislodged"), ("succeeds", ""), ("fails", "bounced"), ("succeeds", ""), ("succeeds", ""),
+        ("succeeds", "")]
+    pos, orders = _standard({"Germany": ["A Ber", "A Mun"], "Russia": ["A War"]},
+                            "Germany: A Ber - Sil\nRussia: A War - Sil\nGermany: A Mun - Boh\n")
+    out = Watch(pos, orders).run()
+    assert decided == [] and [x.result for x in out.results] == ["fails", "fails", "succeeds"]
+    # a move listed before the move out of its province waits for it (a later sweep)
+    pos, orders = _standard({"Germany": ["A Ber", "A Mun", "A Kie"], "Austria": ["A Vie"]},
+                            "Germany: A Kie - Ber\nGermany: A Ber - Mun\nGermany: A Mun - Boh\nAustria: A Vie - Boh\n")
+    out = Watch(pos, orders).run()
+    assert decided == [] and [x.result for x in out.results] == ["fails", "fails", "fails", "fails"]
+    pos, orders = _standard({"Germany": ["A Ber", "A Mun", "A Kie"]},
+                            "Germany: A Kie - Ber\nGermany: A Ber - Mun\nGermany: A Mun - Boh\n")
+    out = Watch(pos, orders).run()
+    assert decided == [] and [x.result for x in out.results] == ["succeeds"] * 3
+    # head to head, alone into each other's province: neither reads the other's decision
+    pos, orders = _standard({"Germany": ["A Ber", "A Kie"], "Austria": ["A Mun", "A Sil"], "Russia": ["A War", "A Pru"]},
+                            "Germany: A Ber - Mun\nAustria: A Mun - Ber\nGermany: A Kie S A Ber - Mun\n"
+                            "Austria: A Sil S A Mun - Ber\nRussia: A War - Pru\nRussia: A Pru - War\n")
+    out = Watch(pos, orders).run()
+    assert decided == [] and [x.result for x in out.results] == ["fails", "fails", "succeeds", "succeeds",
+                                                                  "fails", "fails"]
+    pos, orders = _standard({"Germany": ["A Ber", "A Kie"], "Austria": ["A Mun"]},
+                            "Germany: A Ber - Mun\nAustria: A Mun - Ber\nGermany: A Kie S A Ber - Mun\n")
+    out = Watch(pos, orders).run()
+    assert decided == [] and [(x.result, x.reason) for x in out.results] == [
+        ("succeeds", ""), ("fails", "bounced, dislodged"), ("succeeds", "")]
+    # moves that meet in a province whose unit stays, or failed to move out (here head to head)
+    pos, orders = _standard({"Germany": ["A Ber", "A Mun"], "Russia": ["A War"], "Austria": ["A Sil"]},
+                            "Germany: A Ber - Sil\nRussia: A War - Sil\nAustria: A Sil H\nGermany: A Mun S A Ber - Sil\n")
+    out = Watch(pos, orders).run()
+    assert decided == [] and [(x.result, x.reason) for x in out.results] == [
+        ("succeeds", ""), ("fails", "bounced"), ("fails", "dislodged"), ("succeeds", "")]
+    pos, orders = _standard({"Germany": ["A Ber", "A Mun"], "Russia": ["A War"], "Austria": ["A Sil", "A Pru"]},
+                            "Germany: A Ber - Sil\nRussia: A War - Sil\nAustria: A Sil - Ber\n"
+                            "Austria: A Pru S A Sil - Ber\nGermany: A Mun S A Ber - Sil\n")
+    out = Watch(pos, orders).run()
+    assert decided == [] and [x.result for x in out.results] == ["fails"] * 3 + ["succeeds"] * 2
+    # moves that meet where one goes by convoy go the usual way
+    pos, orders = _standard({"England": ["A Lon", "F Nth"], "France": ["A Pic"]},
+                            "England: A Lon - Bel\nEngland: F Nth C A Lon - Bel\nFrance: A Pic - Bel\n")
+    out = Watch(pos, orders).run()
+    assert set(decided) == {"lon", "pic"} and [x.result for x in out.results] == ["fails", "succeeds", "fails"]

@@ -579,7 +579,8 @@ class MovementResolver:
         if self._core:
             # The core's decisions that read no other decision are known before the pass: a unit
             # that does not move, support or convoy holds; a void support is not given; a support
-            # or convoy that no move goes against stands. (Resolved now or when first read, they
+            # or convoy that no move goes against stands; a support attacked by a move that needs no
+            # carrier, from another power and not from where the support goes, is cut. (Resolved now or when first read, they
             # take the same value and record no dependency, so every other decision is the same.)
             code, void, into, src = self.code, self.void, self.into, self.src
             for i in range(n):
@@ -591,6 +592,8 @@ class MovementResolver:
                         state[i] = RESOLVED  # (res[i] is False)
                         continue
                     if src[i] in into:
+                        if self._cut_outright(i, into[src[i]]):
+                            state[i] = RESOLVED  # (res[i] is False)
                         continue
                 elif c == CONVOY and src[i] in into:
                     continue
@@ -608,52 +611,143 @@ class MovementResolver:
         self.decisions_final()
         return self.outcome(results)
 
+    def _cut_outright(self, i: int, movers: list[int]) -> bool:
+        """Is support ``i`` cut by a move that reads no other decision (``support_given``, read
+        only as far as it reads none)? The first attack from another power, not from the province
+        the support goes into, cuts it; ``support_given`` would meet no attack that reads a decision
+        before it (one by convoy reads its carriers: then the support is left to the pass)."""
+        power, src, carried = self.power, self.src, self.carried
+        me = power[i]
+        dest = self.order[i].dest  # type: ignore[attr-defined]
+        target = province_of(dest) if dest else None
+        for k in movers:
+            if power[k] == me or src[k] == target:
+                continue
+            return not carried[k]
+        return False
+
     def _lone_moves(self) -> None:
         """Decide before the pass the core's moves that are alone into their province and whose
         outcome rests only on decisions already made: a move not by convoy into a province that
         is empty or whose unit has already moved out (not head to head) succeeds; one into a
-        province whose unit stays fails against its own power's unit, and otherwise succeeds when
-        its attack beats the hold, once every support of the two is decided. ``core_move_succeeds``
-        would read just those decisions and give the same answer, with no dependency recorded;
-        so every other decision is the same."""
+        province whose unit stays (or failed to move out, or meets it head to head) fails against its
+        own power's unit, and otherwise succeeds when its attack beats the hold (or defend strength),
+        once every support of the two is decided
+        (moves that meet: ``_meeting_moves``). ``core_move_succeeds`` would read just those
+        decisions and give the same answer, with no dependency recorded; so every other decision
+        is the same. A move waits for the move out of its province: the sweeps go on while one
+        decides something."""
+        pending = list(self.into.items())
+        while pending:
+            waiting = self._lone_moves_sweep(pending)
+            if len(waiting) == len(pending):
+                break
+            pending = waiting
+
+    def _lone_moves_sweep(self, pending: list[tuple[str, list[int]]]) -> list[tuple[str, list[int]]]:
+        """One sweep of ``_lone_moves``; returns the provinces whose unit's move is not decided yet
+        (a later sweep may decide them once it is)."""
         state, res, code, idx_of, supports = self.state, self.res, self.code, self.idx_of, self.supports
         carried, h2h, power = self.carried, self.h2h, self.power
-        for d, movers in self.into.items():
+        waiting = []
+        for d, movers in pending:
+            j = idx_of.get(d)
             if len(movers) != 1:
+                if j is None:
+                    self._meeting_moves(movers)
+                elif code[j] != MOVE:
+                    self._meeting_moves(movers, j)
+                elif state[j] != RESOLVED:
+                    waiting.append((d, movers))
+                elif res[j]:
+                    self._meeting_moves(movers)
+                else:
+                    self._meeting_moves(movers, j)
                 continue
             i = movers[0]
             if carried[i] or state[i] == RESOLVED:
                 continue
-            j = idx_of.get(d)
             if j is None:
                 pass
-            elif code[j] == MOVE:
-                if h2h[i] == j or state[j] != RESOLVED or not res[j]:
-                    continue
-            elif power[j] == power[i]:
-                state[i] = RESOLVED  # no self-dislodgement (res[i] is False)
-                continue
-            else:  # the unit in d stays: attack (without its power's supports) against hold
-                pj, attack, held = power[j], 1, 1
-                for s in supports[i]:
-                    if state[s] != RESOLVED:
-                        break
-                    if res[s] and power[s] != pj:
-                        attack += 1
-                else:
-                    for s in supports[j]:
+            else:
+                moves = code[j] == MOVE
+                failed = False  # the unit in d failed to move out (its hold strength is 1)
+                if moves and h2h[i] != j:
+                    if state[j] != RESOLVED:
+                        waiting.append((d, movers))
+                        continue
+                    failed = not res[j]
+                # the unit in d stays, failed to move out, or meets i head to head (its own decision
+                # is not read then): i's attack, without pj's supports, against its hold or defend strength
+                if not moves or failed or h2h[i] == j:
+                    if power[j] == power[i]:
+                        state[i] = RESOLVED  # no self-dislodgement (res[i] is False)
+                        continue
+                    pj, attack, held = power[j], 1, 1
+                    for s in supports[i]:
                         if state[s] != RESOLVED:
                             break
-                        if res[s]:
-                            held += 1
+                        if res[s] and power[s] != pj:
+                            attack += 1
                     else:
-                        state[i], res[i] = RESOLVED, attack > held
-                continue
+                        for s in (() if failed else supports[j]):
+                            if state[s] != RESOLVED:
+                                break
+                            if res[s]:
+                                held += 1
+                        else:
+                            state[i], res[i] = RESOLVED, attack > held
+                    continue
             for s in supports[i]:
                 if state[s] != RESOLVED:
                     break
             else:
                 state[i], res[i] = RESOLVED, True
+        return waiting
+
+    def _meeting_moves(self, movers: list[int], j: int = -1) -> None:
+        """Decide before the pass moves that meet in a province, when none is by convoy and every
+        support of them (and of the unit ``j`` in the province) is decided. With ``j`` -1 the
+        province is empty or its unit has moved out (none of the moves is then head to head): the
+        strongest succeeds if it is alone. Otherwise ``j`` stays or failed to move out (one of the
+        moves may meet it head to head): a move succeeds when its attack (without the supports of
+        ``j``'s power; none against ``j``'s own power) beats ``j``'s hold strength (1 for a failed
+        move; its defend strength head to head) and every other's prevent strength. This is what
+        ``core_move_succeeds`` gives reading just those decisions."""
+        state, res, supports, carried, power, h2h = (self.state, self.res, self.supports, self.carried,
+                                                     self.power, self.h2h)
+        held, pj, failed = 0, None, False
+        if j >= 0:
+            held = 1
+            for s in supports[j]:
+                if state[s] != RESOLVED:
+                    return
+                if res[s]:
+                    held += 1
+            pj, failed = power[j], self.code[j] == MOVE
+        attacks, prevents = [], []
+        for k in movers:
+            if carried[k] or state[k] == RESOLVED or (j < 0 and h2h[k] >= 0):
+                return
+            a = n = 1
+            for s in supports[k]:
+                if state[s] != RESOLVED:
+                    return
+                if res[s]:
+                    n += 1
+                    if power[s] != pj:
+                        a += 1
+            attacks.append(a)
+            prevents.append(n)
+        ranked = sorted(prevents, reverse=True)  # (two moves at least)
+        first, second = ranked[0], ranked[1]
+        for k, a, n in zip(movers, attacks, prevents):
+            state[k] = RESOLVED
+            if power[k] == pj:
+                res[k] = False  # no self-dislodgement
+                continue
+            # beats the unit in the province and the strongest prevent strength of the others
+            res[k] = a > (1 if failed and h2h[k] != j else held) and a > (second if n == first else first)
 
     def decisions_final(self) -> None:
         """Hook: every decision is final; note what follows from them before the board is drawn."""
