@@ -29,6 +29,7 @@ from judge.game.passwords import hash_password
 from judge.render.templates import WIDTH, MailText, press_text, render
 from judge.render.zine import Attachment, mail_png
 from judge.mapdraw import draw_svg
+# (address_of is not used here: callers read it through this module, as games.address_of)
 from judge.game.seats import (address_of, anonymous, master_address, public_label, seat_addresses, seat_of_power, seats,
                               shown_person)
 from judge.game.settings_words import settings_lines
