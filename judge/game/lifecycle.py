@@ -91,11 +91,7 @@ class Game:
         Merged once per Game object while its own rules stay the same (an order mail asks for
         them several times; merging, even remembered by merge_rules, walks every rule)."""
         own = self.options.get("rules") or {}
-        try:
-            key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in own.items())
-            hash(key)
-        except TypeError:  # a value that cannot be a key: merged afresh
-            return merge_rules(self.variant.rules, own)
+        key = repr(own)  # (SET RULE changes them in place: compared as written, whatever they hold)
         known = self.__dict__.get("_merged_rules")
         if known is None or known[0] != key:
             known = self.__dict__["_merged_rules"] = (key, merge_rules(self.variant.rules, own))

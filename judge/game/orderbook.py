@@ -114,29 +114,25 @@ def all_orders(store: Store, phase_id: int, powers: list[str]) -> list[Order]:
 # -- what a power must order --------------------------------------------------------------------------
 def needed(pos: Position, power: str, rules: dict[str, Any] | None = None) -> int:
     """How many orders ``power`` must give this phase (0: nothing to order)."""
-    kind = pos.phase.kind
-    if kind == "movement":
-        hidden = sum(1 for p in hidden_units(pos, rules).values() if p == power)
-        return sum(1 for u in pos.units.values() if u.power == power) + hidden
-    if kind == "retreat":
-        return len(_to_retreat(pos, power))
-    due = adjustments_due(pos).get(power, 0)
-    if due > 0:
-        return min(due, len(build_sites(pos, power, rules)))
-    return -due
+    return needed_by_power(pos, [power], rules)[power]
 
 
 def needed_by_power(pos: Position, powers: list[str], rules: dict[str, Any] | None = None) -> dict[str, int]:
-    """:func:`needed` for each of ``powers``; in a movement phase the units counted in one walk
-    of the board rather than one walk a power."""
-    if pos.phase.kind != "movement":
-        return {p: needed(pos, p, rules) for p in powers}
-    count: dict[str, int] = {}
-    for u in pos.units.values():
-        count[u.power] = count.get(u.power, 0) + 1
-    for p in hidden_units(pos, rules).values():
-        count[p] = count.get(p, 0) + 1
-    return {p: count.get(p, 0) for p in powers}
+    """:func:`needed` for each of ``powers``: in a movement phase every unit, hidden ones too, in
+    one walk of the board; in a retreat phase each dislodged unit with a retreat; in an adjustment
+    phase each build it may make (no more than it has sites for) or removal it owes."""
+    kind = pos.phase.kind
+    if kind == "movement":
+        count: dict[str, int] = {}
+        for u in pos.units.values():
+            count[u.power] = count.get(u.power, 0) + 1
+        for p in hidden_units(pos, rules).values():
+            count[p] = count.get(p, 0) + 1
+        return {p: count.get(p, 0) for p in powers}
+    if kind == "retreat":
+        return {p: len(_to_retreat(pos, p)) for p in powers}
+    due = adjustments_due(pos)
+    return {p: min(d, len(build_sites(pos, p, rules))) if (d := due.get(p, 0)) > 0 else -d for p in powers}
 
 
 def _to_retreat(pos: Position, power: str) -> dict[str, Any]:

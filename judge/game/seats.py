@@ -31,11 +31,13 @@ def seat_of_power(store: Store, game_id: int, power: str) -> Any:
     return store.one("SELECT * FROM seats WHERE game_id = ? AND role = 'player' AND power = ?", (game_id, power))
 
 
-def seat_addresses(store: Store, seat: Any) -> list[str]:
+def seat_addresses(store: Store, seat: Any, own: str | None = None) -> list[str]:
+    """Where a seat's mail goes: SET ADDRESS's list, else its player's own address (``own``: that
+    address, when the caller has read it already)."""
     extra = loads(seat["addresses"], [])
     if extra:
         return list(extra)
-    a = address_of(store, seat["player_id"])
+    a = own or address_of(store, seat["player_id"])
     return [a] if a else []
 
 

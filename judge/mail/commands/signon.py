@@ -8,7 +8,7 @@ from typing import Any, TYPE_CHECKING
 from judge.game import eia, lifecycle as games, replacements
 from judge.game.lifecycle import Game
 from judge.game.passwords import check_new_password, hash_password, verify_password
-from judge.game.store import iso, loads
+from judge.game.store import iso
 from judge.game.public_names import clean_display_name, unique_name
 from judge.game.seats import anonymous, person_label
 from judge.mail import abuse, confirm
@@ -67,12 +67,11 @@ def check_password(h: Handler, g: Game, label: str, password: str, stored: str |
     fail_signon(h)
 
 
-def seat_owners(h: Handler, seat: Any) -> list[str]:
-    """The addresses a seat's own mail goes to: its player's, and those of SET ADDRESS."""
-    own = games.address_of(h.ctx.store, seat["player_id"])
-    # SET ADDRESS's list, or else the player's own (games.seat_addresses), without asking twice
-    extra = loads(seat["addresses"], [])
-    return list(dict.fromkeys([*([own] if own else []), *extra]))
+def seat_owners(h: Handler, seat: Any, own: str | None = None) -> list[str]:
+    """The addresses that own a seat: its player's (``own``, when read already), and where its
+    mail goes."""
+    own = own or games.address_of(h.ctx.store, seat["player_id"])
+    return list(dict.fromkeys([*([own] if own else []), *games.seat_addresses(h.ctx.store, seat, own)]))
 
 
 def signon_power(h: Handler, g: Game, power: str, password: str) -> None:
@@ -89,9 +88,9 @@ def signon_power(h: Handler, g: Game, power: str, password: str) -> None:
             fail_signon(h)
         take_over(h, g, seat, password)
         return
-    owners = seat_owners(h, seat)
-    check_password(h, g, power, password, seat["password_hash"], owners)
-    enter_seat(h, g, seat, owners=owners)
+    own = games.address_of(st, seat["player_id"])
+    check_password(h, g, power, password, seat["password_hash"], seat_owners(h, seat, own))
+    enter_seat(h, g, seat, own=own)
 
 
 def take_over(h: Handler, g: Game, seat: Any, password: str) -> None:
@@ -174,8 +173,8 @@ def set_standby(h: Handler, g: Game, on: bool) -> bool:
     return True
 
 
-def enter_seat(h: Handler, g: Game, seat: Any, quiet: bool = False, owners: list[str] | None = None) -> None:
-    """``owners``: :func:`seat_owners` of the seat, when the caller has them already."""
+def enter_seat(h: Handler, g: Game, seat: Any, quiet: bool = False, own: str | None = None) -> None:
+    """``own``: the seat's player's address, given by a plain sign-on that has read it already."""
     st = h.ctx.store
     if seat["status"] == "cd":
         st.update("seats", seat["id"], status="active")
@@ -183,13 +182,12 @@ def enter_seat(h: Handler, g: Game, seat: Any, quiet: bool = False, owners: list
         games.notice(h.ctx, g, f"{seat['power']} returns", f"{seat['power']} is no longer in civil disorder.")
     h.session = Session(game=g, seat=seat, power=seat["power"] if seat["role"] == "player" else None,
                            signons=1)
-    # games.seat_addresses: SET ADDRESS's list, else the player's own address (the owners then)
-    own = (loads(seat["addresses"], []) or owners) if owners is not None else games.seat_addresses(st, seat)
-    if h.mail.sender not in own:
-        h.copy_to = own
-    # a plain sign-on (owners given) only read g and the seat: as the store holds them, until
+    addresses = games.seat_addresses(st, seat, own)
+    if h.mail.sender not in addresses:
+        h.copy_to = addresses
+    # a plain sign-on (``own`` given) only read g and the seat: as the store holds them, until
     # another command runs (a take-over or a join changes more)
-    h.session_fresh = owners is not None
+    h.session_fresh = own is not None
     if not quiet:
         what = seat["power"] or ("observer" if seat["role"] == "observer" else "player (power not yet assigned)")
         h.say(f"Signed on as {what} in '{g.name}'.")
