@@ -240,9 +240,21 @@ class Table:
             # the table (the same tokens but for a case the name look-ups never see; only a
             # coast's count of tokens differs between the two checks, hence the three)
             return text
+        alias = _alias(w, base, prov, coast)
+        if alias is not None and self._known(alias) == text:
+            return text
         if self._reads_as(self._names, w, p, loc, whole=True):
             return text
         return None
+
+    def _known(self, w: str) -> str | None:
+        """``_spelling(w)``, remembered with the words met."""
+        got = self.words.get(w, "")
+        if got == "":
+            got = self._spelling(w)
+            if len(self.words) < _REMEMBER_WORDS:  # (a full table is started afresh by ``_respelt`` only)
+                self.words[w] = got
+        return got
 
     def _shape(self, words: list[str]) -> tuple | None:
         """``_canonical``'s reading of canonical text's words, the order's text last (without the
@@ -304,6 +316,29 @@ class Table:
                 return None
             return named, "C", head, loc, prov, "A", target, dest
         return None
+
+
+def _alias(w: str, base: str, prov: str, coast: str) -> str | None:
+    """A spelling the full parser reads as it reads ``w`` once that one is read as a location
+    (``_spelling``'s parts of ``w``), so that the check through the full parser runs once for
+    them all; None if there is none. The full check of a new spelling (each name before each
+    word that may follow it) is most of the cost of a phase's first lines in a new process.
+
+    - "lon." -> "lon", "stp/sc." -> "stp/sc": a dot makes no token; it only stops a word being
+      joined to a hyphen right after it or to the next word as a coast ("n. c."), so a name read
+      so without it is read so with it.
+    - "stp_sc" -> "stp/sc": an underscore between two letters is a slash token (the coast check
+      reads its ``low``, "/", never its text).
+    - "stp(sc)" -> "stp sc": brackets make no token, and the words stand where they stood.
+    """
+    if w != base:
+        return base
+    if coast and prov[-1:].isascii() and prov[-1:].isalnum() and coast[:1].isascii() and coast[:1].isalnum():
+        if w == f"{prov}_{coast}":
+            return f"{prov}/{coast}"
+        if w == f"{prov}({coast})":
+            return f"{prov} {coast}"
+    return None
 
 
 def _followed(toks: list[Tok], text: str, f: str) -> list[Tok]:
