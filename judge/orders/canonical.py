@@ -389,11 +389,15 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
         written = shape[-2]
         # the orders made without the class call, every field set (a dataclass's ``__init__``
         # called through the class costs about as much as the rest of the line's reading here;
-        # ``tests/test_order_fast_path.py`` checks them against the class call)
+        # ``tests/test_order_fast_path.py`` checks them against the class call); one store a
+        # field: more than three stored at once go through a tuple made and freed for it
         if op == "-":
             order = _new(Move)
-            order.power, order.kind, order.loc, order.dest, order.via_convoy = (
-                power, shape[2], shape[3], shape[5], False)
+            order.power = power
+            order.kind = shape[2]
+            order.loc = shape[3]
+            order.dest = shape[5]
+            order.via_convoy = False
         elif op == "H":
             order = _new(Hold)
             order.power, order.kind, order.loc = power, shape[2], shape[3]
@@ -402,15 +406,28 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
             if target is None:
                 return None
             order = _new(Support)
-            order.power, order.kind, order.loc, order.target_kind, order.target, order.dest = (
-                power, shape[2], shape[3], shape[5], target, shape[7])
+            order.power = power
+            order.kind = shape[2]
+            order.loc = shape[3]
+            order.target_kind = shape[5]
+            order.target = target
+            order.dest = shape[7]
             if target != shape[6]:
                 written = None  # the unit's coast, not the one written
         # ``read_order`` written out: a call costs as much as the object (this runs for most
         # lines of every batch case)
         p = _new(ParsedLine)
-        p.line, p.order, p.power, p.error, p.suggestions, p.warnings = shape[-1], order, power, "", [], []
-        p.map, p.written, p.source, p.lineno, p.note = ctx.map, written, source, lineno, ""
+        p.line = shape[-1]
+        p.order = order
+        p.power = power
+        p.error = ""
+        p.suggestions = []
+        p.warnings = []
+        p.map = ctx.map
+        p.written = written
+        p.source = source
+        p.lineno = lineno
+        p.note = ""
         return p
     found = _general(ctx, shape, pos, phase)
     if found is not None:
