@@ -130,8 +130,8 @@ class Table:
         # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
         # "Spa/NC", "Bur.") is not, and goes straight to its respelling
         words = line.split()
-        # (``_canonical``'s look-up written out: most lines met again in another case are known)
-        found = (self.canon.get(line) or self._canonical(line, words)) if self.plain_words.issuperset(words) else None
+        # (the canonical texts met are remembered: most lines met again in another case are known)
+        found = (self.canon.get(line) or self._first_canonical(line, words)) if self.plain_words.issuperset(words) else None
         if found is None:
             # the respelling reads the line without case: remembered that way, one for all the
             # ways of writing a line that differ only in case ("F ank - con", "F ANK - CON")
@@ -143,25 +143,23 @@ class Table:
                     self.respellings.clear()
                 self.respellings[low] = canon
             if canon is not None and canon != line:
-                found = self.canon.get(canon) or self._canonical(canon)
+                found = self.canon.get(canon) or self._first_canonical(canon, canon.split())
         if found is not None:
             shown = line.strip()
-            found = (*found, _shown(shown).strip() if shown[-1] == "." else shown)  # stripped, as ParsedLine keeps it
+            found += (_shown(shown).strip() if shown[-1] == "." else shown,)  # stripped, as ParsedLine keeps it
         if len(self.shapes) >= _REMEMBER:
             self.shapes.clear()  # a long run (or a flood of odd lines) starts remembering afresh
         self.shapes[line] = found
         return found
 
-    def _canonical(self, text: str, words: list[str] | None = None) -> tuple | None:
-        """``shape`` of canonical text (``words``: its words, when split already), without
-        ``shown``; remembered for the texts that are canonical (each met in many spellings)."""
-        found = self.canon.get(text)
-        if found is None:
-            found = self._shape(text.split() if words is None else words)
-            if found is not None:
-                if len(self.canon) >= _REMEMBER:
-                    self.canon.clear()
-                self.canon[text] = found
+    def _first_canonical(self, text: str, words: list[str]) -> tuple | None:
+        """``shape`` of canonical text not in ``canon`` (``words``: its words), without ``shown``;
+        remembered for the texts that are canonical (each met in many spellings)."""
+        found = self._shape(words)
+        if found is not None:
+            if len(self.canon) >= _REMEMBER:
+                self.canon.clear()
+            self.canon[text] = found
         return found
 
     def respelt(self, line: str, low_line: str | None = None) -> str | None:
@@ -177,7 +175,7 @@ class Table:
                 return None
             del low[0]
         spelt = self.words.get
-        out = [spelt(w) for w in low]
+        out = list(map(spelt, low))  # (no comprehension's frame)
         if None in out or not out:
             out = self._respelt(low)
             if out is None:
@@ -257,8 +255,8 @@ class Table:
         return got
 
     def _shape(self, words: list[str]) -> tuple | None:
-        """``_canonical``'s reading of canonical text's words, the order's text last (without the
-        power's name)."""
+        """``_first_canonical``'s reading of canonical text's words, the order's text last
+        (without the power's name)."""
         if not words:
             return None
         named: str | None = None
@@ -268,7 +266,7 @@ class Table:
                 return None
             words = words[1:]
         found = self._order(words, named)
-        return None if found is None else (*found, " ".join(words))
+        return None if found is None else found + (" ".join(words),)
 
     def _order(self, words: list[str], named: str | None) -> tuple | None:
         """``_shape`` of the order's words (``named``: the power named before them)."""
