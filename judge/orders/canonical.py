@@ -72,7 +72,8 @@ class Table:
         self.powers = {pn.name: pn.name for pn in names.powers.values()}
         self.shapes: dict[str, tuple | None] = {}  # line -> what it says, board aside (None: not canonical)
         self.canon: dict[str, tuple] = {}  # canonical text -> its shape, ``shown`` aside
-        self.respellings: dict[str, str | None] = {}  # a line in lower case -> ``respelt``
+        #: a line in lower case -> ``respelt`` and the shape of that text (None: not canonical)
+        self.respellings: dict[str, tuple[str | None, tuple | None]] = {}
         # other spellings: lower-case word -> canonical word (None: not sure), filled as met
         self.words: dict[str, str | None] = self._first_words()
         self.power_names = {name.lower() + ":": name + ":" for name in self.powers}
@@ -81,6 +82,28 @@ class Table:
         self.keys = {m.provinces[p].key.lower(): p for p in self.coasted}  # "stp" -> "stp"
         self.coast_words = {c for prov in m.provinces.values() for c in prov.coasts}
         self._names, self._map = names, m
+        self.case_free = self._case_free()
+
+    def _case_free(self) -> bool:
+        """Does a line that is canonical text read as its respelling does, on this map? Then a
+        line whose lower-case text was respelt before (to some text) needs no canonical reading of
+        its own: its shape is that text's. So when each word of canonical text is the only one
+        with its lower-case spelling, and respelt (where it has a spelling at all) gives it back:
+        no characters the respelling reads apart (" ()_."), no coast a word could be joined to,
+        a location's key in lower case naming it, "via" and "convoy" no location's key."""
+        plain = self.plain_words
+        if len({w.lower() for w in plain}) != len(plain) or "via" in self.locs or "convoy" in self.locs:
+            return False
+        if any(c in w for w in plain for c in " ()_.") or any(w.lower() in self.coast_words for w in plain):
+            return False
+        if any(w.endswith(":") for w in plain if w not in self.power_names.values()):
+            return False
+        for text, loc in self.locs.items():
+            prov, _, coast = text.lower().partition("/")
+            p, _, c = loc.partition("/")
+            if self.keys.get(prov) != p or coast != c:
+                return False
+        return True
 
     def _first_words(self) -> dict[str, str | None]:
         words: dict[str, str | None] = dict(_WORDS)
@@ -127,23 +150,25 @@ class Table:
 
     def first_shape(self, line: str) -> tuple | None:
         """``shape`` of a line not met yet (or no longer remembered)."""
-        # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
-        # "Spa/NC", "Bur.") is not, and goes straight to its respelling
-        words = line.split()
-        # (the canonical texts met are remembered: most lines met again in another case are known)
-        found = (self.canon.get(line) or self._first_canonical(line, words)) if self.plain_words.issuperset(words) else None
-        if found is None:
-            # the respelling reads the line without case: remembered that way, one for all the
-            # ways of writing a line that differ only in case ("F ank - con", "F ANK - CON")
-            low = line.lower()
-            canon = self.respellings.get(low, "")
-            if canon == "":
-                canon = self.respelt(line, low)
-                if len(self.respellings) >= _REMEMBER:
-                    self.respellings.clear()
-                self.respellings[low] = canon
-            if canon is not None and canon != line:
-                found = self.canon.get(canon) or self._first_canonical(canon, canon.split())
+        # the respelling reads the line without case: remembered that way, one for all the ways
+        # of writing a line that differ only in case ("F ank - con", "F ANK - CON", "F Ank - Con");
+        # on a ``case_free`` map, one respelt to some text reads as that text, canonical or not
+        low = line.lower()
+        hit = self.respellings.get(low)
+        if hit is not None and hit[0] is not None and self.case_free:
+            found = hit[1]
+        else:
+            # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
+            # "Spa/NC", "Bur.") is not, and goes straight to its respelling
+            words = line.split()
+            # (the canonical texts met are remembered: most lines met again in another case are known)
+            found = (self.canon.get(line) or self._first_canonical(line, words)
+                     ) if self.plain_words.issuperset(words) else None
+            if found is None:
+                if hit is None:
+                    hit = self._respelling(line, low)
+                if hit[0] is not None and hit[0] != line:
+                    found = hit[1]
         if found is not None:
             shown = line.strip()
             found += (_shown(shown).strip() if shown[-1] == "." else shown,)  # stripped, as ParsedLine keeps it
@@ -151,6 +176,15 @@ class Table:
             self.shapes.clear()  # a long run (or a flood of odd lines) starts remembering afresh
         self.shapes[line] = found
         return found
+
+    def _respelling(self, line: str, low: str) -> tuple[str | None, tuple | None]:
+        """``respellings``' entry for ``low``, ``line.lower()``: made and remembered."""
+        canon = self.respelt(line, low)
+        found = None if canon is None else self.canon.get(canon) or self._first_canonical(canon, canon.split())
+        if len(self.respellings) >= _REMEMBER:
+            self.respellings.clear()
+        got = self.respellings[low] = (canon, found)
+        return got
 
     def _first_canonical(self, text: str, words: list[str]) -> tuple | None:
         """``shape`` of canonical text not in ``canon`` (``words``: its words), without ``shown``;
