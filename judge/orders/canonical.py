@@ -77,7 +77,7 @@ class Table:
         # other spellings: lower-case word -> canonical word (None: not sure), filled as met
         self.words: dict[str, str | None] = self._first_words()
         self.power_names = {name.lower() + ":": name + ":" for name in self.powers}
-        #: every word canonical text may have (``_shape`` reads no line with another)
+        #: every word canonical text may have (``_first_canonical`` reads no line with another)
         self.plain_words = frozenset((*self.locs, *self.kinds, *_WORDS.values(), *self.power_names.values()))
         self.keys = {m.provinces[p].key.lower(): p for p in self.coasted}  # "stp" -> "stp"
         self.coast_words = {c for prov in m.provinces.values() for c in prov.coasts}
@@ -187,10 +187,20 @@ class Table:
         return got
 
     def _first_canonical(self, text: str, words: list[str]) -> tuple | None:
-        """``shape`` of canonical text not in ``canon`` (``words``: its words), without ``shown``;
-        remembered for the texts that are canonical (each met in many spellings)."""
-        found = self._shape(words)
+        """``shape`` of canonical text not in ``canon`` (``words``: its words), without ``shown``:
+        the order's text last (without the power's name); remembered for the texts that are
+        canonical (each met in many spellings)."""
+        if not words:
+            return None
+        named: str | None = None
+        if words[0][-1] == ":":
+            named = self.powers.get(words[0][:-1])
+            if named is None or len(words) == 1:
+                return None
+            words = words[1:]
+        found = self._order(words, named)
         if found is not None:
+            found += (" ".join(words),)
             if len(self.canon) >= _REMEMBER:
                 self.canon.clear()
             self.canon[text] = found
@@ -288,22 +298,8 @@ class Table:
                 self.words[w] = got
         return got
 
-    def _shape(self, words: list[str]) -> tuple | None:
-        """``_first_canonical``'s reading of canonical text's words, the order's text last
-        (without the power's name)."""
-        if not words:
-            return None
-        named: str | None = None
-        if words[0][-1] == ":":
-            named = self.powers.get(words[0][:-1])
-            if named is None or len(words) == 1:
-                return None
-            words = words[1:]
-        found = self._order(words, named)
-        return None if found is None else found + (" ".join(words),)
-
     def _order(self, words: list[str], named: str | None) -> tuple | None:
-        """``_shape`` of the order's words (``named``: the power named before them)."""
+        """``_first_canonical``'s reading of the order's words (``named``: the power named before them)."""
         locs, kinds = self.locs, self.kinds
         n = len(words)
         head = words[0]
