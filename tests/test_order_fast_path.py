@@ -96,6 +96,25 @@ def test_fast_path_agrees_with_the_full_parser(vname, options, monkeypatch):
     assert taken[False] > 20, taken  # and refused what it must
 
 
+@pytest.mark.parametrize("vname,options", CONFIGS, ids=IDS)
+def test_a_line_met_after_its_other_spellings_reads_as_the_full_grammar_reads_it(vname, options):
+    """On a map where a line whose lower-case text was respelt before reads as that respelling
+    (``Table.case_free``: no canonical reading of its own), canonical text met after the same
+    orders in upper and lower case, with and without a full stop, must still read as the full
+    grammar reads it."""
+    rng = random.Random(f"case-{vname}-{options}")
+    v = load_variant(vname)
+    for game in range(4):
+        b = Board(vname, options, v.start_position() if game == 0 else random_position(vname, options, rng))
+        table = table_for(names_for(v, b.m), b.m)
+        assert table.case_free or vname != "standard"
+        parsed = parse_orders("\n".join(order_lines(b, rng)), b.pos, rules=b.rules, fast=False)
+        canon = [f"{p.power}: {p.canonical}" for p in parsed if p.order is not None]
+        for spelt in ([line.upper() for line in canon], [line.lower() + "." for line in canon],
+                      [line.lower() for line in canon], canon, [line.replace(": ", ":  ") for line in canon]):
+            _same(b, "\n".join(spelt))
+
+
 def test_fast_lines_are_the_common_canonical_forms():
     v = load_variant("standard")
     b = Board("standard", None, v.start_position())

@@ -159,10 +159,10 @@ def test_a_table_that_met_thousands_of_odd_words_still_reads_new_spellings_fast(
         assert taken >= 0.9 * len(lines), (taken, lines)
 
 
-def test_a_printed_key_in_another_case_is_read_as_the_full_parser_reads_it_on_every_map():
-    """A location's printed key met in lower case ("lon", "stp/sc") is not checked against the
-    full parser again: the check that made the table read the same tokens. It must give what the
-    full check gives, on every map."""
+def _same_as_the_full_check(spellings) -> None:
+    """On every map, ``table._spelling(w)`` is what the full parser's check of ``w`` gives, for
+    each ``w`` in ``spellings(text, loc, key)`` of each location (printed key ``text``, the
+    province's key in lower case ``key``)."""
     from judge.variant import available_variants
 
     for name in available_variants():
@@ -172,6 +172,27 @@ def test_a_printed_key_in_another_case_is_read_as_the_full_parser_reads_it_on_ev
         table = table_for(names, m)
         for text, loc in table.locs.items():
             p = loc.partition("/")[0]
-            w = text.lower()
-            full = m.display(loc) if table._reads_as(names, w, p, loc, whole=True) else None
-            assert table._spelling(w) == full, (name, text, w, full)
+            for w in spellings(text, loc, m.provinces[p].key.lower()):
+                full = m.display(loc) if table._reads_as(names, w, p, loc, whole=True) else None
+                assert table._spelling(w) == full, (name, text, w, full)
+
+
+def test_a_printed_key_in_another_case_is_read_as_the_full_parser_reads_it_on_every_map():
+    """A location's printed key met in lower case ("lon", "stp/sc") is not checked against the
+    full parser again: the check that made the table read the same tokens. It must give what the
+    full check gives, on every map."""
+    _same_as_the_full_check(lambda text, loc, key: [text.lower()])
+
+
+def test_a_spelling_taken_on_another_ones_check_is_read_as_the_full_parser_reads_it_on_every_map():
+    """"lon.", "stp_sc", "stp(sc)" and their like are taken on the check of a spelling with the
+    same tokens ("lon", "stp/sc", "stp sc"), not checked through the full parser again: on every
+    map, each must give what its own full check gives."""
+    def spellings(text: str, loc: str, key: str) -> list[str]:
+        c = loc.partition("/")[2]
+        forms = [f"{text.lower()}.", f"{text.lower()}.."]
+        if c:
+            forms += [f"{key}_{c}", f"{key}({c})", f"{key}_{c}.", f"{key}({c}).", f"{key} {c}.", f"{key}/{c}."]
+        return forms
+
+    _same_as_the_full_check(spellings)

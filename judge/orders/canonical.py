@@ -72,15 +72,38 @@ class Table:
         self.powers = {pn.name: pn.name for pn in names.powers.values()}
         self.shapes: dict[str, tuple | None] = {}  # line -> what it says, board aside (None: not canonical)
         self.canon: dict[str, tuple] = {}  # canonical text -> its shape, ``shown`` aside
-        self.respellings: dict[str, str | None] = {}  # a line in lower case -> ``respelt``
+        #: a line in lower case -> ``respelt`` and the shape of that text (None: not canonical)
+        self.respellings: dict[str, tuple[str | None, tuple | None]] = {}
         # other spellings: lower-case word -> canonical word (None: not sure), filled as met
         self.words: dict[str, str | None] = self._first_words()
         self.power_names = {name.lower() + ":": name + ":" for name in self.powers}
-        #: every word canonical text may have (``_shape`` reads no line with another)
+        #: every word canonical text may have (``_first_canonical`` reads no line with another)
         self.plain_words = frozenset((*self.locs, *self.kinds, *_WORDS.values(), *self.power_names.values()))
         self.keys = {m.provinces[p].key.lower(): p for p in self.coasted}  # "stp" -> "stp"
         self.coast_words = {c for prov in m.provinces.values() for c in prov.coasts}
         self._names, self._map = names, m
+        self.case_free = self._case_free()
+
+    def _case_free(self) -> bool:
+        """Does a line that is canonical text read as its respelling does, on this map? Then a
+        line whose lower-case text was respelt before (to some text) needs no canonical reading of
+        its own: its shape is that text's. So when each word of canonical text is the only one
+        with its lower-case spelling, and respelt (where it has a spelling at all) gives it back:
+        no characters the respelling reads apart (" ()_."), no coast a word could be joined to,
+        a location's key in lower case naming it, "via" and "convoy" no location's key."""
+        plain = self.plain_words
+        if len({w.lower() for w in plain}) != len(plain) or "via" in self.locs or "convoy" in self.locs:
+            return False
+        if any(c in w for w in plain for c in " ()_.") or any(w.lower() in self.coast_words for w in plain):
+            return False
+        if any(w.endswith(":") for w in plain if w not in self.power_names.values()):
+            return False
+        for text, loc in self.locs.items():
+            prov, _, coast = text.lower().partition("/")
+            p, _, c = loc.partition("/")
+            if self.keys.get(prov) != p or coast != c:
+                return False
+        return True
 
     def _first_words(self) -> dict[str, str | None]:
         words: dict[str, str | None] = dict(_WORDS)
@@ -127,41 +150,60 @@ class Table:
 
     def first_shape(self, line: str) -> tuple | None:
         """``shape`` of a line not met yet (or no longer remembered)."""
-        # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
-        # "Spa/NC", "Bur.") is not, and goes straight to its respelling
-        words = line.split()
-        # (``_canonical``'s look-up written out: most lines met again in another case are known)
-        found = (self.canon.get(line) or self._canonical(line, words)) if self.plain_words.issuperset(words) else None
-        if found is None:
-            # the respelling reads the line without case: remembered that way, one for all the
-            # ways of writing a line that differ only in case ("F ank - con", "F ANK - CON")
-            low = line.lower()
-            canon = self.respellings.get(low, "")
-            if canon == "":
-                canon = self.respelt(line, low)
-                if len(self.respellings) >= _REMEMBER:
-                    self.respellings.clear()
-                self.respellings[low] = canon
-            if canon is not None and canon != line:
-                found = self.canon.get(canon) or self._canonical(canon)
+        # the respelling reads the line without case: remembered that way, one for all the ways
+        # of writing a line that differ only in case ("F ank - con", "F ANK - CON", "F Ank - Con");
+        # on a ``case_free`` map, one respelt to some text reads as that text, canonical or not
+        low = line.lower()
+        hit = self.respellings.get(low)
+        if hit is not None and hit[0] is not None and self.case_free:
+            found = hit[1]
+        else:
+            # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
+            # "Spa/NC", "Bur.") is not, and goes straight to its respelling
+            words = line.split()
+            # (the canonical texts met are remembered: most lines met again in another case are known)
+            found = (self.canon.get(line) or self._first_canonical(line, words)
+                     ) if self.plain_words.issuperset(words) else None
+            if found is None:
+                if hit is None:
+                    hit = self._respelling(line, low)
+                if hit[0] is not None and hit[0] != line:
+                    found = hit[1]
         if found is not None:
             shown = line.strip()
-            found = (*found, _shown(shown).strip() if shown[-1] == "." else shown)  # stripped, as ParsedLine keeps it
+            found += (_shown(shown).strip() if shown[-1] == "." else shown,)  # stripped, as ParsedLine keeps it
         if len(self.shapes) >= _REMEMBER:
             self.shapes.clear()  # a long run (or a flood of odd lines) starts remembering afresh
         self.shapes[line] = found
         return found
 
-    def _canonical(self, text: str, words: list[str] | None = None) -> tuple | None:
-        """``shape`` of canonical text (``words``: its words, when split already), without
-        ``shown``; remembered for the texts that are canonical (each met in many spellings)."""
-        found = self.canon.get(text)
-        if found is None:
-            found = self._shape(text.split() if words is None else words)
-            if found is not None:
-                if len(self.canon) >= _REMEMBER:
-                    self.canon.clear()
-                self.canon[text] = found
+    def _respelling(self, line: str, low: str) -> tuple[str | None, tuple | None]:
+        """``respellings``' entry for ``low``, ``line.lower()``: made and remembered."""
+        canon = self.respelt(line, low)
+        found = None if canon is None else self.canon.get(canon) or self._first_canonical(canon, canon.split())
+        if len(self.respellings) >= _REMEMBER:
+            self.respellings.clear()
+        got = self.respellings[low] = (canon, found)
+        return got
+
+    def _first_canonical(self, text: str, words: list[str]) -> tuple | None:
+        """``shape`` of canonical text not in ``canon`` (``words``: its words), without ``shown``:
+        the order's text last (without the power's name); remembered for the texts that are
+        canonical (each met in many spellings)."""
+        if not words:
+            return None
+        named: str | None = None
+        if words[0][-1] == ":":
+            named = self.powers.get(words[0][:-1])
+            if named is None or len(words) == 1:
+                return None
+            words = words[1:]
+        found = self._order(words, named)
+        if found is not None:
+            found += (" ".join(words),)
+            if len(self.canon) >= _REMEMBER:
+                self.canon.clear()
+            self.canon[text] = found
         return found
 
     def respelt(self, line: str, low_line: str | None = None) -> str | None:
@@ -177,7 +219,7 @@ class Table:
                 return None
             del low[0]
         spelt = self.words.get
-        out = [spelt(w) for w in low]
+        out = list(map(spelt, low))  # (no comprehension's frame)
         if None in out or not out:
             out = self._respelt(low)
             if out is None:
@@ -240,26 +282,24 @@ class Table:
             # the table (the same tokens but for a case the name look-ups never see; only a
             # coast's count of tokens differs between the two checks, hence the three)
             return text
+        alias = _alias(w, base, prov, coast)
+        if alias is not None and self._known(alias) == text:
+            return text
         if self._reads_as(self._names, w, p, loc, whole=True):
             return text
         return None
 
-    def _shape(self, words: list[str]) -> tuple | None:
-        """``_canonical``'s reading of canonical text's words, the order's text last (without the
-        power's name)."""
-        if not words:
-            return None
-        named: str | None = None
-        if words[0][-1] == ":":
-            named = self.powers.get(words[0][:-1])
-            if named is None or len(words) == 1:
-                return None
-            words = words[1:]
-        found = self._order(words, named)
-        return None if found is None else (*found, " ".join(words))
+    def _known(self, w: str) -> str | None:
+        """``_spelling(w)``, remembered with the words met."""
+        got = self.words.get(w, "")
+        if got == "":
+            got = self._spelling(w)
+            if len(self.words) < _REMEMBER_WORDS:  # (a full table is started afresh by ``_respelt`` only)
+                self.words[w] = got
+        return got
 
     def _order(self, words: list[str], named: str | None) -> tuple | None:
-        """``_shape`` of the order's words (``named``: the power named before them)."""
+        """``_first_canonical``'s reading of the order's words (``named``: the power named before them)."""
         locs, kinds = self.locs, self.kinds
         n = len(words)
         head = words[0]
@@ -304,6 +344,29 @@ class Table:
                 return None
             return named, "C", head, loc, prov, "A", target, dest
         return None
+
+
+def _alias(w: str, base: str, prov: str, coast: str) -> str | None:
+    """A spelling the full parser reads as it reads ``w`` once that one is read as a location
+    (``_spelling``'s parts of ``w``), so that the check through the full parser runs once for
+    them all; None if there is none. The full check of a new spelling (each name before each
+    word that may follow it) is most of the cost of a phase's first lines in a new process.
+
+    - "lon." -> "lon", "stp/sc." -> "stp/sc": a dot makes no token; it only stops a word being
+      joined to a hyphen right after it or to the next word as a coast ("n. c."), so a name read
+      so without it is read so with it.
+    - "stp_sc" -> "stp/sc": an underscore between two letters is a slash token (the coast check
+      reads its ``low``, "/", never its text).
+    - "stp(sc)" -> "stp sc": brackets make no token, and the words stand where they stood.
+    """
+    if w != base:
+        return base
+    if coast and prov[-1:].isascii() and prov[-1:].isalnum() and coast[:1].isascii() and coast[:1].isalnum():
+        if w == f"{prov}_{coast}":
+            return f"{prov}/{coast}"
+        if w == f"{prov}({coast})":
+            return f"{prov} {coast}"
+    return None
 
 
 def _followed(toks: list[Tok], text: str, f: str) -> list[Tok]:
@@ -354,11 +417,15 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
         written = shape[-2]
         # the orders made without the class call, every field set (a dataclass's ``__init__``
         # called through the class costs about as much as the rest of the line's reading here;
-        # ``tests/test_order_fast_path.py`` checks them against the class call)
+        # ``tests/test_order_fast_path.py`` checks them against the class call); one store a
+        # field: more than three stored at once go through a tuple made and freed for it
         if op == "-":
             order = _new(Move)
-            order.power, order.kind, order.loc, order.dest, order.via_convoy = (
-                power, shape[2], shape[3], shape[5], False)
+            order.power = power
+            order.kind = shape[2]
+            order.loc = shape[3]
+            order.dest = shape[5]
+            order.via_convoy = False
         elif op == "H":
             order = _new(Hold)
             order.power, order.kind, order.loc = power, shape[2], shape[3]
@@ -367,15 +434,28 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
             if target is None:
                 return None
             order = _new(Support)
-            order.power, order.kind, order.loc, order.target_kind, order.target, order.dest = (
-                power, shape[2], shape[3], shape[5], target, shape[7])
+            order.power = power
+            order.kind = shape[2]
+            order.loc = shape[3]
+            order.target_kind = shape[5]
+            order.target = target
+            order.dest = shape[7]
             if target != shape[6]:
                 written = None  # the unit's coast, not the one written
         # ``read_order`` written out: a call costs as much as the object (this runs for most
         # lines of every batch case)
         p = _new(ParsedLine)
-        p.line, p.order, p.power, p.error, p.suggestions, p.warnings = shape[-1], order, power, "", [], []
-        p.map, p.written, p.source, p.lineno, p.note = ctx.map, written, source, lineno, ""
+        p.line = shape[-1]
+        p.order = order
+        p.power = power
+        p.error = ""
+        p.suggestions = []
+        p.warnings = []
+        p.map = ctx.map
+        p.written = written
+        p.source = source
+        p.lineno = lineno
+        p.note = ""
         return p
     found = _general(ctx, shape, pos, phase)
     if found is not None:

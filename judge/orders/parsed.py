@@ -63,6 +63,15 @@ def read_order(line: str, order: Order, power: str, m: Map, written: str | None,
     through the class costs half as much again as the object itself. Every field is set
     (``tests/test_order_fast_path.py`` checks it against the class call)."""
     p = _new(ParsedLine)
-    p.line, p.order, p.power, p.error, p.suggestions, p.warnings = line, order, power, "", [], []
-    p.map, p.written, p.source, p.lineno, p.note = m, written, source, lineno, ""
+    p.line = line  # (one store a field: more than three at once go through a tuple made for it)
+    p.order = order
+    p.power = power
+    p.error = ""
+    p.suggestions = []
+    p.warnings = []
+    p.map = m
+    p.written = written
+    p.source = source
+    p.lineno = lineno
+    p.note = ""
     return p
