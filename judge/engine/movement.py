@@ -1122,12 +1122,7 @@ class MovementResolver:
     # ------------------------------------------------------------------ outcome
     def outcome(self, results: list[OrderResult | None]) -> MovementOutcome:
         units = self.pos.units
-        code, res, order, idx_of = self.code, self.res, self.order, self.idx_of
-        arrivals: dict[str, int] = {}  # province -> the successful move into it
-        for d, movers in self.into.items():  # (every move with a destination is in ``into``)
-            for k in movers:
-                if res[k]:
-                    arrivals[d] = k
+        code, res, order, idx_of, into = self.code, self.res, self.order, self.idx_of, self.into
         after_hook = "unit_after" not in self._kept
         stand_hook = "can_stand" not in self._kept
         unit_after, can_stand = self.unit_after, self.can_stand
@@ -1150,8 +1145,15 @@ class MovementResolver:
                     stranded.append((u, loc))
                     continue
                 new_units[PROV[loc]] = Unit(u.power, u.kind, loc)
-            elif p in arrivals:
-                dislodged_units.append((u, arrivals[p]))
+                continue
+            movers = into.get(p)  # (most units are attacked by no move: no dict of arrivals is built)
+            if movers is not None:
+                for k in reversed(movers):  # the last successful move into p dislodges the unit
+                    if res[k]:
+                        dislodged_units.append((u, k))
+                        break
+                else:
+                    staying[p] = u
             else:
                 staying[p] = u
         new_units.update(staying)
@@ -1160,12 +1162,29 @@ class MovementResolver:
                 arrived = self.arrival(i)
                 if arrived is not None:
                     new_units[arrived.prov] = arrived
+        # a province left empty where a move with some strength bounced; with the core's strengths
+        # a move's prevent strength is at least 1 unless it cannot take place or lost head to head
         contested = set()
-        for d, movers in self.into.items():
-            if d in new_units or d in arrivals:
+        core = self._core
+        state, carried, h2h = self.state, self.carried, self.h2h
+        for d, movers in into.items():
+            if d in new_units:
                 continue
-            if any(self.prevent_strength(k) > 0 for k in movers):
-                contested.add(d)
+            for k in movers:
+                if res[k]:
+                    break  # a move arrived there (and its unit cannot stand there)
+            else:
+                for k in movers:
+                    if core:
+                        if carried[k] and not self.path_ok(k):
+                            continue
+                        jj = h2h[k]
+                        if jj < 0 or not (res[jj] if state[jj] == RESOLVED else self.resolve(jj)):
+                            contested.add(d)
+                            break
+                    elif self.prevent_strength(k) > 0:
+                        contested.add(d)
+                        break
         contested_f = frozenset(contested)
         dislodged: dict[str, Dislodged] = {}
         if dislodged_units or stranded:
@@ -1206,14 +1225,12 @@ class MovementResolver:
 
     def fill_results(self, results: list[OrderResult | None], dislodged: dict[str, Dislodged]) -> None:
         code, res, carried, void = self.code, self.res, self.carried, self.void
-        provs = self.provs
         # (result_slot has the keys of order_of, in the same order: the decisions 0, 1, ...)
         for i, slot in enumerate(self.result_slot.values()):
             r = results[slot]
             if r is None or r.result == "invalid":
                 continue
             c = code[i]
-            was_dislodged = provs[i] in dislodged if dislodged else False
             if c == MOVE:
                 if res[i]:
                     r.result = "succeeds"
@@ -1223,17 +1240,15 @@ class MovementResolver:
                         r.reason = "no convoy" if i not in self.forced_fail else "convoy paradox: no convoy"
                     else:
                         r.reason = "bounced"
-                    if was_dislodged:
-                        r.reason += ", dislodged"
             elif c == SUPPORT:
                 if i in void:
                     r.result, r.reason = "fails", "void: the supported unit was not ordered so"
                 elif res[i]:
                     r.result = "succeeds"
                 else:
-                    r.result, r.reason = "fails", ("dislodged" if was_dislodged else "cut")
+                    r.result, r.reason = "fails", "cut"
             elif c == CONVOY:
-                if i in self.void:
+                if i in void:
                     r.result, r.reason = "fails", "void: the army was not ordered so"
                 elif not res[i]:
                     r.result, r.reason = "fails", "dislodged"
@@ -1243,8 +1258,29 @@ class MovementResolver:
                 else:
                     r.result = "succeeds"
             else:
-                r.result = "fails" if was_dislodged else "succeeds"
-            if was_dislodged and "dislodged" not in r.reason:  # a void or given support, a void convoy too
+                r.result = "succeeds"
+        if not dislodged:
+            return
+        # the dislodged units' orders say so (few a phase: a pass of their own)
+        result_slot, idx_of = self.result_slot, self.idx_of
+        for p in dislodged:
+            slot = result_slot.get(p)
+            if slot is None:
+                continue
+            r = results[slot]
+            if r is None or r.result == "invalid":
+                continue
+            i = idx_of[p]
+            c = code[i]
+            if c == MOVE:
+                if not res[i]:
+                    r.reason += ", dislodged"
+            elif c == SUPPORT:
+                if i not in void and not res[i]:
+                    r.reason = "dislodged"  # (not "cut")
+            elif c != CONVOY:
+                r.result = "fails"
+            if "dislodged" not in r.reason:  # a void or given support, a void convoy too
                 r.reason = (r.reason + ", " if r.reason else "") + "dislodged"
 
 
