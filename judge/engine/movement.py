@@ -19,7 +19,8 @@ carriers. Rule modules mix a class into :class:`MovementResolver` that overrides
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import count
+from itertools import compress, count
+from operator import attrgetter
 from typing import Iterable, Sequence
 
 from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Support
@@ -441,7 +442,7 @@ class MovementResolver:
         n = len(provs)
         idx_of = self.idx_of = dict(zip(provs, range(n)))
         order = self.order = list(self.order_of.values())
-        self.power = [units[p].power for p in provs]
+        self.power = list(map(_power_of, map(units.__getitem__, provs)))  # (no loop in Python)
         # the decision kinds by order type, without a loop in Python (a module's types: code_of)
         code = self.code = list(map(_CODE.get, map(type, order)))
         if None in code:
@@ -460,17 +461,28 @@ class MovementResolver:
         self.into = into
         self.forced_fail: set[int] = set()  # carried moves broken by a paradox rule
         self.void: set[int] = set()
-        moves_by_route: dict[tuple[str, str], int] = {}
-        moves = [i for i, c in enumerate(code) if c == MOVE]
-        support_idx = [i for i, c in enumerate(code) if c == SUPPORT]
+        moves = list(compress(range(n), map(MOVE.__eq__, code)))
+        support_idx = list(compress(range(n), map(SUPPORT.__eq__, code)))
+        # the routes of the moves, for build_carriers; with the core's and no convoy order a move
+        # is carried only where it must be or says so, marked here without them
+        moves_by_route: dict[tuple[str, str], int] | None = (
+            {} if "build_carriers" not in self._kept or CONVOY in code else None)
+        carried = self.carried
+        army_adj = self.m.army_adj
         for i in moves:
-            d = dst[i] = prov[order[i].dest]  # type: ignore[attr-defined]
+            o = order[i]
+            d = dst[i] = prov[o.dest]  # type: ignore[attr-defined]
             if d in into:
                 into[d].append(i)
             else:
                 into[d] = [i]
-            moves_by_route[(provs[i], d)] = i
-        self.build_carriers(moves_by_route)
+            if moves_by_route is not None:
+                moves_by_route[(provs[i], d)] = i
+            elif o.kind == "A" and (o.via_convoy or d not in army_adj.get(provs[i], ())):  # type: ignore[attr-defined]
+                carried[i] = True
+        if moves_by_route is not None:
+            self.build_carriers(moves_by_route)
+            carried = self.carried
         void = self.void
         for i in support_idx:
             o = order[i]
@@ -493,7 +505,6 @@ class MovementResolver:
                 supports[j].append(i)  # type: ignore[attr-defined]
             else:
                 supports[j] = [i]
-        carried = self.carried
         h2h = self.h2h
         for i in moves:
             if not carried[i]:
@@ -1300,6 +1311,9 @@ def _kept(cls: type) -> frozenset[str]:
         kept = _KEPT[cls] = frozenset(name for name in HOOKS | _CORE_STEPS | {"take"}
                                       if getattr(cls, name) is getattr(MovementResolver, name))
     return kept
+
+
+_power_of = attrgetter("power")
 
 
 def _power_and_place(u: Unit) -> tuple[str, str]:
