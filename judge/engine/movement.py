@@ -19,7 +19,7 @@ carriers. Rule modules mix a class into :class:`MovementResolver` that overrides
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import compress, count
+from itertools import count
 from operator import attrgetter
 from typing import Iterable, Sequence
 
@@ -318,7 +318,8 @@ class MovementResolver:
         kept = self._kept
         if "read_order" not in kept:
             inputs = [self.read_order(o) for o in inputs]
-        self.survey(inputs)
+        if "survey" not in kept:
+            self.survey(inputs)
         results: list[OrderResult | None] = [None] * len(inputs)
         side: list[tuple[int, Order]] = []
         side_order = None if "side_order" in kept else self.side_order
@@ -376,7 +377,8 @@ class MovementResolver:
             else:
                 take(executed, slot, results)
             results[slot] = OrderResult(executed, power, None, "", "", False, m)
-        self.settle(side, results)
+        if "settle" not in kept or side:
+            self.settle(side, results)
         missing = units.keys() - order_of.keys()  # (a set operation: most phases have no unit without an order)
         unordered = [u for p, u in units.items() if p in missing] if missing else []
         if len(unordered) > 1:  # by power and place, whatever order the board was built in (as stored)
@@ -461,8 +463,8 @@ class MovementResolver:
         self.into = into
         self.forced_fail: set[int] = set()  # carried moves broken by a paradox rule
         self.void: set[int] = set()
-        moves = list(compress(range(n), map(MOVE.__eq__, code)))
-        support_idx = list(compress(range(n), map(SUPPORT.__eq__, code)))
+        moves = [i for i, c in enumerate(code) if c == MOVE]
+        support_idx = [i for i, c in enumerate(code) if c == SUPPORT]
         # the routes of the moves, for build_carriers; with the core's and no convoy order a move
         # is carried only where it must be or says so, marked here without them
         moves_by_route: dict[tuple[str, str], int] | None = (
@@ -511,7 +513,8 @@ class MovementResolver:
                 j = idx_of.get(dst[i])  # type: ignore[arg-type]
                 if j is not None and code[j] == MOVE and dst[j] == provs[i] and not carried[j]:
                     h2h[i] = j
-        self.extend_index()
+        if "extend_index" not in self._kept:
+            self.extend_index()
 
     def extend_index(self) -> None:
         """Hook: index a module's own orders once the core's are (decisions beside the units'
@@ -619,7 +622,8 @@ class MovementResolver:
         while self.stale:
             self.stale = False
             self.resolve_all()
-        self.decisions_final()
+        if "decisions_final" not in self._kept:
+            self.decisions_final()
         return self.outcome(results)
 
     def _cut_outright(self, i: int, movers: list[int]) -> bool:
