@@ -18,7 +18,7 @@ carriers. Rule modules mix a class into :class:`MovementResolver` that overrides
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from itertools import count
 from operator import attrgetter
 from typing import Iterable, Sequence
@@ -330,6 +330,7 @@ class MovementResolver:
         own_take = "take" in kept
         supports_seen = self._support_memo if own_check and "check_support" in kept else None
         order_of, result_slot = self.order_of, self.result_slot
+        new_result = object.__new__
         for slot, order in enumerate(inputs):
             if side_order is not None and side_order(order):
                 side.append((slot, order))
@@ -376,7 +377,8 @@ class MovementResolver:
                 result_slot[prov] = slot
             else:
                 take(executed, slot, results)
-            results[slot] = OrderResult(executed, power, None, "", "", False, m)
+            r = results[slot] = new_result(OrderResult)  # OrderResult(...), its fields set here (see _RESULT_FIELDS)
+            r.order, r.power, r._text, r.result, r.reason, r.default, r.map = executed, power, None, "", "", False, m
         if "settle" not in kept or side:
             self.settle(side, results)
         missing = units.keys() - order_of.keys()  # (a set operation: most phases have no unit without an order)
@@ -1300,6 +1302,13 @@ class MovementResolver:
 
 
 _UNKNOWN = object()  # not in a memo
+
+#: OrderResult's fields, which ``prepare`` sets itself on the result of each order it takes (the
+#: dataclass's __init__, called from C, runs in a frame of its own: some 400 instructions a result).
+#: Checked on import, so that a field added to OrderResult cannot be left unset there.
+_RESULT_FIELDS = ("order", "power", "_text", "result", "reason", "default", "map")
+if tuple(f.name for f in fields(OrderResult)) != _RESULT_FIELDS:
+    raise ImportError("OrderResult's fields changed: update MovementResolver.prepare and _RESULT_FIELDS")
 
 #: the methods :meth:`MovementResolver.resolve` and ``run`` take inline while a class keeps them all
 _CORE_STEPS = frozenset(("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
