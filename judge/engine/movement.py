@@ -1148,6 +1148,7 @@ class MovementResolver:
         dislodged_units: list[tuple[Unit, int]] = []
         stranded: list[tuple[Unit, str]] = []
         staying: dict[str, Unit] = {}
+        new_unit = object.__new__
         for p, u in units.items():  # the units that moved come first on the new board, then the rest
             j = idx_of[p]
             if after_hook:
@@ -1161,7 +1162,9 @@ class MovementResolver:
                 if stand_hook and not can_stand(u, loc):
                     stranded.append((u, loc))
                     continue
-                new_units[PROV[loc]] = Unit(u.power, u.kind, loc)
+                moving = new_unit(Unit)  # Unit(u.power, u.kind, loc), its slots set here (see _UNIT_SLOTS)
+                moving.power, moving.kind, moving.loc, moving.prov = u.power, u.kind, loc, PROV[loc]
+                new_units[moving.prov] = moving
                 continue
             movers = into.get(p)  # (most units are attacked by no move: no dict of arrivals is built)
             if movers is not None:
@@ -1309,6 +1312,10 @@ _UNKNOWN = object()  # not in a memo
 _RESULT_FIELDS = ("order", "power", "_text", "result", "reason", "default", "map")
 if tuple(f.name for f in fields(OrderResult)) != _RESULT_FIELDS:
     raise ImportError("OrderResult's fields changed: update MovementResolver.prepare and _RESULT_FIELDS")
+#: the same for the slots of a Unit, which ``outcome`` sets itself on the units that moved
+_UNIT_SLOTS = ("power", "kind", "loc", "prov")
+if Unit.__slots__ != _UNIT_SLOTS:
+    raise ImportError("Unit's slots changed: update MovementResolver.outcome and _UNIT_SLOTS")
 
 #: the methods :meth:`MovementResolver.resolve` and ``run`` take inline while a class keeps them all
 _CORE_STEPS = frozenset(("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
