@@ -458,7 +458,7 @@ class MovementResolver:
         # carry orders matching a carried move, and support orders given to order i: a list only
         # where there are some (most orders have none; a shared empty tuple costs nothing)
         self.carriers: list[Sequence[int]] = [()] * n
-        self.h2h = [-1] * n
+        h2h = self.h2h = [-1] * n
         supports: list[Sequence[int]] = [()] * n
         self.supports = supports
         into: dict[str, list[int]] = {}
@@ -484,9 +484,18 @@ class MovementResolver:
                 moves_by_route[(provs[i], d)] = i
             elif o.kind == "A" and (o.via_convoy or d not in army_adj.get(provs[i], ())):  # type: ignore[attr-defined]
                 carried[i] = True
+            else:  # (not carried) meets head to head the move out of d, when that one is indexed (j < i) and not carried
+                j = idx_of.get(d)
+                if j is not None and dst[j] == provs[i] and not carried[j]:
+                    h2h[i], h2h[j] = j, i
         if moves_by_route is not None:
             self.build_carriers(moves_by_route)
             carried = self.carried
+            for i in moves:  # the head-to-head battles, once the carried moves are known
+                if not carried[i]:
+                    j = idx_of.get(dst[i])  # type: ignore[arg-type]
+                    if j is not None and code[j] == MOVE and dst[j] == provs[i] and not carried[j]:
+                        h2h[i] = j
         void = self.void
         for i in support_idx:
             o = order[i]
@@ -509,12 +518,6 @@ class MovementResolver:
                 supports[j].append(i)  # type: ignore[attr-defined]
             else:
                 supports[j] = [i]
-        h2h = self.h2h
-        for i in moves:
-            if not carried[i]:
-                j = idx_of.get(dst[i])  # type: ignore[arg-type]
-                if j is not None and code[j] == MOVE and dst[j] == provs[i] and not carried[j]:
-                    h2h[i] = j
         if "extend_index" not in self._kept:
             self.extend_index()
 
