@@ -619,7 +619,8 @@ class MovementResolver:
                 state[i], res[i] = RESOLVED, True
             self._lone_moves()
         resolve = self.resolve
-        for i in range(n):
+        # from the first decision still open (none is, in most phases, after those made before the pass)
+        for i in range(state.index(UNRESOLVED) if UNRESOLVED in state else n, n):
             if state[i] != RESOLVED:  # (not resolved on the way by another decision)
                 resolve(i)
         if self.paradox_rule == "convoyed_attack_yields":
