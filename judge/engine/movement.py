@@ -379,9 +379,13 @@ class MovementResolver:
                 take(executed, slot, results)
             r = results[slot] = new_result(OrderResult)  # OrderResult(...), its fields set here (see _RESULT_FIELDS)
             r.order, r.power, r._text, r.result, r.reason, r.default, r.map = executed, power, None, "", "", False, m
-        if "settle" not in kept or side:
+        own_settle = "settle" in kept and not side
+        if not own_settle:
             self.settle(side, results)
-        missing = units.keys() - order_of.keys()  # (a set operation: most phases have no unit without an order)
+        # the units without an order; with only the core's checks every order taken is its unit's, so
+        # as many orders as units leave none out (most phases): no set is built then
+        missing = (units.keys() - order_of.keys()  # (a set operation: most have none)
+                   if len(order_of) != len(units) or not (own_take and own_settle and _CHECKS <= kept) else ())
         unordered = [u for p, u in units.items() if p in missing] if missing else []
         if len(unordered) > 1:  # by power and place, whatever order the board was built in (as stored)
             unordered.sort(key=_power_and_place)
@@ -1324,6 +1328,8 @@ if Unit.__slots__ != _UNIT_SLOTS:
 #: the methods :meth:`MovementResolver.resolve` and ``run`` take inline while a class keeps them all
 _CORE_STEPS = frozenset(("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
                          "count_supports", "path_ok", "support_given", "stays", "resolve"))
+#: the checks of orders: while a class keeps them all, each order taken is for the unit in its province
+_CHECKS = frozenset(("check", "check_move", "check_support", "check_convoy", "check_other"))
 _KEPT: dict[type, frozenset[str]] = {}  # resolver class -> the hooks and steps it keeps as the core's
 
 
