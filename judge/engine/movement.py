@@ -18,8 +18,9 @@ carriers. Rule modules mix a class into :class:`MovementResolver` that overrides
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from itertools import count
+from operator import attrgetter
 from typing import Iterable, Sequence
 
 from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Support
@@ -317,7 +318,8 @@ class MovementResolver:
         kept = self._kept
         if "read_order" not in kept:
             inputs = [self.read_order(o) for o in inputs]
-        self.survey(inputs)
+        if "survey" not in kept:
+            self.survey(inputs)
         results: list[OrderResult | None] = [None] * len(inputs)
         side: list[tuple[int, Order]] = []
         side_order = None if "side_order" in kept else self.side_order
@@ -328,6 +330,7 @@ class MovementResolver:
         own_take = "take" in kept
         supports_seen = self._support_memo if own_check and "check_support" in kept else None
         order_of, result_slot = self.order_of, self.result_slot
+        new_result = object.__new__
         for slot, order in enumerate(inputs):
             if side_order is not None and side_order(order):
                 side.append((slot, order))
@@ -374,9 +377,15 @@ class MovementResolver:
                 result_slot[prov] = slot
             else:
                 take(executed, slot, results)
-            results[slot] = OrderResult(executed, power, None, "", "", False, m)
-        self.settle(side, results)
-        missing = units.keys() - order_of.keys()  # (a set operation: most phases have no unit without an order)
+            r = results[slot] = new_result(OrderResult)  # OrderResult(...), its fields set here (see _RESULT_FIELDS)
+            r.order, r.power, r._text, r.result, r.reason, r.default, r.map = executed, power, None, "", "", False, m
+        own_settle = "settle" in kept and not side
+        if not own_settle:
+            self.settle(side, results)
+        # the units without an order; with only the core's checks every order taken is its unit's, so
+        # as many orders as units leave none out (most phases): no set is built then
+        missing = (units.keys() - order_of.keys()  # (a set operation: most have none)
+                   if len(order_of) != len(units) or not (own_take and own_settle and _CHECKS <= kept) else ())
         unordered = [u for p, u in units.items() if p in missing] if missing else []
         if len(unordered) > 1:  # by power and place, whatever order the board was built in (as stored)
             unordered.sort(key=_power_and_place)
@@ -441,7 +450,7 @@ class MovementResolver:
         n = len(provs)
         idx_of = self.idx_of = dict(zip(provs, range(n)))
         order = self.order = list(self.order_of.values())
-        self.power = [units[p].power for p in provs]
+        self.power = list(map(_power_of, map(units.__getitem__, provs)))  # (no loop in Python)
         # the decision kinds by order type, without a loop in Python (a module's types: code_of)
         code = self.code = list(map(_CODE.get, map(type, order)))
         if None in code:
@@ -453,24 +462,44 @@ class MovementResolver:
         # carry orders matching a carried move, and support orders given to order i: a list only
         # where there are some (most orders have none; a shared empty tuple costs nothing)
         self.carriers: list[Sequence[int]] = [()] * n
-        self.h2h = [-1] * n
+        h2h = self.h2h = [-1] * n
         supports: list[Sequence[int]] = [()] * n
         self.supports = supports
         into: dict[str, list[int]] = {}
         self.into = into
         self.forced_fail: set[int] = set()  # carried moves broken by a paradox rule
         self.void: set[int] = set()
-        moves_by_route: dict[tuple[str, str], int] = {}
         moves = [i for i, c in enumerate(code) if c == MOVE]
         support_idx = [i for i, c in enumerate(code) if c == SUPPORT]
+        # the routes of the moves, for build_carriers; with the core's and no convoy order a move
+        # is carried only where it must be or says so, marked here without them
+        moves_by_route: dict[tuple[str, str], int] | None = (
+            {} if "build_carriers" not in self._kept or CONVOY in code else None)
+        carried = self.carried
+        army_adj = self.m.army_adj
         for i in moves:
-            d = dst[i] = prov[order[i].dest]  # type: ignore[attr-defined]
+            o = order[i]
+            d = dst[i] = prov[o.dest]  # type: ignore[attr-defined]
             if d in into:
                 into[d].append(i)
             else:
                 into[d] = [i]
-            moves_by_route[(provs[i], d)] = i
-        self.build_carriers(moves_by_route)
+            if moves_by_route is not None:
+                moves_by_route[(provs[i], d)] = i
+            elif o.kind == "A" and (o.via_convoy or d not in army_adj.get(provs[i], ())):  # type: ignore[attr-defined]
+                carried[i] = True
+            else:  # (not carried) meets head to head the move out of d, when that one is indexed (j < i) and not carried
+                j = idx_of.get(d)
+                if j is not None and dst[j] == provs[i] and not carried[j]:
+                    h2h[i], h2h[j] = j, i
+        if moves_by_route is not None:
+            self.build_carriers(moves_by_route)
+            carried = self.carried
+            for i in moves:  # the head-to-head battles, once the carried moves are known
+                if not carried[i]:
+                    j = idx_of.get(dst[i])  # type: ignore[arg-type]
+                    if j is not None and code[j] == MOVE and dst[j] == provs[i] and not carried[j]:
+                        h2h[i] = j
         void = self.void
         for i in support_idx:
             o = order[i]
@@ -493,14 +522,8 @@ class MovementResolver:
                 supports[j].append(i)  # type: ignore[attr-defined]
             else:
                 supports[j] = [i]
-        carried = self.carried
-        h2h = self.h2h
-        for i in moves:
-            if not carried[i]:
-                j = idx_of.get(dst[i])  # type: ignore[arg-type]
-                if j is not None and code[j] == MOVE and dst[j] == provs[i] and not carried[j]:
-                    h2h[i] = j
-        self.extend_index()
+        if "extend_index" not in self._kept:
+            self.extend_index()
 
     def extend_index(self) -> None:
         """Hook: index a module's own orders once the core's are (decisions beside the units'
@@ -600,7 +623,8 @@ class MovementResolver:
                 state[i], res[i] = RESOLVED, True
             self._lone_moves()
         resolve = self.resolve
-        for i in range(n):
+        # from the first decision still open (none is, in most phases, after those made before the pass)
+        for i in range(state.index(UNRESOLVED) if UNRESOLVED in state else n, n):
             if state[i] != RESOLVED:  # (not resolved on the way by another decision)
                 resolve(i)
         if self.paradox_rule == "convoyed_attack_yields":
@@ -608,7 +632,8 @@ class MovementResolver:
         while self.stale:
             self.stale = False
             self.resolve_all()
-        self.decisions_final()
+        if "decisions_final" not in self._kept:
+            self.decisions_final()
         return self.outcome(results)
 
     def _cut_outright(self, i: int, movers: list[int]) -> bool:
@@ -1122,12 +1147,7 @@ class MovementResolver:
     # ------------------------------------------------------------------ outcome
     def outcome(self, results: list[OrderResult | None]) -> MovementOutcome:
         units = self.pos.units
-        code, res, order, idx_of = self.code, self.res, self.order, self.idx_of
-        arrivals: dict[str, int] = {}  # province -> the successful move into it
-        for d, movers in self.into.items():  # (every move with a destination is in ``into``)
-            for k in movers:
-                if res[k]:
-                    arrivals[d] = k
+        code, res, order, idx_of, into = self.code, self.res, self.order, self.idx_of, self.into
         after_hook = "unit_after" not in self._kept
         stand_hook = "can_stand" not in self._kept
         unit_after, can_stand = self.unit_after, self.can_stand
@@ -1136,6 +1156,7 @@ class MovementResolver:
         dislodged_units: list[tuple[Unit, int]] = []
         stranded: list[tuple[Unit, str]] = []
         staying: dict[str, Unit] = {}
+        new_unit = object.__new__
         for p, u in units.items():  # the units that moved come first on the new board, then the rest
             j = idx_of[p]
             if after_hook:
@@ -1149,9 +1170,18 @@ class MovementResolver:
                 if stand_hook and not can_stand(u, loc):
                     stranded.append((u, loc))
                     continue
-                new_units[PROV[loc]] = Unit(u.power, u.kind, loc)
-            elif p in arrivals:
-                dislodged_units.append((u, arrivals[p]))
+                moving = new_unit(Unit)  # Unit(u.power, u.kind, loc), its slots set here (see _UNIT_SLOTS)
+                moving.power, moving.kind, moving.loc, moving.prov = u.power, u.kind, loc, PROV[loc]
+                new_units[moving.prov] = moving
+                continue
+            movers = into.get(p)  # (most units are attacked by no move: no dict of arrivals is built)
+            if movers is not None:
+                for k in reversed(movers):  # the last successful move into p dislodges the unit
+                    if res[k]:
+                        dislodged_units.append((u, k))
+                        break
+                else:
+                    staying[p] = u
             else:
                 staying[p] = u
         new_units.update(staying)
@@ -1160,12 +1190,29 @@ class MovementResolver:
                 arrived = self.arrival(i)
                 if arrived is not None:
                     new_units[arrived.prov] = arrived
+        # a province left empty where a move with some strength bounced; with the core's strengths
+        # a move's prevent strength is at least 1 unless it cannot take place or lost head to head
         contested = set()
-        for d, movers in self.into.items():
-            if d in new_units or d in arrivals:
+        core = self._core
+        state, carried, h2h = self.state, self.carried, self.h2h
+        for d, movers in into.items():
+            if d in new_units:
                 continue
-            if any(self.prevent_strength(k) > 0 for k in movers):
-                contested.add(d)
+            for k in movers:
+                if res[k]:
+                    break  # a move arrived there (and its unit cannot stand there)
+            else:
+                for k in movers:
+                    if core:
+                        if carried[k] and not self.path_ok(k):
+                            continue
+                        jj = h2h[k]
+                        if jj < 0 or not (res[jj] if state[jj] == RESOLVED else self.resolve(jj)):
+                            contested.add(d)
+                            break
+                    elif self.prevent_strength(k) > 0:
+                        contested.add(d)
+                        break
         contested_f = frozenset(contested)
         dislodged: dict[str, Dislodged] = {}
         if dislodged_units or stranded:
@@ -1206,14 +1253,12 @@ class MovementResolver:
 
     def fill_results(self, results: list[OrderResult | None], dislodged: dict[str, Dislodged]) -> None:
         code, res, carried, void = self.code, self.res, self.carried, self.void
-        provs = self.provs
         # (result_slot has the keys of order_of, in the same order: the decisions 0, 1, ...)
         for i, slot in enumerate(self.result_slot.values()):
             r = results[slot]
             if r is None or r.result == "invalid":
                 continue
             c = code[i]
-            was_dislodged = provs[i] in dislodged if dislodged else False
             if c == MOVE:
                 if res[i]:
                     r.result = "succeeds"
@@ -1223,17 +1268,15 @@ class MovementResolver:
                         r.reason = "no convoy" if i not in self.forced_fail else "convoy paradox: no convoy"
                     else:
                         r.reason = "bounced"
-                    if was_dislodged:
-                        r.reason += ", dislodged"
             elif c == SUPPORT:
                 if i in void:
                     r.result, r.reason = "fails", "void: the supported unit was not ordered so"
                 elif res[i]:
                     r.result = "succeeds"
                 else:
-                    r.result, r.reason = "fails", ("dislodged" if was_dislodged else "cut")
+                    r.result, r.reason = "fails", "cut"
             elif c == CONVOY:
-                if i in self.void:
+                if i in void:
                     r.result, r.reason = "fails", "void: the army was not ordered so"
                 elif not res[i]:
                     r.result, r.reason = "fails", "dislodged"
@@ -1243,16 +1286,50 @@ class MovementResolver:
                 else:
                     r.result = "succeeds"
             else:
-                r.result = "fails" if was_dislodged else "succeeds"
-            if was_dislodged and "dislodged" not in r.reason:  # a void or given support, a void convoy too
+                r.result = "succeeds"
+        if not dislodged:
+            return
+        # the dislodged units' orders say so (few a phase: a pass of their own)
+        result_slot, idx_of = self.result_slot, self.idx_of
+        for p in dislodged:
+            slot = result_slot.get(p)
+            if slot is None:
+                continue
+            r = results[slot]
+            if r is None or r.result == "invalid":
+                continue
+            i = idx_of[p]
+            c = code[i]
+            if c == MOVE:
+                if not res[i]:
+                    r.reason += ", dislodged"
+            elif c == SUPPORT:
+                if i not in void and not res[i]:
+                    r.reason = "dislodged"  # (not "cut")
+            elif c != CONVOY:
+                r.result = "fails"
+            if "dislodged" not in r.reason:  # a void or given support, a void convoy too
                 r.reason = (r.reason + ", " if r.reason else "") + "dislodged"
 
 
 _UNKNOWN = object()  # not in a memo
 
+#: OrderResult's fields, which ``prepare`` sets itself on the result of each order it takes (the
+#: dataclass's __init__, called from C, runs in a frame of its own: some 400 instructions a result).
+#: Checked on import, so that a field added to OrderResult cannot be left unset there.
+_RESULT_FIELDS = ("order", "power", "_text", "result", "reason", "default", "map")
+if tuple(f.name for f in fields(OrderResult)) != _RESULT_FIELDS:
+    raise ImportError("OrderResult's fields changed: update MovementResolver.prepare and _RESULT_FIELDS")
+#: the same for the slots of a Unit, which ``outcome`` sets itself on the units that moved
+_UNIT_SLOTS = ("power", "kind", "loc", "prov")
+if Unit.__slots__ != _UNIT_SLOTS:
+    raise ImportError("Unit's slots changed: update MovementResolver.outcome and _UNIT_SLOTS")
+
 #: the methods :meth:`MovementResolver.resolve` and ``run`` take inline while a class keeps them all
 _CORE_STEPS = frozenset(("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
                          "count_supports", "path_ok", "support_given", "stays", "resolve"))
+#: the checks of orders: while a class keeps them all, each order taken is for the unit in its province
+_CHECKS = frozenset(("check", "check_move", "check_support", "check_convoy", "check_other"))
 _KEPT: dict[type, frozenset[str]] = {}  # resolver class -> the hooks and steps it keeps as the core's
 
 
@@ -1264,6 +1341,9 @@ def _kept(cls: type) -> frozenset[str]:
         kept = _KEPT[cls] = frozenset(name for name in HOOKS | _CORE_STEPS | {"take"}
                                       if getattr(cls, name) is getattr(MovementResolver, name))
     return kept
+
+
+_power_of = attrgetter("power")
 
 
 def _power_and_place(u: Unit) -> tuple[str, str]:
