@@ -27,8 +27,9 @@ class PositionError(ValueError):
 
 
 class Unit:
-    """A unit on the board. ``prov`` (the province without coast) is kept beside ``loc`` (set
-    ``loc`` only to another coast of the same province)."""
+    """A unit on the board. ``prov`` (the province without coast) is kept beside ``loc``. A unit
+    is never changed once made (a unit that moves or changes is a new one): positions share them,
+    the next board the units that stayed, and positions read the same unit text the same object."""
 
     __slots__ = ("power", "kind", "loc", "prov")
 
@@ -189,7 +190,7 @@ class Position:
         except ValueError:
             return None
         m = variant.map_at(phase)
-        power_of, known, read = variant.power, m.units_read, m.centres_read
+        power_of, known, read, made = variant.power, m.units_read, m.centres_read, m.units_made
         named = variant.__dict__.get("_power_index") or {}  # Variant.power's own memo, looked at here first
         units: dict[str, Unit] = {}
         centres: dict[str, str] = {}
@@ -200,9 +201,15 @@ class Position:
                 if p is None or type(ulist) is not list:
                     return None
                 power = p.name
-                for text in ulist:  # (faster than a map over known.__getitem__: the subscript is specialised)
-                    kind, loc = known[text]
-                    u = Unit(power, kind, loc)
+                mine = made.get(power)
+                if mine is None:
+                    mine = made[power] = {}
+                for text in ulist:
+                    try:
+                        u = mine[text]  # a unit read before is shared, not made again (a fifth of this reading)
+                    except KeyError:
+                        kind, loc = known[text]  # (bounded: only the texts units_read holds are kept)
+                        u = mine[text] = Unit(power, kind, loc)
                     units[u.prov] = u
                 given += len(ulist)
             if given != len(units):
