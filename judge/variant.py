@@ -110,7 +110,7 @@ class Map:
         self.units_made: dict[str, dict[str, Any]] = {}  # Position._read_known memo: power -> text -> Unit
         self.units_written: dict[tuple[str, str], str] = {}  # Position.to_json memo: (kind, loc) -> "F StP/sc"
         self.centres_read: dict[str, str] = {}  # Position.from_json memo: a supply centre as written -> id
-        self.units_quoted: dict[tuple[str, str], str] = {}  # Position.json_text memo: (kind, loc) -> '"F StP/sc"'
+        self.units_quoted: dict[str, dict[str, str]] = {}  # Position.json_text memo: kind -> loc -> '"F StP/sc"'
         self.shown_quoted: dict[str, str] = {}  # Position.json_text memo: location id -> '"StP/sc"'
         self._alias: dict[str, str] = {}
         for p, prov in provinces.items():

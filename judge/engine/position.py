@@ -257,13 +257,12 @@ class Position:
         m = self.map
         quoted = _quoted_powers(self.variant)
         units: dict[str, list[str]] = {p: [] for p in self.variant.powers}
-        texts = m.units_quoted  # (kind, loc) -> '"F StP/sc"', per map
+        texts = m.units_quoted  # kind -> loc -> '"F StP/sc"', per map (two lookups: no key tuple to make and hash)
         for u in sorted(self.units.values(), key=_loc_of):
             try:
-                units[u.power].append(texts[u.kind, u.loc])
+                units[u.power].append(texts[u.kind][u.loc])
             except KeyError:  # a unit not written before on this map (or of a power the variant does not know)
-                text = texts.setdefault((u.kind, u.loc), _quote(f"{u.kind} {m.display(u.loc)}"))
-                units.setdefault(u.power, []).append(text)
+                units.setdefault(u.power, []).append(_unit_quoted(u, m))
         centres: dict[str, list[str]] = {p: [] for p in self.variant.powers}
         names = m.shown_quoted  # province id -> '"StP"', per map
         owners = self.centres
@@ -281,11 +280,11 @@ class Position:
     def _dislodged_text(self, m: Map, quoted: dict[str, str]) -> str:
         """The text of ``_encode(self._dislodged_json(m))``, from json_text's per-map memos (most
         positions the batch writes are retreat phases)."""
-        texts, names = m.units_quoted, m.shown_quoted
+        names = m.shown_quoted
         lists: dict[str, list[str]] = {}
         for d in sorted(self.dislodged.values(), key=_unit_loc_of):
             u = d.unit
-            unit = texts.get((u.kind, u.loc)) or texts.setdefault((u.kind, u.loc), _quote(u.text(m)))
+            unit = _unit_quoted(u, m)
             src = d.attacker_from
             src_text = (names.get(src) or names.setdefault(src, _quote(m.display(src)))) if src else "null"
             retreats = ", ".join([names.get(r) or names.setdefault(r, _quote(m.display(r))) for r in d.retreats])
@@ -314,6 +313,17 @@ def _quoted_powers(variant: Variant) -> dict[str, str]:
     if quoted is None:
         quoted = variant.__dict__["_quoted_powers"] = {p: _quote(p) for p in variant.powers}
     return quoted
+
+
+def _unit_quoted(u: Unit, m: Map) -> str:
+    """A unit's text as JSON ('"F StP/sc"'), kept per map."""
+    of_kind = m.units_quoted.get(u.kind)
+    if of_kind is None:
+        of_kind = m.units_quoted[u.kind] = {}
+    text = of_kind.get(u.loc)
+    if text is None:
+        text = of_kind[u.loc] = _quote(u.text(m))
+    return text
 
 
 def _lists_text(lists: dict[str, list[str]], quoted: dict[str, str]) -> str:
