@@ -112,7 +112,6 @@ class Map:
         self.centres_read: dict[str, str] = {}  # Position.from_json memo: a supply centre as written -> id
         self.units_quoted: dict[str, dict[str, str]] = {}  # Position.json_text memo: kind -> loc -> '"F StP/sc"'
         self.shown_quoted: dict[str, str] = {}  # Position.json_text memo: location id -> '"StP/sc"'
-        self.centres_quoted: dict[frozenset[tuple[str, str]], str] = {}  # Position.json_text memo: owners -> text
         self._alias: dict[str, str] = {}
         for p, prov in provinces.items():
             for a in (prov.key, prov.name, *prov.aliases):

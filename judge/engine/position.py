@@ -263,24 +263,6 @@ class Position:
                 units[u.power].append(texts[u.kind][u.loc])
             except KeyError:  # a unit not written before on this map (or of a power the variant does not know)
                 units.setdefault(u.power, []).append(_unit_quoted(u, m))
-        # Owners change only as a year ends: the phases of a year write the same "centers", kept
-        # per map by the set of (centre, owner) (made in C, where the text is a loop a centre)
-        owners = self.centres
-        key = frozenset(owners.items())
-        written = m.centres_quoted
-        centres_text = written.get(key)
-        if centres_text is None:
-            centres_text = self._centres_text(m, quoted)
-            if len(written) >= 1024:
-                written.clear()
-            written[key] = centres_text
-        dislodged = self._dislodged_text(m, quoted) if self.dislodged else "{}"
-        extra = f', "extra": {_encode(self.extra)}' if self.extra else ""
-        return (f'{{"variant": {_quote(self.variant.name)}, "phase": {_quote(str(self.phase))}, '
-                f'"units": {_lists_text(units, quoted)}, "centers": {centres_text}, '
-                f'"dislodged": {dislodged}{extra}}}')
-
-    def _centres_text(self, m: Map, quoted: dict[str, str]) -> str:
         centres: dict[str, list[str]] = {p: [] for p in self.variant.powers}
         names = m.shown_quoted  # province id -> '"StP"', per map
         owners = self.centres
@@ -289,7 +271,11 @@ class Position:
                 centres[owners[c]].append(names[c])
             except KeyError:
                 centres.setdefault(owners[c], []).append(names.setdefault(c, _quote(m.display(c))))
-        return _lists_text(centres, quoted)
+        dislodged = self._dislodged_text(m, quoted) if self.dislodged else "{}"
+        extra = f', "extra": {_encode(self.extra)}' if self.extra else ""
+        return (f'{{"variant": {_quote(self.variant.name)}, "phase": {_quote(str(self.phase))}, '
+                f'"units": {_lists_text(units, quoted)}, "centers": {_lists_text(centres, quoted)}, '
+                f'"dislodged": {dislodged}{extra}}}')
 
     def _dislodged_text(self, m: Map, quoted: dict[str, str]) -> str:
         """The text of ``_encode(self._dislodged_json(m))``, from json_text's per-map memos (most
