@@ -44,6 +44,7 @@ def _batch(path: str) -> int:
     when interrupted, or 1 without a word when the reader of the output has gone (a closed pipe)."""
     import gc
 
+    gc.disable()  # the imports make objects that live as long as the process: nothing to collect there
     from judge.adjudicate import write_batch
 
     # A batch makes many short-lived objects and few cycles (a handful a phase): what the imports
@@ -52,6 +53,7 @@ def _batch(path: str) -> int:
     # bounded (to about that many objects beyond the live ones).
     gc.freeze()
     gc.set_threshold(10_000, 10, 10)
+    gc.enable()
     try:
         with open(path, encoding="utf-8") as fh:
             write_batch(fh, sys.stdout.write)
