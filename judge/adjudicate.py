@@ -40,16 +40,45 @@ def _phase_text(variant: str | Variant, position: dict[str, Any], orders: str, o
     the output; the encoder's pass over dicts built only for it was a sixth of a phase)."""
     parsed, result, m = _adjudicated(variant, position, orders, options)
     q = _quote
-    entries = ", ".join([
-        f'{{"power": {q(power)}, "order": {q(text)}, "result": {q(res)}, "reason": {q(reason)}'
-        f'{_DEFAULT_TRUE if default else "}"}'
-        for power, text, res, reason, default in _entries(parsed, result)])
+    entries = _entries_text(_entries(parsed, result))
     rest = "".join([f", {q(k)}: {_encode(v)}" for k, v in _outcome(result, m).items()])
     return (f'{{"phase": {q(str(result.phase))}, "orders": [{entries}], "next": {result.next.json_text()}{rest}, '
             f'"id": {_id_text(case_id)}}}')
 
 
 _DEFAULT_TRUE = ', "default": true}'  # the end of an order's entry given by the judge
+# An entry's pieces repeat from phase to phase (seven powers, some hundreds of order texts, a few
+# outcomes): each is quoted once and looked up after, which is a third of writing "orders" off.
+# Kept per process and emptied when one holds _PIECES_MAX (order texts can be any text).
+_heads: dict[str, str] = {}  # power -> '{"power": "England", "order": '
+_texts: dict[str, str] = {}  # order text -> '"A Bud - Ser"'
+_tails: dict[tuple[str, str, bool], str] = {}  # (result, reason, default) -> ', "result": ..., "reason": ...}'
+_PIECES_MAX = 8192
+
+
+def _entries_text(entries: list[tuple[str, str, str, str, bool]]) -> str:
+    """The text of "orders": each entry as ``json.dumps(_entry_json(*entry), ensure_ascii=False)``."""
+    heads, texts, tails = _heads, _texts, _tails
+    out: list[str] = []
+    put = out.append
+    for power, text, res, reason, default in entries:
+        try:
+            put(f"{heads[power]}{texts[text]}{tails[res, reason, default]}")
+        except KeyError:  # a piece not written before
+            put(_entry_text(power, text, res, reason, default))
+    return ", ".join(out)
+
+
+def _entry_text(power: str, text: str, res: str, reason: str, default: bool) -> str:
+    q = _quote
+    for memo in (_heads, _texts, _tails):
+        if len(memo) >= _PIECES_MAX:
+            memo.clear()
+    head = _heads.get(power) or _heads.setdefault(power, f'{{"power": {q(power)}, "order": ')
+    quoted = _texts.get(text) or _texts.setdefault(text, q(text))
+    tail = _tails.get((res, reason, default)) or _tails.setdefault(
+        (res, reason, default), f', "result": {q(res)}, "reason": {q(reason)}{_DEFAULT_TRUE if default else "}"}')
+    return f"{head}{quoted}{tail}"
 #: the JSON text of a string and of any value, as ``json.dumps(value, ensure_ascii=False)`` writes them
 _quote = encode_basestring
 _encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode

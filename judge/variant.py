@@ -107,9 +107,10 @@ class Map:
         self._looked_up: dict[str, str | None] = {}  # lookup() memo: name as written -> id
         self._shown: dict[str, str] = {}  # display() memo: location -> printed key
         self.units_read: dict[str, tuple[str, str]] = {}  # position.parse_unit memo: "F StP/sc" -> (kind, loc)
+        self.units_made: dict[str, dict[str, Any]] = {}  # Position._read_known memo: power -> text -> Unit
         self.units_written: dict[tuple[str, str], str] = {}  # Position.to_json memo: (kind, loc) -> "F StP/sc"
         self.centres_read: dict[str, str] = {}  # Position.from_json memo: a supply centre as written -> id
-        self.units_quoted: dict[tuple[str, str], str] = {}  # Position.json_text memo: (kind, loc) -> '"F StP/sc"'
+        self.units_quoted: dict[str, dict[str, str]] = {}  # Position.json_text memo: kind -> loc -> '"F StP/sc"'
         self.shown_quoted: dict[str, str] = {}  # Position.json_text memo: location id -> '"StP/sc"'
         self._alias: dict[str, str] = {}
         for p, prov in provinces.items():

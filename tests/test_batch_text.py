@@ -62,6 +62,20 @@ def test_awkward_ids_order_texts_and_errors():
     assert text.count('"error"') == 4 and text.count("\n") == len(lines) - 1
 
 
+def test_entries_written_the_same_when_their_pieces_are_forgotten(monkeypatch):
+    """The quoted pieces of order entries are kept per process, emptied when full: writing with
+    them emptied all the time gives the same text."""
+    import judge.adjudicate as adjudicate
+
+    lines = [json.dumps(c) for c in games(n_games=2, years=3, seed=5)]
+    text, dumped = _both(lines)
+    monkeypatch.setattr(adjudicate, "_PIECES_MAX", 2)
+    for memo in ("_heads", "_texts", "_tails"):
+        monkeypatch.setattr(adjudicate, memo, {})
+    again, _ = _both(lines)
+    assert text == dumped == again and len(adjudicate._texts) <= 2
+
+
 def test_position_json_text_is_the_text_of_to_json():
     """Every board the robots reach, and boards with dislodged units, module state and a power
     the variant does not know (as variant modules may leave)."""

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge.engine.position import Position, PositionError
+from judge.engine import modules
+from judge.engine.position import Position, PositionError, Unit
 from judge.variant import load_variant
 
 GOOD = {"phase": "Fall 1901 Movement",
@@ -55,3 +56,16 @@ def test_well_written_position_reads_as_before():
     assert pos.centres == {"lon": "England", "lvp": "England", "stp": "Russia", "war": "Russia"}
     assert _read({**GOOD, "units": {**GOOD["units"], "England": ["F Lon", "A Lon"]}}) == (
         PositionError, "units.England: two units in Lon")
+
+
+def test_positions_share_the_units_they_read_and_the_engine_changes_none():
+    """Units are never changed once made, so positions read from the same texts share them (the
+    batch reads thousands); a map change that moves a fleet to a coast puts a new unit there."""
+    first, second = _read(GOOD), _read({**GOOD, "phase": "Spring 1902 Movement"})
+    assert first.units["lon"] is second.units["lon"] and first.units["stp"] is second.units["stp"]
+    v = load_variant("standard")
+    fleet = Unit("France", "F", "spa")  # no coast given: not where a fleet can stand
+    pos = Position(v, first.phase, {"spa": fleet}, {}, {}, {})
+    events: list[str] = []
+    modules.apply_map_change(pos, (first.phase, v.map, frozenset(), frozenset()), v.rules, events)
+    assert fleet.loc == "spa" and pos.units["spa"].loc in ("spa/nc", "spa/sc") and not events

@@ -27,8 +27,9 @@ class PositionError(ValueError):
 
 
 class Unit:
-    """A unit on the board. ``prov`` (the province without coast) is kept beside ``loc`` (set
-    ``loc`` only to another coast of the same province)."""
+    """A unit on the board. ``prov`` (the province without coast) is kept beside ``loc``. A unit
+    is never changed once made (a unit that moves or changes is a new one): positions share them,
+    the next board the units that stayed, and positions read the same unit text the same object."""
 
     __slots__ = ("power", "kind", "loc", "prov")
 
@@ -189,7 +190,7 @@ class Position:
         except ValueError:
             return None
         m = variant.map_at(phase)
-        power_of, known, read = variant.power, m.units_read, m.centres_read
+        power_of, known, read, made = variant.power, m.units_read, m.centres_read, m.units_made
         named = variant.__dict__.get("_power_index") or {}  # Variant.power's own memo, looked at here first
         units: dict[str, Unit] = {}
         centres: dict[str, str] = {}
@@ -200,9 +201,15 @@ class Position:
                 if p is None or type(ulist) is not list:
                     return None
                 power = p.name
-                for text in ulist:  # (faster than a map over known.__getitem__: the subscript is specialised)
-                    kind, loc = known[text]
-                    u = Unit(power, kind, loc)
+                mine = made.get(power)
+                if mine is None:
+                    mine = made[power] = {}
+                for text in ulist:
+                    try:
+                        u = mine[text]  # a unit read before is shared, not made again (a fifth of this reading)
+                    except KeyError:
+                        kind, loc = known[text]  # (bounded: only the texts units_read holds are kept)
+                        u = mine[text] = Unit(power, kind, loc)
                     units[u.prov] = u
                 given += len(ulist)
             if given != len(units):
@@ -250,13 +257,12 @@ class Position:
         m = self.map
         quoted = _quoted_powers(self.variant)
         units: dict[str, list[str]] = {p: [] for p in self.variant.powers}
-        texts = m.units_quoted  # (kind, loc) -> '"F StP/sc"', per map
+        texts = m.units_quoted  # kind -> loc -> '"F StP/sc"', per map (two lookups: no key tuple to make and hash)
         for u in sorted(self.units.values(), key=_loc_of):
             try:
-                units[u.power].append(texts[u.kind, u.loc])
+                units[u.power].append(texts[u.kind][u.loc])
             except KeyError:  # a unit not written before on this map (or of a power the variant does not know)
-                text = texts.setdefault((u.kind, u.loc), _quote(f"{u.kind} {m.display(u.loc)}"))
-                units.setdefault(u.power, []).append(text)
+                units.setdefault(u.power, []).append(_unit_quoted(u, m))
         centres: dict[str, list[str]] = {p: [] for p in self.variant.powers}
         names = m.shown_quoted  # province id -> '"StP"', per map
         owners = self.centres
@@ -274,11 +280,11 @@ class Position:
     def _dislodged_text(self, m: Map, quoted: dict[str, str]) -> str:
         """The text of ``_encode(self._dislodged_json(m))``, from json_text's per-map memos (most
         positions the batch writes are retreat phases)."""
-        texts, names = m.units_quoted, m.shown_quoted
+        names = m.shown_quoted
         lists: dict[str, list[str]] = {}
         for d in sorted(self.dislodged.values(), key=_unit_loc_of):
             u = d.unit
-            unit = texts.get((u.kind, u.loc)) or texts.setdefault((u.kind, u.loc), _quote(u.text(m)))
+            unit = _unit_quoted(u, m)
             src = d.attacker_from
             src_text = (names.get(src) or names.setdefault(src, _quote(m.display(src)))) if src else "null"
             retreats = ", ".join([names.get(r) or names.setdefault(r, _quote(m.display(r))) for r in d.retreats])
@@ -307,6 +313,17 @@ def _quoted_powers(variant: Variant) -> dict[str, str]:
     if quoted is None:
         quoted = variant.__dict__["_quoted_powers"] = {p: _quote(p) for p in variant.powers}
     return quoted
+
+
+def _unit_quoted(u: Unit, m: Map) -> str:
+    """A unit's text as JSON ('"F StP/sc"'), kept per map."""
+    of_kind = m.units_quoted.get(u.kind)
+    if of_kind is None:
+        of_kind = m.units_quoted[u.kind] = {}
+    text = of_kind.get(u.loc)
+    if text is None:
+        text = of_kind[u.loc] = _quote(u.text(m))
+    return text
 
 
 def _lists_text(lists: dict[str, list[str]], quoted: dict[str, str]) -> str:

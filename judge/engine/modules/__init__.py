@@ -93,7 +93,7 @@ def apply_map_change(pos: Position, change, rules: dict[str, Any], events: list[
             continue
         locs = new_map.unit_locs(kind, province_of(u.loc))
         if kind == "F" and locs:
-            u.loc = locs[0]
+            pos.units[p] = Unit(u.power, u.kind, locs[0])  # a new unit: positions share theirs
             continue
         del pos.units[p]
         events.append(f"{u.power}: {u.kind} {p} removed ({'drowned' if kind == 'A' else 'stranded'})")
