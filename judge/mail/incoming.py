@@ -15,13 +15,13 @@ from email import errors, policy
 from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.policy import EmailPolicy
 from email.message import EmailMessage
-from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
 from typing import Any
 
 from judge.game.outbox import CONTROL, MSG_ID, thread_ids
 from judge.game.addresses import canonical_address
+from judge.mail.feedparse import parse_bytes
 from judge.mail.newtext import Ignored, header_block, new_text, one_quote_note, strip_invisible
 from judge.mail.textbounce import text_bounce_failures
 
@@ -132,7 +132,7 @@ def _too_deep(raw: bytes) -> IncomingMail:
     """A message nested deeper than can be read: kept whole (set aside) and its sender told. Its
     sender and ids are read from the top header block alone, which never recurses."""
     try:
-        head: EmailMessage = BytesParser(policy=_READ_POLICY).parsebytes(raw, headersonly=True)  # type: ignore[assignment]
+        head: EmailMessage = parse_bytes(raw, _READ_POLICY, headersonly=True)  # type: ignore[assignment]
         mail = _parse_head(head, raw)
     except Exception:
         mail = IncomingMail(message_id=_synthetic_id(raw))
@@ -158,7 +158,7 @@ def _synthetic_id(raw: bytes) -> str:
 
 
 def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
-    msg: EmailMessage = BytesParser(policy=_READ_POLICY).parsebytes(raw)  # type: ignore[assignment]
+    msg: EmailMessage = parse_bytes(raw, _READ_POLICY)  # type: ignore[assignment]
     mail = _parse_head(msg, raw)
     mail.ignore = ignore_reason(msg, mail.sender, our_address, loop_header)
     if _depth(msg) > MAX_MIME_DEPTH:
