@@ -1,13 +1,16 @@
 """What reading a mail remembers: the content type and parameters a message keeps with its header
-index (made afresh when its fields change, never shared between messages)."""
+index (made afresh when its fields change, never shared between messages), and the lines known
+to be no command (a command line, which may hold a password, is never kept)."""
 
 from __future__ import annotations
 
 from email.message import EmailMessage
 
 import client_mails as cm
+from judge.mail import language
 from judge.mail.feedparse import parse_bytes
 from judge.mail.incoming import _READ_POLICY, _ReadMessage
+from judge.mail.language import _match_keyword, match_keyword
 
 
 def _read(raw: bytes) -> _ReadMessage:
@@ -57,3 +60,19 @@ def test_params_handed_out_are_copies() -> None:
     params = msg.get_params(unquote=False)
     params.clear()
     assert msg.get_params(unquote=False) == [("text/plain", ""), ("charset", '"utf-8"')]
+
+
+def test_match_keyword_remembers_only_lines_that_are_no_command() -> None:
+    lines = ["SIGNON Atg secretpw", "signon Atg pw2", "Hello judge, please sign me up.", "HELLO Atg pw",
+             "A Vie - Gal", "ENDPRESS.", "If you agree, ...", "IF Austria A Vie - Gal", "", "   ", "PRESS TO F",
+             "Login: Atg pw3", "x" * 300]
+    for line in lines * 2:
+        assert match_keyword(line) == _match_keyword(line)
+    kept = set(language._NOT_COMMANDS)
+    assert "A Vie - Gal" in kept and "Hello judge, please sign me up." in kept
+    assert not any("pw" in line for line in kept)  # a command line (a password in it) is never kept
+    assert "x" * 300 not in kept  # nor a long line
+    found = match_keyword("PRESS TO F")
+    assert found is not None
+    found[1].append("changed")
+    assert match_keyword("PRESS TO F") == ("PRESS", ["TO", "F"])
