@@ -172,7 +172,7 @@ def qp_body(body: str) -> str:
 def _text_part(subtype: str, text: str) -> str:
     """A text part: 7bit when it is short-lined ASCII, else quoted-printable (UTF-8)."""
     lines = text.splitlines()
-    if text.isascii() and all(len(line) <= 78 for line in lines):
+    if text.isascii() and max(map(len, lines), default=0) <= 78:
         cte, body = "7bit", CRLF.join(lines) + CRLF
     else:  # as the stdlib does it: the UTF-8 bytes, one character each, for quoprimime
         raw = ("\n".join(lines) + "\n").encode("utf-8").decode("latin-1")

@@ -15,13 +15,13 @@ from email import errors, policy
 from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.policy import EmailPolicy
 from email.message import EmailMessage
-from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
 from typing import Any
 
 from judge.game.outbox import CONTROL, MSG_ID, thread_ids
 from judge.game.addresses import canonical_address
+from judge.mail.feedparse import parse_bytes
 from judge.mail.newtext import Ignored, header_block, new_text, one_quote_note, strip_invisible
 from judge.mail.textbounce import text_bounce_failures
 
@@ -89,30 +89,55 @@ class _ReadMessage(EmailMessage):
     header block instead of walking it: the stdlib's own get_content_type, get_param, get_body
     ... ask for Content-Type a dozen times a mail, each a walk of its twenty-odd fields. The
     index (the first field of each name, as ``get`` finds) is made afresh whenever the fields
-    change: a new list or another length, or a field replaced in place."""
+    change: a new list or another length, or a field replaced in place. The content type and a
+    field's parameters (asked for as often, each a parse) are kept with the index, so they are
+    made afresh with it: one message's, never shared."""
 
-    _index: tuple[list[Any], int, dict[str, tuple[str, str]]] | None = None
+    _index: tuple[list[Any], int, dict[str, tuple[str, str]], dict[Any, Any]] | None = None
 
-    def first_fields(self) -> dict[str, tuple[str, str]]:
+    def _indexed(self) -> tuple[list[Any], int, dict[str, tuple[str, str]], dict[Any, Any]]:
         headers = self._headers  # type: ignore[attr-defined]
         index = self._index
         if index is None or index[0] is not headers or index[1] != len(headers):
             first: dict[str, tuple[str, str]] = {}
             for k, v in headers:
                 first.setdefault(k.lower(), (k, v))
-            index = self._index = (headers, len(headers), first)  # (the list held: its id is not reused)
-        return index[2]
+            index = self._index = (headers, len(headers), first, {})  # (the list held: its id is not reused)
+        return index
+
+    def first_fields(self) -> dict[str, tuple[str, str]]:
+        return self._indexed()[2]
 
     def get(self, name: str, failobj: Any = None) -> Any:
-        found = self.first_fields().get(name.lower())
+        found = self._indexed()[2].get(name.lower())
         return failobj if found is None else self.policy.header_fetch_parse(*found)
 
     def __contains__(self, name: str) -> bool:  # type: ignore[override]
-        return name.lower() in self.first_fields()
+        return name.lower() in self._indexed()[2]
 
     def replace_header(self, _name: str, _value: Any) -> None:
         self._index = None
         super().replace_header(_name, _value)
+
+    def get_content_type(self) -> str:
+        known = self._indexed()[3]
+        key = ("type", self._default_type)  # type: ignore[attr-defined]  # (the parser sets it for digests' parts)
+        ctype = known.get(key)
+        if ctype is None:
+            ctype = known[key] = super().get_content_type()
+        return ctype  # type: ignore[no-any-return]
+
+    def _get_params_preserve(self, failobj: Any, header: str) -> Any:
+        known = self._indexed()[3]
+        key = ("params", header.lower())
+        params = known.get(key)
+        if params is None:
+            missing = object()
+            params = super()._get_params_preserve(missing, header)  # type: ignore[misc]
+            if params is missing:
+                return failobj
+            known[key] = params
+        return list(params)  # a copy: get_params hands it out
 
 
 _READ_POLICY = _ReadPolicy(message_factory=_ReadMessage)
@@ -132,7 +157,7 @@ def _too_deep(raw: bytes) -> IncomingMail:
     """A message nested deeper than can be read: kept whole (set aside) and its sender told. Its
     sender and ids are read from the top header block alone, which never recurses."""
     try:
-        head: EmailMessage = BytesParser(policy=_READ_POLICY).parsebytes(raw, headersonly=True)  # type: ignore[assignment]
+        head: EmailMessage = parse_bytes(raw, _READ_POLICY, headersonly=True)  # type: ignore[assignment]
         mail = _parse_head(head, raw)
     except Exception:
         mail = IncomingMail(message_id=_synthetic_id(raw))
@@ -158,7 +183,7 @@ def _synthetic_id(raw: bytes) -> str:
 
 
 def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
-    msg: EmailMessage = BytesParser(policy=_READ_POLICY).parsebytes(raw)  # type: ignore[assignment]
+    msg: EmailMessage = parse_bytes(raw, _READ_POLICY)  # type: ignore[assignment]
     mail = _parse_head(msg, raw)
     mail.ignore = ignore_reason(msg, mail.sender, our_address, loop_header)
     if _depth(msg) > MAX_MIME_DEPTH:

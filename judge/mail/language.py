@@ -74,6 +74,23 @@ def opens_letter(name: str, args: list[str]) -> bool:
 
 def match_keyword(line: str) -> tuple[str, list[str]] | None:
     """(command, arguments) if the line starts with a command word, else None."""
+    if line in _NOT_COMMANDS:
+        return None
+    found = _match_keyword(line)
+    if found is None and len(line) <= 200:
+        if len(_NOT_COMMANDS) >= 4096:
+            _NOT_COMMANDS.clear()
+        _NOT_COMMANDS[line] = None
+    return found
+
+
+#: lines known to be no command: reading one mail asks this of the same lines in half a dozen
+#: passes, and the judge's own lines recur in every quoted reply. Only lines that are no command
+#: are kept (a command line may hold a password); the answer depends on the text alone.
+_NOT_COMMANDS: dict[str, None] = {}
+
+
+def _match_keyword(line: str) -> tuple[str, list[str]] | None:
     words = line.split()
     if not words:
         return None

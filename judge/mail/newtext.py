@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Callable
 
 from judge.mail.language import match_keyword, opens_letter
 
@@ -657,15 +658,16 @@ def _bare_attribution(lines: list[str], i: int) -> int | None:
 # -- the judge's own mail ---------------------------------------------------------------------------
 
 
-_EITHER: dict[int, re.Pattern[str]] = {}
+def _either(patterns: list[re.Pattern[str]]) -> Callable[[str], re.Match[str] | None]:
+    """Whether one of ``patterns`` matches a line: one alternation, compiled once (a mail may
+    have 50 000 lines), its ``match`` called directly (a line is asked up to five times)."""
+    return re.compile("|".join(f"(?:{p.pattern})" for p in patterns)).match
 
 
-def _any(patterns: list[re.Pattern[str]], line: str) -> bool:
-    """Whether one of ``patterns`` matches: one alternation, compiled once (a mail may have 50 000 lines)."""
-    rx = _EITHER.get(id(patterns))
-    if rx is None:
-        rx = _EITHER[id(patterns)] = re.compile("|".join(f"(?:{p.pattern})" for p in patterns))
-    return rx.match(line) is not None
+_IS_JUDGE_START = _either(_JUDGE_START)
+_IS_JUDGE_END = _either(_JUDGE_END)
+_IS_JUDGE_ANCHOR = _either(_JUDGE_ANCHOR)
+_IS_JUDGE_LINE = _either(_JUDGE_LINE)
 
 
 def _is_title(lines: list[str], i: int) -> bool:
@@ -699,15 +701,15 @@ def _mark_judge_mails(lines: list[str], kind: list[Ignored | None]) -> None:
     # for each line, the next footer, header and line already left out (scanning once, not per header)
     next_end, next_start, next_marked = [n] * (n + 1), [n] * (n + 1), [n] * (n + 1)
     for k in range(n - 1, -1, -1):
-        next_end[k] = k if _any(_JUDGE_END, lines[k]) else next_end[k + 1]
-        next_start[k] = k if _any(_JUDGE_START, lines[k]) else next_start[k + 1]
+        next_end[k] = k if _IS_JUDGE_END(lines[k]) else next_end[k + 1]
+        next_start[k] = k if _IS_JUDGE_START(lines[k]) else next_start[k + 1]
         next_marked[k] = k if kind[k] is not None else next_marked[k + 1]
     i = 0
     while i < n:
-        if kind[i] is None and (_any(_JUDGE_START, lines[i]) or _is_title(lines, i)):
+        if kind[i] is None and (_IS_JUDGE_START(lines[i]) or _is_title(lines, i)):
             end = next_end[i + 1]
             if end < n and end < next_start[i + 1] and end < next_marked[i + 1]:
-                while end + 1 < n and kind[end + 1] is None and _any(_JUDGE_END, lines[end + 1]):
+                while end + 1 < n and kind[end + 1] is None and _IS_JUDGE_END(lines[end + 1]):
                     end += 1  # "1 error encountered." / "Error flag set."
                 first = j = i
                 while j > 0 and kind[j - 1] is None and (not lines[j - 1].strip()
@@ -720,7 +722,7 @@ def _mark_judge_mails(lines: list[str], kind: list[Ignored | None]) -> None:
                 continue
         i += 1
     for end in range(n):
-        if kind[end] is None and _any(_JUDGE_END, lines[end]):
+        if kind[end] is None and _IS_JUDGE_END(lines[end]):
             i = end
             while i > 0 and kind[i - 1] is None and not _players_line(lines[i - 1]):
                 i -= 1
@@ -738,9 +740,9 @@ def _mark_judge_notices(lines: list[str], kind: list[Ignored | None]) -> None:
     i = 0
     while i < n:
         press = kind[i] is None and _PRESS_HEADER.match(lines[i]) is not None
-        if kind[i] is None and (press or _any(_JUDGE_START, lines[i])):
+        if kind[i] is None and (press or _IS_JUDGE_START(lines[i])):
             j = i + 1
-            while j < n and kind[j] is None and not _any(_JUDGE_START, lines[j]) and not _players_line(
+            while j < n and kind[j] is None and not _IS_JUDGE_START(lines[j]) and not _players_line(
                     lines[j], commands_only=press):  # a letter may hold anything but a command
                 j += 1
             last = max(k for k in range(i, j) if lines[k].strip())
@@ -751,8 +753,8 @@ def _mark_judge_notices(lines: list[str], kind: list[Ignored | None]) -> None:
 
     def judgy(k: int) -> bool:
         # (the anchors include every start line: no need to ask for _JUDGE_START apart)
-        return kind[k] is None and (not lines[k].strip() or _any(_JUDGE_ANCHOR, lines[k])
-                                    or _any(_JUDGE_LINE, lines[k]) or _is_title(lines, k))
+        return kind[k] is None and (not lines[k].strip() or _IS_JUDGE_ANCHOR(lines[k]) is not None
+                                    or _IS_JUDGE_LINE(lines[k]) is not None or _is_title(lines, k))
 
     i = 0
     while i < n:
@@ -763,7 +765,7 @@ def _mark_judge_notices(lines: list[str], kind: list[Ignored | None]) -> None:
         while j < n and judgy(j):
             j += 1
         run = [k for k in range(i, j) if lines[k].strip()]
-        anchors = [k for k in run if _any(_JUDGE_ANCHOR, lines[k]) or _is_title(lines, k)]
+        anchors = [k for k in run if _IS_JUDGE_ANCHOR(lines[k]) or _is_title(lines, k)]
         if anchors:  # from the first anchor on (the judge's mails start with one), and the echo above it
             first = anchors[0]
             while first > i and (not lines[first - 1].strip() or lines[first - 1].lstrip().startswith(">")):
@@ -779,7 +781,7 @@ _ORDER_SHAPED = re.compile(r"^(((a|f|army|fleet)\s+)?\S+(\s+\S+){0,3}\s+(-|->|h|
 def _players_line(line: str, commands_only: bool = False) -> bool:
     """A line that ends a judge's notice pasted above the player's text: a command or an order
     written at the start of the line (the judge indents its examples) that the judge never writes."""
-    if not line or line[0].isspace() or _any(_JUDGE_ANCHOR, line) or _any(_JUDGE_LINE, line):
+    if not line or line[0].isspace() or _IS_JUDGE_ANCHOR(line) or _IS_JUDGE_LINE(line):
         return False
     if match_keyword(line.strip()) is not None:
         return True
