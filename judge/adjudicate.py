@@ -41,7 +41,9 @@ def _phase_text(variant: str | Variant, position: dict[str, Any], orders: str, o
     parsed, result, m = _adjudicated(variant, position, orders, options)
     q = _quote
     entries = _entries_text(_entries(parsed, result))
-    rest = "".join([f", {q(k)}: {_encode(v)}" for k, v in _outcome(result, m).items()])
+    rest = ""
+    if result.victory or result.events or result.destroyed:  # (most phases have none of them)
+        rest = "".join([f", {q(k)}: {_encode(v)}" for k, v in _outcome(result, m).items()])
     return (f'{{"phase": {q(str(result.phase))}, "orders": [{entries}], "next": {result.next.json_text()}{rest}, '
             f'"id": {_id_text(case_id)}}}')
 
@@ -98,7 +100,8 @@ def _adjudicated(variant: str | Variant, position: dict[str, Any], orders: str, 
         v = variant if isinstance(variant, Variant) else load_variant(variant)
     except VariantError as exc:
         raise InputError(str(exc)) from None
-    if position.get("variant") and str(position["variant"]).lower() != v.name.lower():
+    named = position.get("variant")
+    if named and named != v.name and str(named).lower() != v.name.lower():
         raise InputError(f"the position is for variant {position['variant']!r}, not {v.name!r}")
     try:
         rules, v = _game_rules(v, options)

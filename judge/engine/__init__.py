@@ -50,7 +50,8 @@ def resolver_class(rules: dict[str, Any]) -> type[MovementResolver]:
 def adjudicate(pos: Position, orders: list[Order], rules: dict[str, Any] | None = None) -> PhaseResult:
     """Adjudicate the phase ``pos`` is in with ``orders``; return results and the next position."""
     rules = rules if rules is not None else pos.variant.rules
-    pos = modules.at_phase_start(pos, rules)
+    if rules.get("modules"):  # (the modules' hooks are asked only where a game plays some)
+        pos = modules.at_phase_start(pos, rules)
     kind = pos.phase.kind
     events: list[str] = []
     if kind == "movement":
@@ -93,6 +94,7 @@ def advance(after: Position, rules: dict[str, Any], events: list[str]) -> tuple[
     pos = after
     phase = after.phase
     victory = None
+    hooks = bool(rules.get("modules"))  # (the modules' hooks are asked only where a game plays some)
     for _ in range(64):  # a calendar year can hold at most a few dozen phases
         for change in variant.changes_after(phase):
             modules.apply_map_change(pos, change, rules, events)
@@ -108,10 +110,11 @@ def advance(after: Position, rules: dict[str, Any], events: list[str]) -> tuple[
             victory = check_victory(pos, rules) or victory
             if victory and victory.get("final"):
                 return pos, victory
-            if adjustments_due(pos) or modules.adjustment_needed(pos, rules):
+            if adjustments_due(pos) or (hooks and modules.adjustment_needed(pos, rules)):
                 return pos, victory
             continue
-        victory = modules.check_end(pos, rules) or victory
+        if hooks:
+            victory = modules.check_end(pos, rules) or victory
         return pos, victory
     raise RuntimeError(f"calendar of {variant.name} has no movement phase")
 
@@ -137,14 +140,15 @@ def check_victory(pos: Position, rules: dict[str, Any]) -> dict[str, Any] | None
     """Victory per the variant: one power alone, or an alliance where the variant allows it."""
     v = pos.variant.victory
     counts: dict[str, int] = {}
-    for c, p in pos.centres.items():
+    for p in pos.centres.values():
         counts[p] = counts.get(p, 0) + 1
     need = int(v.get("centres", 0) or 0)
-    leaders = sorted(counts.items(), key=lambda kv: -kv[1])
-    if need and leaders and leaders[0][1] >= need:
-        if len(leaders) == 1 or leaders[1][1] < leaders[0][1]:
-            return {"winner": [leaders[0][0]], "kind": "solo", "centres": leaders[0][1], "final": True}
-    return modules.check_victory(pos, counts, rules)
+    if need and counts:
+        most = max(counts.values())
+        if most >= need and list(counts.values()).count(most) == 1:  # one power alone has the most
+            leader = next(p for p, n in counts.items() if n == most)
+            return {"winner": [leader], "kind": "solo", "centres": most, "final": True}
+    return modules.check_victory(pos, counts, rules) if rules.get("modules") else None
 
 
 __all__ = ["adjudicate", "advance", "read_position", "PhaseResult", "Position", "Unit", "Dislodged", "Order", "OrderResult"]

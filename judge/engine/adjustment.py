@@ -20,8 +20,9 @@ def adjustments_due(pos: Position) -> dict[str, int]:
     """Power -> builds (positive) or removals (negative) due."""
     diff = dict.fromkeys(pos.variant.powers, 0)  # one pass over the board, not one a power
     for u in pos.units.values():
-        if u.power in diff:
-            diff[u.power] -= unit_count(u)
+        p = u.power
+        if p in diff:
+            diff[p] -= 2 if u.kind == "A/F" else 1  # (unit_count, without a call a unit)
     for p in pos.centres.values():
         if p in diff:
             diff[p] += 1
