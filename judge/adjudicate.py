@@ -180,13 +180,6 @@ def _game_rules(v: Variant, options: dict[str, Any] | None) -> tuple[dict[str, A
     return dict(memo[1]), memo[2]
 
 
-def result_encoder() -> Callable[[dict[str, Any]], str]:
-    """The JSON writer of a batch's lines: the text of ``json.dumps(res, ensure_ascii=False)``,
-    without the check for circular data (results are fresh trees built from parsed JSON, never
-    circular)."""
-    return _encode
-
-
 def write_batch(lines: Iterable[str], write: Callable[[str], Any]) -> None:
     """``--batch``: each case's result as one line of JSON, through ``write``: the text of
     :func:`run_batch`'s dicts, written without building them."""
