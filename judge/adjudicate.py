@@ -81,6 +81,8 @@ def _entry_text(power: str, text: str, res: str, reason: str, default: bool) -> 
     tail = _tails.get((res, reason, default)) or _tails.setdefault(
         (res, reason, default), f', "result": {q(res)}, "reason": {q(reason)}{_DEFAULT_TRUE if default else "}"}')
     return f"{head}{quoted}{tail}"
+
+
 #: the JSON text of a string and of any value, as ``json.dumps(value, ensure_ascii=False)`` writes them
 _quote = encode_basestring
 _encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
