@@ -62,7 +62,8 @@ def test_params_handed_out_are_copies() -> None:
     assert msg.get_params(unquote=False) == [("text/plain", ""), ("charset", '"utf-8"')]
 
 
-def test_match_keyword_remembers_only_lines_that_are_no_command() -> None:
+def test_match_keyword_remembers_only_lines_that_are_no_command(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(language, "_NOT_COMMANDS", {})  # what this test's lines leave, apart from other tests'
     lines = ["SIGNON Atg secretpw", "signon Atg pw2", "Hello judge, please sign me up.", "HELLO Atg pw",
              "A Vie - Gal", "ENDPRESS.", "If you agree, ...", "IF Austria A Vie - Gal", "", "   ", "PRESS TO F",
              "Login: Atg pw3", "x" * 300]
@@ -71,6 +72,7 @@ def test_match_keyword_remembers_only_lines_that_are_no_command() -> None:
     kept = set(language._NOT_COMMANDS)
     assert "A Vie - Gal" in kept and "Hello judge, please sign me up." in kept
     assert not any("pw" in line for line in kept)  # a command line (a password in it) is never kept
+    assert kept == {line for line in lines if len(line) <= 200 and _match_keyword(line) is None}
     assert "x" * 300 not in kept  # nor a long line
     found = match_keyword("PRESS TO F")
     assert found is not None

@@ -622,8 +622,10 @@ def _next_nonblank(lines: list[str]) -> list[int]:
 
 def _mark_quotes(lines: list[str], kind: list[Ignored | None]) -> None:
     """``>`` quotes anywhere (bottom-posting keeps the text after them), each with its attribution."""
-    nxt = _next_nonblank(lines)
     quoted = [line.lstrip().startswith(">") for line in lines] + [False]
+    if not any(q and k is None for q, k in zip(quoted, kind)):
+        return  # a block is marked only above a quoted line still unmarked: none, so nothing to look for
+    nxt = _next_nonblank(lines)
     i = 0
     while i < len(lines):
         if kind[i] is not None:
