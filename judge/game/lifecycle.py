@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from judge.engine import adjudicate
-from judge.engine.position import Position, Unit
+from judge.engine.position import Position
 from judge.rules import RuleError, check_rule, merge_rules
 from judge.orders import parse_orders
 from judge.render import describe, lateness
@@ -436,13 +436,9 @@ def _parsed_position(ph: PhaseRow) -> Position:
 
 
 def _own_copy(pos: Position) -> Position:
-    """A copy sharing nothing changeable with ``pos``: units too (the engine moves some in place)."""
-    def unit(u: Unit) -> Unit:
-        return Unit(u.power, u.kind, u.loc)
-
-    return Position(pos.variant, pos.phase, {p: unit(u) for p, u in pos.units.items()}, dict(pos.centres),
-                    {p: dataclasses.replace(d, unit=unit(d.unit)) for p, d in pos.dislodged.items()},
-                    copy.deepcopy(pos.extra))
+    """A copy sharing nothing changeable with ``pos`` (units are never changed once made: shared)."""
+    return Position(pos.variant, pos.phase, dict(pos.units), dict(pos.centres),
+                    {p: dataclasses.replace(d) for p, d in pos.dislodged.items()}, copy.deepcopy(pos.extra))
 
 
 def _phase(row: Any, v: Variant) -> PhaseRow:
