@@ -21,13 +21,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import client_mails as cm
 from judge.mail.handler import echo_line
 from judge.mail.language import parse_commands
-from judge.mail.newtext import new_text
+from judge.mail.newtext import new_text, one_quote_note
 from judge.orders.lexer import order_lines
 from test_service_helpers import JUDGE, Mail, Table
 
@@ -51,10 +51,10 @@ def _flat(s: str) -> str:
 def assert_every_line_answered(body: str, reply: str) -> None:
     """Each line of the new text is in the reply: a command or an order echoed ("> line", a
     password hidden), a block left out named in a note; lines after an error that stops the
-    mail are named as not read."""
+    mail are named as not read. (Quoted blocks are named in one note, as the reply does.)"""
     text, ignored = new_text(body)
     flat = _flat(reply)
-    for b in ignored:
+    for b in one_quote_note(ignored):
         assert _flat(b.describe()) in flat, (b.describe(), reply)
     cmds = parse_commands(text)
     for k, cmd in enumerate(cmds):
@@ -365,6 +365,10 @@ def _shared_game() -> tuple[Table, str]:
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lines=_mails())
+@example(lines=[("{signon}", "", 0), ("", "", 0),  # two quoted blocks: one note, "in 2 places"
+                ("вт, 24 нояб. 2026 г. в 10:00, The Judge <judge@example.test>:", "", 0), ("> F Lon - Eng", "", 0),
+                ("F Lon - Nth", "", 0), ("", "", 0),
+                ("вт, 24 нояб. 2026 г. в 10:00, The Judge <judge@example.test>:", "", 0), ("> F Lon - Eng", "", 0)])
 def test_every_line_of_a_generated_mail_is_answered(lines: list[tuple[str, str, int]]) -> None:
     t, addr = _shared_game()
     written = []
