@@ -5,7 +5,7 @@ reads and answers every mail as before:
     (change)  python bench/receive_outbox.py > after.txt && diff before.txt after.txt
 
 Message-IDs, dates and MIME boundaries (random or clock-made) are replaced by placeholders; every
-other byte of every message the workload queues is printed, with each mail's status and\nits ``inbox`` row.
+other byte of every message the workload queues is printed, with each mail's status.
 ``--corpus DIR`` prints instead how each ``*.eml`` file in DIR is read (``parse_message``'s
 result, field by field): for hostile and odd mails kept from the tests.
 """
@@ -54,10 +54,6 @@ def outbox(mails: int, shapes: str) -> None:
             sys.stdout.write(f"=== {row['recipients']} {row['kind']}\n")
             sys.stdout.buffer.write(normalised(bytes(row["message"])) + b"\n")
             sys.stdout.flush()
-        for row in t.judge.store.all("SELECT message_id, sender, subject, received, source, status, detail, raw, "
-                                     "body_hash, replied, answered_to FROM inbox WHERE source LIKE 'bench:%' "
-                                     "ORDER BY id"):
-            sys.stdout.write(f"inbox {tuple(row)}\n")
         t.close()
 
 

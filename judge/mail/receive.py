@@ -88,18 +88,15 @@ class Judge:
                 status = "ignored" if mail.ignore else "handled"
                 values = dict(sender=mail.sender, subject=mail.subject[:500], received=iso(now), source=source,
                               status=status, detail=mail.ignore or mail.error or "", raw=None, body_hash=digest)
-
-                def record(**more: Any) -> None:
-                    if row is None:
-                        st.insert("inbox", message_id=mail.message_id, **{**values, **more})
-                    else:
-                        st.update("inbox", row["id"], **{**values, **more})
-
+                if row is None:
+                    row_id = st.insert("inbox", message_id=mail.message_id, **values)
+                else:
+                    row_id = row["id"]
+                    st.update("inbox", row_id, **values)
                 ctx = Ctx(st, self.cfg, now)
+                if mail.bounced:
+                    self._bounced(ctx, mail)
                 if mail.ignore:
-                    record()
-                    if mail.bounced:
-                        self._bounced(ctx, mail)
                     log.info("ignored %s from %s: %s", mail.message_id, mail.sender, mail.ignore)
                     return f"ignored: {mail.ignore}"
                 # mail loops with responders that set no headers: acted on, but not answered unless
@@ -117,14 +114,10 @@ class Judge:
                         f"not answered: the same text {self.cfg.same_body_limit} times in a row within the last "
                         f"{abuse.spell(self.cfg.same_body_window)}")
                 h.run()
-                # the row is written once, with how it was answered (nothing in handling a mail
-                # reads its own inbox row; the savepoint holds both, so a failure leaves neither)
                 if h.replied:  # 1: counts towards the quota; 2: signed on, a person
-                    record(replied=2 if h.signed_on else 1, answered_to=h.answered_to)
+                    st.update("inbox", row_id, replied=2 if h.signed_on else 1, answered_to=h.answered_to)
                 elif h.hold_reply:
-                    record(detail=h.hold_reply)
-                else:
-                    record()
+                    st.update("inbox", row_id, detail=h.hold_reply)
             return "handled"
         except TRANSIENT:
             raise
