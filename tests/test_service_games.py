@@ -191,6 +191,17 @@ def test_results_are_the_zine_report_kept_for_history(table: Table) -> None:
     assert kept[0]["text"].split("\n", 1)[0] in table.reply_to("someone@example.test", out).body
 
 
+def test_the_masters_orders_that_complete_a_phase_are_marked_in_its_results(table: Table) -> None:
+    """The master's mail (BECOME) brings the last orders in: the phase is processed while that
+    mail is handled, and the results still say which orders were the master's."""
+    table.start_game()
+    hold_all(table, skip=("England",))
+    assert not [m for m in table.mails if "S1901M Results" in m.subject]
+    table.send(MASTER, "SIGNON Mtg masterpw\nBECOME England\nF Lon - Nth\nF Edi - Nwg\nA Lvp - Yor")
+    res = [m for m in table.mails if "S1901M Results" in m.subject]
+    assert res and "GM F Lon - Nth" in flat(res[0].body) and "GM A Par" not in res[0].body
+
+
 def test_late_powers_read_in_one_query_agree_with_each_powers_orders(table: Table) -> None:
     """Who is late is read with every power's orders in one query: it must agree with each
     power's orders read alone, replaced and partial order sets included, and the order status
