@@ -377,8 +377,16 @@ class MovementResolver:
                 result_slot[prov] = slot
             else:
                 take(executed, slot, results)
-            r = results[slot] = new_result(OrderResult)  # OrderResult(...), its fields set here (see _RESULT_FIELDS)
-            r.order, r.power, r._text, r.result, r.reason, r.default, r.map = executed, power, None, "", "", False, m
+            # OrderResult(...), its fields set here (see _RESULT_FIELDS); one store a field: seven
+            # stored at once would go through a tuple made and freed for it
+            r = results[slot] = new_result(OrderResult)
+            r.order = executed
+            r.power = power
+            r._text = None
+            r.result = ""
+            r.reason = ""
+            r.default = False
+            r.map = m
         own_settle = "settle" in kept and not side
         if not own_settle:
             self.settle(side, results)
@@ -1171,7 +1179,10 @@ class MovementResolver:
                     stranded.append((u, loc))
                     continue
                 moving = new_unit(Unit)  # Unit(u.power, u.kind, loc), its slots set here (see _UNIT_SLOTS)
-                moving.power, moving.kind, moving.loc, moving.prov = u.power, u.kind, loc, PROV[loc]
+                moving.power = u.power  # (one store a field: no tuple made for four)
+                moving.kind = u.kind
+                moving.loc = loc
+                moving.prov = PROV[loc]
                 new_units[moving.prov] = moving
                 continue
             movers = into.get(p)  # (most units are attacked by no move: no dict of arrivals is built)
