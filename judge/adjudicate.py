@@ -54,7 +54,9 @@ _DEFAULT_TRUE = ', "default": true}'  # the end of an order's entry given by the
 # Kept per process and emptied when one holds _PIECES_MAX (order texts can be any text).
 _heads: dict[str, str] = {}  # power -> '{"power": "England", "order": '
 _texts: dict[str, str] = {}  # order text -> '"A Bud - Ser"'
-_tails: dict[tuple[str, str, bool], str] = {}  # (result, reason, default) -> ', "result": ..., "reason": ...}'
+# default -> result -> reason -> ', "result": ..., "reason": ...}' (three look-ups with keys at hand
+# cost less than a key tuple made, hashed and compared for each entry)
+_tails: dict[bool, dict[str, dict[str, str]]] = {}
 _PIECES_MAX = 8192
 
 
@@ -65,7 +67,7 @@ def _entries_text(entries: list[tuple[str, str, str, str, bool]]) -> str:
     put = out.append
     for power, text, res, reason, default in entries:
         try:
-            put(f"{heads[power]}{texts[text]}{tails[res, reason, default]}")
+            put(f"{heads[power]}{texts[text]}{tails[default][res][reason]}")
         except KeyError:  # a piece not written before
             put(_entry_text(power, text, res, reason, default))
     return ", ".join(out)
@@ -73,13 +75,15 @@ def _entries_text(entries: list[tuple[str, str, str, str, bool]]) -> str:
 
 def _entry_text(power: str, text: str, res: str, reason: str, default: bool) -> str:
     q = _quote
-    for memo in (_heads, _texts, _tails):
+    by_result = _tails.get(default) or _tails.setdefault(default, {})  # (results are the engine's few)
+    by_reason = by_result.get(res) or by_result.setdefault(res, {})
+    for memo in (_heads, _texts, by_reason):
         if len(memo) >= _PIECES_MAX:
             memo.clear()
     head = _heads.get(power) or _heads.setdefault(power, f'{{"power": {q(power)}, "order": ')
     quoted = _texts.get(text) or _texts.setdefault(text, q(text))
-    tail = _tails.get((res, reason, default)) or _tails.setdefault(
-        (res, reason, default), f', "result": {q(res)}, "reason": {q(reason)}{_DEFAULT_TRUE if default else "}"}')
+    tail = by_reason.get(reason) or by_reason.setdefault(
+        reason, f', "result": {q(res)}, "reason": {q(reason)}{_DEFAULT_TRUE if default else "}"}')
     return f"{head}{quoted}{tail}"
 
 
