@@ -50,6 +50,9 @@ def _batch(path: str) -> int:
     try:
         with open(path, encoding="utf-8") as fh:
             write_batch(_collected_after_first(fh), sys.stdout.write)
+        # what is left (the memos the run grew, no cycles of its own) only waits for the exit:
+        # frozen, the interpreter's collections as it shuts down do not walk it
+        gc.freeze()
     except (EOFError, KeyboardInterrupt):
         print(file=sys.stderr)
         print("Aborted!", file=sys.stderr)
