@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from itertools import count
 from operator import attrgetter
-from typing import Iterable, Sequence
+from typing import Collection, Iterable, Sequence
 
 from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Support
 from judge.engine import retreat
@@ -670,14 +670,16 @@ class MovementResolver:
         decisions and give the same answer, with no dependency recorded; so every other decision
         is the same. A move waits for the move out of its province: the sweeps go on while one
         decides something."""
-        pending = list(self.into.items())
+        # the first sweep reads the dict's items as they are (no list of pairs made for it); ``into``
+        # does not change while the sweeps run
+        pending: Collection[tuple[str, list[int]]] = self.into.items()
         while pending:
             waiting = self._lone_moves_sweep(pending)
             if len(waiting) == len(pending):
                 break
             pending = waiting
 
-    def _lone_moves_sweep(self, pending: list[tuple[str, list[int]]]) -> list[tuple[str, list[int]]]:
+    def _lone_moves_sweep(self, pending: Iterable[tuple[str, list[int]]]) -> list[tuple[str, list[int]]]:
         """One sweep of ``_lone_moves``; returns the provinces whose unit's move is not decided yet
         (a later sweep may decide them once it is)."""
         state, res, code, idx_of, supports = self.state, self.res, self.code, self.idx_of, self.supports
