@@ -11,8 +11,10 @@ from json.encoder import encode_basestring
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from judge.engine import PhaseResult, adjudicate, modules, read_position
+from judge.engine.orders import Order, OrderResult
 from judge.orders import parse_orders
 from judge.orders.lexer import order_lines
+from judge.orders.parsed import ParsedLine
 from judge.engine.position import Position, PositionError
 from judge.rules import RuleError, merge_rules
 from judge.variant import Map, Variant, VariantError, load_variant
@@ -40,7 +42,7 @@ def _phase_text(variant: str | Variant, position: dict[str, Any], orders: str, o
     the output; the encoder's pass over dicts built only for it was a sixth of a phase)."""
     parsed, result, m = _adjudicated(variant, position, orders, options)
     q = _quote
-    entries = _entries_text(_entries(parsed, result))
+    entries = _entries_text(parsed, result)
     rest = ""
     if result.victory or result.events or result.destroyed:  # (most phases have none of them)
         rest = "".join([f", {q(k)}: {_encode(v)}" for k, v in _outcome(result, m).items()])
@@ -54,32 +56,50 @@ _DEFAULT_TRUE = ', "default": true}'  # the end of an order's entry given by the
 # Kept per process and emptied when one holds _PIECES_MAX (order texts can be any text).
 _heads: dict[str, str] = {}  # power -> '{"power": "England", "order": '
 _texts: dict[str, str] = {}  # order text -> '"A Bud - Ser"'
-_tails: dict[tuple[str, str, bool], str] = {}  # (result, reason, default) -> ', "result": ..., "reason": ...}'
+# default -> result -> reason -> ', "result": ..., "reason": ...}' (three look-ups with keys at hand
+# cost less than a key tuple made, hashed and compared for each entry)
+_tails: dict[bool, dict[str, dict[str, str]]] = {}
 _PIECES_MAX = 8192
 
 
-def _entries_text(entries: list[tuple[str, str, str, str, bool]]) -> str:
-    """The text of "orders": each entry as ``json.dumps(_entry_json(*entry), ensure_ascii=False)``."""
+def _entries_text(parsed: list, result: PhaseResult) -> str:
+    """The text of "orders": each of ``_entries(parsed, result)`` as ``json.dumps(_entry_json(*entry),
+    ensure_ascii=False)``, written from the lines and results themselves (no tuple an entry)."""
     heads, texts, tails = _heads, _texts, _tails
     out: list[str] = []
     put = out.append
-    for power, text, res, reason, default in entries:
+    engine_results = iter(result.results)
+    take = engine_results.__next__
+    for p in parsed:
+        order = p.order
+        if order is None:
+            if not getattr(p, "note", ""):  # (a comment or a remark: no order)
+                put(_entry_text(p.power or "", p.line, "invalid", p.error, False))
+            continue
+        r = take()
+        text = r._text
+        if text is None:  # (_result_text inline: most entries)
+            text = r._text = p.written if r.order is order and p.written is not None else r.text
         try:
-            put(f"{heads[power]}{texts[text]}{tails[res, reason, default]}")
+            put(f"{heads[r.power]}{texts[text]}{tails[r.default][r.result][r.reason]}")
         except KeyError:  # a piece not written before
-            put(_entry_text(power, text, res, reason, default))
+            put(_entry_text(r.power, text, r.result, r.reason, r.default))
+    for r in engine_results:
+        put(_entry_text(r.power, r.text, r.result, r.reason, r.default))
     return ", ".join(out)
 
 
 def _entry_text(power: str, text: str, res: str, reason: str, default: bool) -> str:
     q = _quote
-    for memo in (_heads, _texts, _tails):
+    by_result = _tails.get(default) or _tails.setdefault(default, {})  # (results are the engine's few)
+    by_reason = by_result.get(res) or by_result.setdefault(res, {})
+    for memo in (_heads, _texts, by_reason):
         if len(memo) >= _PIECES_MAX:
             memo.clear()
     head = _heads.get(power) or _heads.setdefault(power, f'{{"power": {q(power)}, "order": ')
     quoted = _texts.get(text) or _texts.setdefault(text, q(text))
-    tail = _tails.get((res, reason, default)) or _tails.setdefault(
-        (res, reason, default), f', "result": {q(res)}, "reason": {q(reason)}{_DEFAULT_TRUE if default else "}"}')
+    tail = by_reason.get(reason) or by_reason.setdefault(
+        reason, f', "result": {q(res)}, "reason": {q(reason)}{_DEFAULT_TRUE if default else "}"}')
     return f"{head}{quoted}{tail}"
 
 
@@ -135,15 +155,20 @@ def _entries(parsed: list, result: PhaseResult) -> list[tuple[str, str, str, str
                 put((p.power or "", p.line, "invalid", p.error, False))
             continue
         r = take()
-        text = r._text
-        if text is None:
-            if r.order is order and p.written is not None:
-                text = r._text = p.written  # the order as read, unchanged: its canonical text is the line's
-            else:
-                text = r.text
-        put((r.power, text, r.result, r.reason, r.default))
+        put((r.power, _result_text(r, p, order), r.result, r.reason, r.default))
     out.extend([(r.power, r.text, r.result, r.reason, r.default) for r in engine_results])
     return out
+
+
+def _result_text(r: OrderResult, p: ParsedLine, order: Order) -> str:
+    """The canonical text of ``r``, the result of ``order`` read from the line ``p``."""
+    text = r._text
+    if text is None:
+        if r.order is order and p.written is not None:
+            text = r._text = p.written  # the order as read, unchanged: its canonical text is the line's
+        else:
+            text = r.text
+    return text
 
 
 def _entry_json(power: str, order: str, result: str, reason: str, default: bool) -> dict[str, Any]:

@@ -141,3 +141,24 @@ def test_batch_starts_without_click_and_writes_what_click_writes(tmp_path: Path)
     assert "--batch" in judge("adjudicate", "--help").stdout
     missing = judge("adjudicate", "--batch", str(tmp_path))  # a directory: click's own message
     assert missing.returncode == 2 and "is a directory" in missing.stderr
+
+
+def test_batch_collector_off_for_the_first_case_only():
+    """The batch file's lines are handed out with the collector off until the first case is done
+    (what it built is frozen then), and on for every later one; none is lost or repeated."""
+    import gc
+
+    from judge.__main__ import _collected_after_first
+
+    was, threshold = gc.isenabled(), gc.get_threshold()
+    seen = []
+    gc.disable()
+    try:
+        for line in _collected_after_first(iter(["a\n", "b\n", "c\n"])):
+            seen.append((line, gc.isenabled()))
+        assert gc.get_threshold()[0] == 10_000
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
+        (gc.enable if was else gc.disable)()
+    assert seen == [("a\n", False), ("b\n", True), ("c\n", True)]

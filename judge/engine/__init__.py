@@ -79,6 +79,8 @@ def destroy_trapped(after: Position) -> list[Dislodged]:
 
 
 def _copy_extra(pos: Position) -> dict[str, Any]:
+    if not pos.extra:  # (most games keep no module state: no comprehension's frame for it)
+        return {}
     return {k: (v.copy() if hasattr(v, "copy") else v) for k, v in pos.extra.items()}
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from itertools import count
 from operator import attrgetter
-from typing import Iterable, Sequence
+from typing import Collection, Iterable, Sequence
 
 from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Support
 from judge.engine import retreat
@@ -377,8 +377,16 @@ class MovementResolver:
                 result_slot[prov] = slot
             else:
                 take(executed, slot, results)
-            r = results[slot] = new_result(OrderResult)  # OrderResult(...), its fields set here (see _RESULT_FIELDS)
-            r.order, r.power, r._text, r.result, r.reason, r.default, r.map = executed, power, None, "", "", False, m
+            # OrderResult(...), its fields set here (see _RESULT_FIELDS); one store a field: seven
+            # stored at once would go through a tuple made and freed for it
+            r = results[slot] = new_result(OrderResult)
+            r.order = executed
+            r.power = power
+            r._text = None
+            r.result = ""
+            r.reason = ""
+            r.default = False
+            r.map = m
         own_settle = "settle" in kept and not side
         if not own_settle:
             self.settle(side, results)
@@ -662,14 +670,16 @@ class MovementResolver:
         decisions and give the same answer, with no dependency recorded; so every other decision
         is the same. A move waits for the move out of its province: the sweeps go on while one
         decides something."""
-        pending = list(self.into.items())
+        # the first sweep reads the dict's items as they are (no list of pairs made for it); ``into``
+        # does not change while the sweeps run
+        pending: Collection[tuple[str, list[int]]] = self.into.items()
         while pending:
             waiting = self._lone_moves_sweep(pending)
             if len(waiting) == len(pending):
                 break
             pending = waiting
 
-    def _lone_moves_sweep(self, pending: list[tuple[str, list[int]]]) -> list[tuple[str, list[int]]]:
+    def _lone_moves_sweep(self, pending: Iterable[tuple[str, list[int]]]) -> list[tuple[str, list[int]]]:
         """One sweep of ``_lone_moves``; returns the provinces whose unit's move is not decided yet
         (a later sweep may decide them once it is)."""
         state, res, code, idx_of, supports = self.state, self.res, self.code, self.idx_of, self.supports
@@ -1171,7 +1181,10 @@ class MovementResolver:
                     stranded.append((u, loc))
                     continue
                 moving = new_unit(Unit)  # Unit(u.power, u.kind, loc), its slots set here (see _UNIT_SLOTS)
-                moving.power, moving.kind, moving.loc, moving.prov = u.power, u.kind, loc, PROV[loc]
+                moving.power = u.power  # (one store a field: no tuple made for four)
+                moving.kind = u.kind
+                moving.loc = loc
+                moving.prov = PROV[loc]
                 new_units[moving.prov] = moving
                 continue
             movers = into.get(p)  # (most units are attacked by no move: no dict of arrivals is built)

@@ -223,7 +223,8 @@ class Position:
                     centres[read[c]] = power
         except (KeyError, TypeError):  # a name not read before (or no string: a list...)
             return None
-        return cls(variant, phase, units, centres, {}, dict(data.get("extra") or {}))
+        extra = data.get("extra")
+        return cls(variant, phase, units, centres, {}, dict(extra) if extra else {})
 
     def to_json(self) -> dict[str, Any]:
         m = self.map
