@@ -101,6 +101,7 @@ def _html_env(directory: str) -> jinja2.Environment:
     env.filters["plural"] = _plural
     env.filters["text_html"] = text_to_html
     env.filters["part"] = part_html
+    env.filters["parts"] = parts_html
     env.globals["css"] = CSS
     return env
 
@@ -344,6 +345,12 @@ def part_html(section: Any) -> Markup:
     if html:
         return Markup(html)
     return text_to_html(str(section))
+
+
+def parts_html(sections: Iterable[Any]) -> Markup:
+    """The pieces of a mail as HTML, one line apart: one filter call a reply, not a template loop
+    (a reply has a dozen sections, most of them blank lines, each a few Jinja calls)."""
+    return Markup("\n".join([part_html(s) if s or getattr(s, "html", None) else "" for s in sections]))
 
 
 def mail_html(subject: str, text: str) -> str:
