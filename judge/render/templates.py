@@ -138,7 +138,12 @@ def _html_template(template_name: str) -> str | None:
 def _template(directory: str, name: str, html: bool = False) -> jinja2.Template:
     # a mail's templates without Jinja's look-up each time (its loader cache is checked per call);
     # the templates ship with the package (auto_reload is off), so a Template once loaded stays
-    return (_html_env if html else _env)(directory).get_template(name)
+    template = (_html_env if html else _env)(directory).get_template(name)
+    # its globals as a plain dict, not Jinja's ChainMap over the environment's: every render copies
+    # them twice (into the context and its key set), a ChainMap key by key in Python. The
+    # environment's globals are all set where it is made, before any template is loaded.
+    template.globals = dict(template.globals)
+    return template
 
 
 # -- rendering -----------------------------------------------------------------------------------
@@ -169,7 +174,7 @@ def render(template_name: str, /, *, width: int = WIDTH, **context: Any) -> tupl
 
 def page(subject: str, content: str) -> str:
     """A whole HTML document around ``content`` (already HTML)."""
-    return _html_env(str(TEMPLATES_DIR)).get_template("_page.html").render(page_title=subject, content=Markup(content))
+    return _template(str(TEMPLATES_DIR), "_page.html", html=True).render(page_title=subject, content=Markup(content))
 
 
 def render_page(template_name: str, /, **context: Any) -> str:
