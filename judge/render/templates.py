@@ -288,7 +288,10 @@ def wrap_text(text: str, width: int = WIDTH) -> str:
     joins become spaces again."""
     out: list[str] = []
     for line in text.split("\n"):
-        out.extend(wrap_line(line, width))
+        if len(line) <= width:  # (wrap_line's own first test: most lines, without the call)
+            out.append(line)
+        else:
+            out.extend(wrap_line(line, width))
     return "\n".join(out).replace(NBSP, " ")
 
 
