@@ -325,12 +325,15 @@ def _supersede_rows(store: Store, rows: list[tuple[int, list[Order]]]) -> None:
     covered: set[str] = set()
     stale: list[int] = []
     for row_id, orders in reversed(rows):
-        if any(not o.is_unit_order for o in orders):
-            continue  # waives fill numbered slots: keep those rows as they are
-        keys = {province_of(o.loc) for o in orders}
-        if keys <= covered:
-            stale.append(row_id)
-        covered |= keys
+        keys: set[str] = set()
+        for o in orders:  # (one loop: this runs for every order mail)
+            if not o.is_unit_order:
+                break  # waives fill numbered slots: keep those rows as they are
+            keys.add(province_of(o.loc))
+        else:
+            if keys <= covered:
+                stale.append(row_id)
+            covered |= keys
     for row_id in stale:
         store.conn.execute("UPDATE orders SET state = 'superseded' WHERE id = ?", (row_id,))
     rows[:] = [r for r in rows if r[0] not in stale]
