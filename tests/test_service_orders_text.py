@@ -128,3 +128,13 @@ def test_the_rest_hold(table: Table):
     assert stored(reply) == ["England: Army Liverpool HOLD.", "England: Fleet Edinburgh HOLD.",
                              "England: Fleet London -> North Sea."]
     assert reply.body.split("\n").count("> F Lon - Nth, rest hold") == 1
+
+
+def test_an_illegal_new_order_is_refused_with_the_engines_reason_and_leaves_the_old_one(table: Table):
+    # (under the core rules the parser's engine verdict is the only check a submission makes)
+    assert stored(england(table, "F Lon - Nth\nA Lvp - Yor")) == ["England: Army Liverpool -> Yorkshire.",
+                                                                    "England: Fleet London -> North Sea."]
+    reply = england(table, "F Lon - Lvp\nA Lvp - Wal")
+    assert "[Error Flag]" in reply.subject
+    assert "*** Error: the fleet in London can't reach Liverpool" in reply.body
+    assert stored(reply) == ["England: Army Liverpool -> Wales.", "England: Fleet London -> North Sea."]

@@ -13,10 +13,11 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from judge.engine import adjudicate
+from judge.engine import adjudicate, resolver_class
 from judge.engine.adjustment import adjustments_due, build_sites
 from judge.engine.modules import read_orders
 from judge.engine.modules.davis1885 import hidden_units
+from judge.engine.movement import MovementResolver
 from judge.engine.orders import ORDER_KINDS, Build, Order, Remove, Waive
 from judge.engine.position import Position
 from judge.orders import parse_orders
@@ -209,6 +210,16 @@ def trial_reasons(pos: Position, orders: list[Order], rules: dict[str, Any]) -> 
     return out
 
 
+def _checked_alone(pos: Position, rules: dict[str, Any]) -> bool:
+    """Is every order's legality already known from the parser's engine verdict
+    (judge.orders.review), so that a trial adjudication of the whole set can refuse nothing more?
+    So in a movement phase under the core rules: the core resolver checks each order against the
+    board alone (no module hook looks at the other orders, nor changes the board first), the very
+    check the parser ran on every new order; only new orders are refused, and the others cannot
+    change their verdict."""
+    return pos.phase.kind == "movement" and not rules.get("modules") and resolver_class(rules) is MovementResolver
+
+
 def submit(store: Store, phase_id: int, pos: Position, power: str, text: str, rules: dict[str, Any],
            message_id: str, now: datetime) -> Submission:
     """Read ``text`` as ``power``'s orders for the phase; store the valid ones."""
@@ -248,7 +259,7 @@ def submit(store: Store, phase_id: int, pos: Position, power: str, text: str, ru
         merged[key] = order
         fresh[key] = (order, rep)
     # check the whole set as the adjudicator will see it; a refused new order leaves the old one
-    for _ in range(2):
+    for _ in range(2 if fresh and not _checked_alone(pos, rules) else 0):
         keys = list(merged)
         reasons = trial_reasons(pos, list(merged.values()), rules)
         bad = [(k, r) for k, r in zip(keys, reasons) if r and k in fresh and merged[k] is fresh[k][0]]
@@ -314,12 +325,15 @@ def _supersede_rows(store: Store, rows: list[tuple[int, list[Order]]]) -> None:
     covered: set[str] = set()
     stale: list[int] = []
     for row_id, orders in reversed(rows):
-        if any(not o.is_unit_order for o in orders):
-            continue  # waives fill numbered slots: keep those rows as they are
-        keys = {province_of(o.loc) for o in orders}
-        if keys <= covered:
-            stale.append(row_id)
-        covered |= keys
+        keys: set[str] = set()
+        for o in orders:  # (one loop: this runs for every order mail)
+            if not o.is_unit_order:
+                break  # waives fill numbered slots: keep those rows as they are
+            keys.add(province_of(o.loc))
+        else:
+            if keys <= covered:
+                stale.append(row_id)
+            covered |= keys
     for row_id in stale:
         store.conn.execute("UPDATE orders SET state = 'superseded' WHERE id = ?", (row_id,))
     rows[:] = [r for r in rows if r[0] not in stale]

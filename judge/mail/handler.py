@@ -299,15 +299,13 @@ class Handler:
         """Each line the player wrote, echoed once as written, with what became of each order on
         it (an error, warnings) or the note on it; where a line holds several orders, each
         answer names the order it is about."""
-        def key(rep: orderbook.LineReport) -> tuple[int, str]:
-            return (rep.lineno, rep.source) if rep.lineno else (id(rep), rep.line)
-
+        # the line each answer is about (its number and text), once a report
+        keys = [(rep.lineno, rep.source) if rep.lineno else (id(rep), rep.line) for rep in reports]
         shared: dict[tuple[int, str], int] = {}
-        for rep in reports:
-            shared[key(rep)] = shared.get(key(rep), 0) + 1
+        for k in keys:
+            shared[k] = shared.get(k, 0) + 1
         last = None
-        for rep in reports:
-            k = key(rep)
+        for rep, k in zip(reports, keys):
             if k != last:
                 self.quote(rep.source or rep.line)
                 last = k

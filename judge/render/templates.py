@@ -101,6 +101,7 @@ def _html_env(directory: str) -> jinja2.Environment:
     env.filters["plural"] = _plural
     env.filters["text_html"] = text_to_html
     env.filters["part"] = part_html
+    env.filters["parts"] = parts_html
     env.globals["css"] = CSS
     return env
 
@@ -137,7 +138,12 @@ def _html_template(template_name: str) -> str | None:
 def _template(directory: str, name: str, html: bool = False) -> jinja2.Template:
     # a mail's templates without Jinja's look-up each time (its loader cache is checked per call);
     # the templates ship with the package (auto_reload is off), so a Template once loaded stays
-    return (_html_env if html else _env)(directory).get_template(name)
+    template = (_html_env if html else _env)(directory).get_template(name)
+    # its globals as a plain dict, not Jinja's ChainMap over the environment's: every render copies
+    # them twice (into the context and its key set), a ChainMap key by key in Python. The
+    # environment's globals are all set where it is made, before any template is loaded.
+    template.globals = dict(template.globals)
+    return template
 
 
 # -- rendering -----------------------------------------------------------------------------------
@@ -168,7 +174,7 @@ def render(template_name: str, /, *, width: int = WIDTH, **context: Any) -> tupl
 
 def page(subject: str, content: str) -> str:
     """A whole HTML document around ``content`` (already HTML)."""
-    return _html_env(str(TEMPLATES_DIR)).get_template("_page.html").render(page_title=subject, content=Markup(content))
+    return _template(str(TEMPLATES_DIR), "_page.html", html=True).render(page_title=subject, content=Markup(content))
 
 
 def render_page(template_name: str, /, **context: Any) -> str:
@@ -282,7 +288,10 @@ def wrap_text(text: str, width: int = WIDTH) -> str:
     joins become spaces again."""
     out: list[str] = []
     for line in text.split("\n"):
-        out.extend(wrap_line(line, width))
+        if len(line) <= width:  # (wrap_line's own first test: most lines, without the call)
+            out.append(line)
+        else:
+            out.extend(wrap_line(line, width))
     return "\n".join(out).replace(NBSP, " ")
 
 
@@ -344,6 +353,12 @@ def part_html(section: Any) -> Markup:
     if html:
         return Markup(html)
     return text_to_html(str(section))
+
+
+def parts_html(sections: Iterable[Any]) -> Markup:
+    """The pieces of a mail as HTML, one line apart: one filter call a reply, not a template loop
+    (a reply has a dozen sections, most of them blank lines, each a few Jinja calls)."""
+    return Markup("\n".join([part_html(s) if s or getattr(s, "html", None) else "" for s in sections]))
 
 
 def mail_html(subject: str, text: str) -> str:
