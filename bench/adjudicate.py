@@ -12,7 +12,8 @@ retreat and adjustment phase, movement phases with 30+ units separately, and pha
 the human games MILA's package ships (``bench/corpus.py``), each in canonical text and as other
 tools write it (``respell``): ``judge adjudicate --batch`` as one whole process (start-up, reading
 the JSON cases and their order text, adjudicating, writing JSON), and the same cases in process
-(``write_batch``, the command's own loop, into a writer that drops the lines). When MILA's
+(``write_batch``, the command's own loop, into a writer that drops the lines, with the
+collector as the command sets it: the bench's own corpora frozen out of its walks). When MILA's
 ``diplomacy`` engine is installed (``pip install -e '.[bench]'``) it runs the same phases as one
 whole process too (``bench/mila_batch.py``), all interleaved run by run so they see the same
 machine load, and the boards after each phase are compared. Prints the median and the range over the runs, and the load average before and after.
@@ -136,6 +137,7 @@ def spread(xs: list[float], unit: str = "", fmt: str = ".2f") -> str:
 
 def end_to_end(args: argparse.Namespace) -> None:
     import functools
+    import gc
     import importlib.util
     import json
     import os
@@ -208,11 +210,24 @@ def end_to_end(args: argparse.Namespace) -> None:
                 outputs[key] = done.stdout
     inproc: dict[tuple[str, str], list[float]] = {k: [] for k in spelt}
     lines = {k: [json.dumps(c) for c in cases] for k, cases in spelt.items()}
+    # the collector as the command sets it after its first case: what was built before frozen
+    # (here the bench's own corpora too, which the command's heap does not hold), the young
+    # generation collected every GC_THRESHOLD[0] allocations
+    try:
+        from judge.__main__ import GC_THRESHOLD
+    except ImportError:  # older trees: the collector as it comes
+        GC_THRESHOLD = gc.get_threshold()
+    threshold = gc.get_threshold()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLD)
     for _ in range(args.runs):
         for key, batch in lines.items():
             t0 = time.perf_counter()
             in_process(batch)
             inproc[key].append((time.perf_counter() - t0) / len(batch) * 1000)
+    gc.set_threshold(*threshold)
+    gc.unfreeze()
     load_after = os.getloadavg()
 
     n = args.phases

@@ -86,9 +86,13 @@ def _collected_after_first(lines: Iterator[str]) -> Iterator[str]:
         yield line
         break
     gc.freeze()
-    gc.set_threshold(10_000, 10, 10)
+    gc.set_threshold(*GC_THRESHOLD)
     gc.enable()
     yield from lines
+
+
+#: the batch's collector after its first case: the young generation every 10,000 net allocations
+GC_THRESHOLD = (10_000, 10, 10)
 
 
 if __name__ == "__main__":
