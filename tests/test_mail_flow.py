@@ -88,3 +88,23 @@ async def test_a_thousand_waiting_messages(mail: Dovecot, smtp_sink: SmtpSink, w
     async with running_daemon(cfg) as d:
         await until(lambda: d.imap.stats.handled == 1100, 60, "1100 handled")
     assert len(tokens(cfg["judge"]["db_path"])) == 1100
+
+
+async def test_groups_fetched_while_the_service_works(mail: Dovecot, smtp_sink: SmtpSink, workdir) -> None:
+    """The next group's FETCH runs beside the service's work on the group before: with groups of
+    two messages (batch_bytes), seven sizes a FETCH and an oversized message among them, every
+    message is still handled once, answered once and flagged."""
+    size = len(order_mail("g00"))
+    sent = [f"g{i:02d}" for i in range(30)]
+    raws = [order_mail(t) for t in sent]
+    raws.insert(13, order_mail("huge", extra="x" * 300_000))
+    mail.append(raws)
+    cfg = daemon_config(mail, smtp_sink, workdir, imap={"batch_size": 7, "batch_bytes": 2 * size + 10,
+                                                        "max_message_bytes": 100_000})
+    async with running_daemon(cfg) as d:
+        await until(lambda: d.imap.stats.handled == 31 and mail.count("UNSEEN") == 0, 60, "31 handled, all flagged")
+        await until(lambda: len(smtp_sink.messages) == 31, what="31 replies")
+        assert d.imap.stats.errors == 0 and d.imap.stats.duplicate == 0
+    assert tokens(cfg["judge"]["db_path"]) == sorted(sent)
+    subjects = sorted(str(m.msg["Subject"]) for m in smtp_sink.messages)
+    assert len(set(subjects)) == 31
