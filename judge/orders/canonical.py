@@ -152,8 +152,9 @@ class Table:
         """``(power named, order word, kind, location, more..., text, shown)`` for a line in
         canonical text or another spelling of it, else None; ``text`` is the canonical text
         without the power's name, as the order prints it (the names in it are the printed keys),
-        ``shown`` the line as the full parser shows it. Remembered (orders repeat from phase to
-        phase and game to game)."""
+        ``shown`` the line as the full parser shows it (None: the line itself, the shape then the
+        one of every line that differs from it only in case). Remembered (orders repeat from
+        phase to phase and game to game)."""
         found = self.shapes.get(line, _UNSEEN)  # (not a KeyError caught: it costs more than the rest)
         return self.first_shape(line) if found is _UNSEEN else found
 
@@ -183,8 +184,9 @@ class Table:
                     if hit[0] is not None and hit[0] != line:
                         found = hit[1]
             if found is not None:
-                shown = line.strip()
-                found += (_shown(shown).strip() if shown[-1] == "." else shown,)  # stripped, as ParsedLine keeps it
+                shown = line.strip()  # (as ParsedLine keeps it)
+                if shown is not line or shown[-1] == ".":  # else the line shows as itself: its shape is shared
+                    found = found[:-1] + (_shown(shown).strip() if shown[-1] == "." else shown,)
         if len(self.shapes) >= _REMEMBER:
             self.shapes.clear()  # a long run (or a flood of odd lines) starts remembering afresh
         self.shapes[line] = found
@@ -200,9 +202,8 @@ class Table:
         return got
 
     def _first_canonical(self, text: str, words: list[str]) -> tuple | None:
-        """``shape`` of canonical text not in ``canon`` (``words``: its words), without ``shown``:
-        the order's text last (without the power's name); remembered for the texts that are
-        canonical (each met in many spellings)."""
+        """``shape`` of canonical text not in ``canon`` (``words``: its words), ``shown`` None;
+        remembered for the texts that are canonical (each met in many spellings)."""
         if not words:
             return None
         named: str | None = None
@@ -213,7 +214,7 @@ class Table:
             words = words[1:]
         found = self._order(words, named)
         if found is not None:
-            found += (" ".join(words),)
+            found += (" ".join(words), None)
             if len(self.canon) >= _REMEMBER:
                 self.canon.clear()
             self.canon[text] = found
@@ -418,7 +419,7 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
     if shape is None:
         return None
     pos = ctx.pos
-    found = _general(ctx, shape, pos, pos.phase.kind)
+    found = _general(ctx, shape, shape[-1] or line, pos, pos.phase.kind)
     if found is not None:
         found.source, found.lineno = source, lineno
     return found
@@ -494,7 +495,7 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
             order.dest = shape[7]
         # ``read_order`` written out: a call costs as much as the object
         p = new(ParsedLine)
-        p.line = shape[-1]
+        p.line = shape[-1] or line
         p.order = order
         p.power = power
         p.error = ""
@@ -511,8 +512,8 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
     return i, lineno
 
 
-def _general(ctx: "Context", shape: tuple, pos: "Position", phase: str) -> ParsedLine | None:
-    """``read_line`` for every shape and phase."""
+def _general(ctx: "Context", shape: tuple, shown: str, pos: "Position", phase: str) -> ParsedLine | None:
+    """``read_line`` for every shape and phase (``shown``: the line as the order keeps it)."""
     m = ctx.map
     named, op = shape[0], shape[1]
     explicit = named or ctx.sticky
@@ -520,7 +521,7 @@ def _general(ctx: "Context", shape: tuple, pos: "Position", phase: str) -> Parse
         power = ctx.power or explicit
         if phase != "adjustment" or power is None or (ctx.power and explicit and explicit != ctx.power):
             return None
-        return _parsed(shape[-1], Waive(power, None, ""), power, m, shape[-2])
+        return _parsed(shown, Waive(power, None, ""), power, m, shape[-2])
     kind, loc, prov = shape[2], shape[3], shape[4]
     if op == "Build" or op == "Remove":
         if phase != "adjustment":
@@ -530,12 +531,12 @@ def _general(ctx: "Context", shape: tuple, pos: "Position", phase: str) -> Parse
                 power = pos.centres.get(prov)
             else:
                 power = _power(ctx, explicit, None)
-            return None if power is None else _parsed(shape[-1], Build(power, kind, loc), power, m, shape[-2])
+            return None if power is None else _parsed(shown, Build(power, kind, loc), power, m, shape[-2])
         unit = pos.units.get(prov)
         if unit is None or unit.kind != kind or unit.loc != loc:
             return None
         power = _power(ctx, explicit, unit.power)
-        return None if power is None else _parsed(shape[-1], Remove(power, kind, loc), power, m, shape[-2])
+        return None if power is None else _parsed(shown, Remove(power, kind, loc), power, m, shape[-2])
     if phase == "movement":
         unit = pos.units.get(prov)
     elif phase == "retreat":
@@ -553,23 +554,23 @@ def _general(ctx: "Context", shape: tuple, pos: "Position", phase: str) -> Parse
             return None
     if op == "-":
         if phase == "retreat":
-            return _parsed(shape[-1], Retreat(power, kind, loc, shape[5]), power, m, shape[-2])
-        return _parsed(shape[-1], Move(power, kind, loc, shape[5], False), power, m, shape[-2])
+            return _parsed(shown, Retreat(power, kind, loc, shape[5]), power, m, shape[-2])
+        return _parsed(shown, Move(power, kind, loc, shape[5], False), power, m, shape[-2])
     if phase != "movement":
-        return _parsed(shape[-1], Disband(power, kind, loc), power, m, shape[-2]) if op == "D" else None
+        return _parsed(shown, Disband(power, kind, loc), power, m, shape[-2]) if op == "D" else None
     if op == "H":
-        return _parsed(shape[-1], Hold(power, kind, loc), power, m, shape[-2])
+        return _parsed(shown, Hold(power, kind, loc), power, m, shape[-2])
     if op == "via":
-        return _parsed(shape[-1], Move(power, kind, loc, shape[5], True), power, m, shape[-2])
+        return _parsed(shown, Move(power, kind, loc, shape[5], True), power, m, shape[-2])
     if op == "S" or op == "C":
         tkind, target = shape[5], _target(ctx, shape[6])
         if target is None:
             return None
         written = shape[-2] if target == shape[6] else None  # else the unit's coast, not the one written
         if op == "S":
-            return _parsed(shape[-1], Support(power, kind, loc, tkind, target, shape[7]), power, m, written)
+            return _parsed(shown, Support(power, kind, loc, tkind, target, shape[7]), power, m, written)
         if ARMY_FLEET not in ctx.modules:
-            return _parsed(shape[-1], Convoy(power, kind, loc, tkind, target, shape[7]), power, m, written)
+            return _parsed(shown, Convoy(power, kind, loc, tkind, target, shape[7]), power, m, written)
     return None
 
 
