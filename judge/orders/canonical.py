@@ -440,18 +440,23 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
     (the player's power and the heading's too: only a line the full parser reads can change
     them). It gives what ``_general`` gives for the same shape (checked in the same order)."""
     pos = ctx.pos
-    n = len(lines)
-    if pos.phase.kind != "movement" or i >= n:
+    if pos.phase.kind != "movement" or i >= len(lines):
         return i, lineno
-    shapes, first_shape, unseen, unit_ops = table.shapes.get, table.first_shape, _UNSEEN, _UNIT_OPS
+    shapes, met, first_shape, unit_ops = table.shapes.get, table.shapes, table.first_shape, _UNIT_OPS
     units, me, sticky, m = pos.units.get, ctx.power, ctx.sticky, ctx.map
     put, new = out.append, _new
-    while i < n:
-        line = lines[i].rstrip()
-        shape = shapes(line, unseen)
-        if shape is unseen:
+    start = lineno  # (the lines read are counted by it: a ``for`` costs less than an index kept)
+    for raw in lines[i:] if i else lines:
+        line = raw.rstrip()
+        shape = shapes(line)
+        if shape is None:  # not met yet, or not canonical (a line with a shape is plain: ``Table.first_shape``)
+            if line in met:
+                break
             shape = first_shape(line)
-        if shape is None or shape[1] not in unit_ops:  # (a line with a shape is plain: ``Table.first_shape``)
+            if shape is None:
+                break
+        op = shape[1]
+        if op not in unit_ops:
             break
         unit = units(shape[4])
         if unit is None or unit.kind != shape[2] or unit.loc != shape[3]:
@@ -464,7 +469,6 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
         # called through the class costs about as much as the rest of the line's reading here;
         # ``tests/test_order_fast_path.py`` checks them against the class call); one store a
         # field: more than three stored at once go through a tuple made and freed for it
-        op = shape[1]
         if op == "-":
             order = new(Move)
             order.power = power
@@ -508,8 +512,7 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
         p.lineno = lineno
         p.note = ""
         put(p)
-        i += 1
-    return i, lineno
+    return i + lineno - start, lineno
 
 
 def _general(ctx: "Context", shape: tuple, shown: str, pos: "Position", phase: str) -> ParsedLine | None:
