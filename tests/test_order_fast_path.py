@@ -140,6 +140,23 @@ def test_fast_lines_are_the_common_canonical_forms():
     _same(b, "\n".join(other))
 
 
+def test_only_plain_lines_have_a_shape_and_indented_lines_are_still_read_the_fast_way(monkeypatch):
+    """``read_run`` takes a line with a shape for a plain line (``lexer.is_plain``: its own
+    check is left out), so no other line has one; ``parse_orders`` hands ``read_line`` an
+    indented or list-marked line without its indent, which it then reads the fast way."""
+    v = load_variant("standard")
+    b = Board("standard", None, v.start_position())
+    ctx = judge.orders.Context(b.pos, b.m, judge.orders.names_for(v, b.m), frozenset(), None)
+    table = table_for(ctx.names, b.m)
+    for line in ("  F Lon - Nth", "\tA Par H", "F Lon - Nth # sure", "England: F Lon - Nth:", "> F Lon - Nth", ""):
+        assert table.first_shape(line) is None and read_line(ctx, line) is None, line
+    assert table.first_shape("F Lon - Nth") is not None
+    full = []
+    monkeypatch.setattr(judge.orders, "_read", lambda ctx, line, toks: full.append(line) or [])
+    got = parse_orders("  F Lon - Nth\n1. A Lvp - Yor\n- F Edi - Nwg\nA Par H # sure\n", b.pos, rules=b.rules)
+    assert not full and [p.canonical for p in got] == ["F Lon - Nth", "A Lvp - Yor", "F Edi - Nwg", "A Par H"]
+
+
 def test_a_follower_put_after_a_name_is_what_tokenize_gives():
     """The table checks each name before each word that may follow it with the name's tokens
     and the follower's put after them, not a second tokenizing: they must be the same tokens."""
