@@ -432,8 +432,9 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
              ) -> tuple[int, int]:
     """Read ``lines[i:]`` for as long as each is a plain line (``lexer.is_plain``) with a move, a
     hold or a support in a movement phase that ``read_line`` reads, putting each line's
-    ParsedLine on ``out``; return where it stopped and the number of the last line read
-    (``lineno`` before it). The caller reads the line it stopped at the general way.
+    ParsedLine on ``out``; return the index of the line it stopped at and the number of the last
+    line it read (``lineno``: the one before ``lines[i]``). The caller reads the line it stopped
+    at the general way.
 
     Most lines of most batch cases are such lines: this is ``read_line`` and ``parse_orders``'
     loop written out for them, with what stays the same for a whole order text looked up once
