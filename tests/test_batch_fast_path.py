@@ -26,6 +26,7 @@ def test_batch_output_is_byte_identical_with_and_without_the_fast_path(monkeypat
     lines = [json.dumps(c) for c in cases]
     fast = _printed(lines)
     monkeypatch.setattr(judge.orders, "read_line", lambda *a, **k: None)  # the full grammar only
+    monkeypatch.setattr(judge.orders, "read_run", lambda ctx, table, lines, i, lineno, out: (i, lineno))
     slow = _printed(lines)
     assert fast == slow
     assert fast.count("\n") == len(cases) and '"error"' not in fast

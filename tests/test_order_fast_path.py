@@ -20,7 +20,7 @@ import judge.orders
 from judge.adjudicate import run_phase
 from judge.orders import parse_orders
 from judge.engine import read_position
-from judge.orders.canonical import read_line, table_for
+from judge.orders.canonical import read_line, read_run, table_for
 from judge.orders.names import names_for
 from judge.variant import load_variant
 
@@ -75,7 +75,13 @@ def test_fast_path_agrees_with_the_full_parser(vname, options, monkeypatch):
         taken[got is not None] += 1
         return got
 
+    def counting_runs(ctx, table, lines, i, lineno, out):
+        got = read_run(ctx, table, lines, i, lineno, out)
+        taken[True] += got[0] - i
+        return got
+
     monkeypatch.setattr(judge.orders, "read_line", counting)
+    monkeypatch.setattr(judge.orders, "read_run", counting_runs)
     rng = random.Random(f"fast-{vname}-{options}")
     v = load_variant(vname)
     for game in range(12):
@@ -132,6 +138,23 @@ def test_fast_lines_are_the_common_canonical_forms():
         assert read_line(ctx, line) is None, line
     _same(b, text)
     _same(b, "\n".join(other))
+
+
+def test_only_plain_lines_have_a_shape_and_indented_lines_are_still_read_the_fast_way(monkeypatch):
+    """``read_run`` takes a line with a shape for a plain line (``lexer.is_plain``: its own
+    check is left out), so no other line has one; ``parse_orders`` hands ``read_line`` an
+    indented or list-marked line without its indent, which it then reads the fast way."""
+    v = load_variant("standard")
+    b = Board("standard", None, v.start_position())
+    ctx = judge.orders.Context(b.pos, b.m, judge.orders.names_for(v, b.m), frozenset(), None)
+    table = table_for(ctx.names, b.m)
+    for line in ("  F Lon - Nth", "\tA Par H", "F Lon - Nth # sure", "England: F Lon - Nth:", "> F Lon - Nth", ""):
+        assert table.first_shape(line) is None and read_line(ctx, line) is None, line
+    assert table.first_shape("F Lon - Nth") is not None
+    full = []
+    monkeypatch.setattr(judge.orders, "_read", lambda ctx, line, toks: full.append(line) or [])
+    got = parse_orders("  F Lon - Nth\n1. A Lvp - Yor\n- F Edi - Nwg\nA Par H # sure\n", b.pos, rules=b.rules)
+    assert not full and [p.canonical for p in got] == ["F Lon - Nth", "A Lvp - Yor", "F Edi - Nwg", "A Par H"]
 
 
 def test_a_follower_put_after_a_name_is_what_tokenize_gives():
@@ -201,10 +224,55 @@ def test_the_orders_the_short_way_makes_without_the_class_call_are_the_class_cal
     for line, want in (("F Lon - Nth", Move("England", "F", "lon", "nth", False)),
                        ("england: a lvp h", Hold("England", "A", "lvp")),
                        ("A Par S A Mar - Bur", Support("France", "A", "par", "A", "mar", "bur")),
-                       ("F Bre S A Par", Support("France", "F", "bre", "A", "par", None))):
-        got = read_line(ctx, line, table).order
+                       ("F Bre S A Par", Support("France", "F", "bre", "A", "par", None)),
+                       ("A Mos S F StP", Support("Russia", "A", "mos", "F", "stp/sc", None))):  # the unit's coast
+        out: list = []
+        assert read_run(ctx, table, [line], 0, 6, out) == (1, 7)
+        parsed = out[0]
+        got = parsed.order
         assert type(got) is type(want) and got == want
         assert [getattr(got, f.name) for f in fields(want)] == [getattr(want, f.name) for f in fields(want)]
-        for cls in type(want).__mro__:  # every slot set (an unset one would raise here)
-            for slot in getattr(cls, "__slots__", ()):
-                getattr(got, slot)
+        # the line made without the class call is the one the general way makes through it
+        general = read_line(ctx, line, table, line, 7)
+        assert [getattr(parsed, f.name) for f in fields(general)] == [getattr(general, f.name) for f in fields(general)]
+        for made in (got, parsed):
+            for cls in type(made).__mro__:  # every slot set (an unset one would raise here)
+                for slot in getattr(cls, "__slots__", ()):
+                    getattr(made, slot)
+    assert read_line(ctx, "A Mos S F StP", table).written is None  # (not the text written: no coast in it)
+    for line in ("A Mos S F StP/nc", "F Lon - Nth via convoy", "A Bur - Par", "England:"):
+        assert read_run(ctx, table, [line, "F Lon - Nth"], 0, 0, []) == (0, 0), line  # the general way's
+
+
+@pytest.mark.parametrize("vname,options", CONFIGS, ids=IDS)
+def test_a_run_of_lines_reads_each_as_the_general_way_reads_it(vname, options):
+    """``read_run`` (the short way for runs of moves, holds and supports) gives, for each line it
+    reads, every field of what ``read_line``'s general way gives, for any player signed on or
+    none and after a heading; it stops at the first line it does not read."""
+    from dataclasses import fields
+
+    from judge.orders.parser import Context
+
+    rng = random.Random(f"run-{vname}-{options}")
+    v = load_variant(vname)
+    read = [0, 0]
+    for game in range(6):
+        b = Board(vname, options, v.start_position() if game == 0 else random_position(vname, options, rng))
+        lines = _variants(rng, b, order_lines(b, rng))
+        table = table_for(names_for(v, b.m), b.m)
+        powers = sorted({u.power for u in b.pos.units.values()})
+        for power in (None, *powers[:2]):
+            for sticky in (None, *powers[:1]):
+                ctx = Context(b.pos, b.m, names_for(v, b.m), frozenset(b.rules.get("modules", ())), power,
+                              sticky=sticky, rules=b.rules)
+                for at, line in enumerate(lines):
+                    out: list = []
+                    stop, lineno = read_run(ctx, table, lines, at, at, out)
+                    read[stop > at] += 1
+                    for k, p in enumerate(out):
+                        general = read_line(ctx, lines[at + k].rstrip(), table, lines[at + k].rstrip(), at + k + 1)
+                        assert general is not None, lines[at + k]
+                        assert [getattr(p, f.name) for f in fields(p)] == [getattr(general, f.name)
+                                                                           for f in fields(general)], lines[at + k]
+                    assert lineno == stop and (stop == len(lines) or len(out) == stop - at)
+    assert read[True] > 20, read  # (random phases: retreats and adjustments among them)

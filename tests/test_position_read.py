@@ -69,3 +69,42 @@ def test_positions_share_the_units_they_read_and_the_engine_changes_none():
     events: list[str] = []
     modules.apply_map_change(pos, (first.phase, v.map, frozenset(), frozenset()), v.rules, events)
     assert fleet.loc == "spa" and pos.units["spa"].loc in ("spa/nc", "spa/sc") and not events
+
+
+def _fresh(v) -> None:
+    """The map's unit memos as a new process has them: no unit text read yet (the centres'
+    names are those of ``GOOD``, read before)."""
+    _read(GOOD)
+    for memo in (v.map.units_read, v.map.units_made):
+        memo.clear()
+
+
+UNSEEN = {**GOOD, "units": {"ENGLAND": ["f LON", "a lvp."], "russia": ["F stp(SC)", "A WAR"],
+                            "France": ["F bre", "a Par", "f spa_nc"]}}
+
+
+@pytest.mark.parametrize("data", [
+    UNSEEN,
+    {**UNSEEN, "units": {**UNSEEN["units"], "France": ["a par", "A Xyz"]}},  # a bad text after new ones
+    {**UNSEEN, "units": {**UNSEEN["units"], "France": ["F Par"]}},  # a fleet inland
+    {**UNSEEN, "units": {**UNSEEN["units"], "France": ["F spa"]}},  # a coast left out
+    {**UNSEEN, "units": {**UNSEEN["units"], "France": ["a par", "f PAR"]}},  # two units in one province
+    {**UNSEEN, "units": {**UNSEEN["units"], "France": ["a XYZ"]}, "extra": "bad"},  # which error comes first
+    {**UNSEEN, "units": {**UNSEEN["units"], "France": ["A Bur"]}, "centers": {"France": ["Bur"]}},
+])
+def test_unit_texts_never_read_before_read_as_the_full_reader_reads_them(data, monkeypatch):
+    """The memo reader learns a unit text it has not met (through ``parse_unit``, as the full
+    reader does) rather than giving the position up: the board, or the error, must be the one
+    the full reader alone gives, on a map that has read no unit yet."""
+    v = load_variant("standard")
+    _fresh(v)
+    known = Position._read_known(data, v)
+    _fresh(v)
+    fast = _read(data)
+    with monkeypatch.context() as patched:
+        patched.setattr(Position, "_read_known", classmethod(lambda cls, d, variant: None))
+        _fresh(v)
+        slow = _read(data)
+    assert fast == slow
+    if data is UNSEEN:  # (new texts alone: read by the memo reader, not handed to the full one)
+        assert known is not None and known == slow and known.units["spa"].loc == "spa/nc"

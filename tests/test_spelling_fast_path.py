@@ -80,7 +80,8 @@ def _respelt(draw, case: dict) -> dict:
 
 
 def _full_grammar():
-    return mock.patch.object(judge.orders, "read_line", lambda *a, **k: None)
+    return mock.patch.multiple(judge.orders, read_line=lambda *a, **k: None,
+                               read_run=lambda ctx, table, lines, i, lineno, out: (i, lineno))
 
 
 def _board(out: dict) -> tuple:

@@ -208,6 +208,8 @@ class Position:
                     try:
                         u = mine[text]  # a unit read before is shared, not made again (a fifth of this reading)
                     except KeyError:
+                        if text not in known and not _learnt(text, m):
+                            return None
                         kind, loc = known[text]  # (bounded: only the texts units_read holds are kept)
                         u = mine[text] = Unit(power, kind, loc)
                     units[u.prov] = u
@@ -341,6 +343,20 @@ def _power(variant: Variant, name: str, entry: str) -> str:
     if p is None:
         raise PositionError(f"{entry}: unknown power {name!r} (powers: {', '.join(variant.powers)})")
     return p.name
+
+
+def _learnt(text: Any, m: Map) -> bool:
+    """Has ``parse_unit`` read the unit text ``text`` well and remembered it (``m.units_read``)?
+    ``_read_known`` asks it of a text no position taught the map yet, rather than giving the
+    whole position up to ``from_json`` (which reads every unit again, and raises the error a bad
+    text has, in its place among the position's other checks)."""
+    if type(text) is not str:
+        return False
+    try:
+        parse_unit(text, m, "", "")
+    except PositionError:
+        return False
+    return text in m.units_read  # (not when the memo is full)
 
 
 def parse_loc(text: str, m: Map, entry: str) -> str:

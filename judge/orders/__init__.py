@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from judge.engine.position import Position
 from judge.engine.variant_kinds import ARMY_FLEET  # importing it registers the variant order kinds
-from judge.orders.canonical import read_line, table_for
+from judge.orders.canonical import read_line, read_run, table_for
 from judge.engine.adjustment import adjustments_due, build_sites
 from judge.engine.orders import Hold, Waive
 from judge.variant import province_of
@@ -74,9 +74,18 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
     out: list[ParsedLine] = []
     rest: list[tuple[int, ParsedLine]] = []  # where "the rest hold" was written, and for whom
     lineno = 0
-    # ``source_lines`` written out: most lines are orders in canonical text, read by ``read_line``
-    # in a few dict look-ups, and a generator's pairs would cost a good part of that again
-    for raw in text.splitlines():
+    # ``source_lines`` written out: most lines are orders in canonical text, read by ``read_run``
+    # (or ``read_line``) in a few dict look-ups, and a generator's pairs would cost a good part of
+    # that again
+    lines = text.splitlines()
+    i, n = 0, len(lines)
+    while i < n:
+        if fast:  # (the runs of plain moves, holds and supports: most lines)
+            i, lineno = read_run(ctx, table, lines, i, lineno, out)
+            if i == n:
+                break
+        raw = lines[i]
+        i += 1
         line = raw.rstrip()
         if line[:1].isalpha() and line[-1] != ":" and "#" not in line:  # ``is_plain``, not indented
             source = line
@@ -93,7 +102,8 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
             out.append(ParsedLine(source, None, ctx.power or ctx.sticky, map=m, source=source, lineno=lineno,
                                   note=f"{what}, not an order: nothing was done with it"))
             continue
-        parsed = read_line(ctx, line, table, source, lineno) if fast else None
+        # (read without its indent or list mark: the fast path reads only plain lines)
+        parsed = read_line(ctx, line.lstrip(), table, source, lineno) if fast else None
         if parsed is not None:
             out.append(parsed)
             continue

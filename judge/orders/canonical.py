@@ -4,8 +4,9 @@ Front ends, mappers and ``judge adjudicate --batch`` callers send orders exactly
 prints them ("England: F Lon - Nth", "A Par S A Mar - Bur", "A Lon - Bel via convoy",
 "F Nth C A Lon - Bel", "Build F StP/nc", "Waive"). Reading those through the free-form grammar
 costs most of an adjudication, so :func:`read_line` reads them with a split and a few dict
-look-ups instead. It gives exactly the :class:`ParsedLine` the full parser gives or, for
-anything it is not sure of, ``None``: the caller then uses the full parser.
+look-ups instead (and :func:`read_run` a run of plain moves, holds and supports in one go). It
+gives exactly the :class:`ParsedLine` the full parser gives or, for anything it is not sure of,
+``None``: the caller then uses the full parser.
 
 Other tools and players write the same orders in other spellings: names in lower or upper case
 ("F ank - con", "A PAR S A MAR - BUR"), power names in any case ("ENGLAND:"), coasts as
@@ -151,35 +152,41 @@ class Table:
         """``(power named, order word, kind, location, more..., text, shown)`` for a line in
         canonical text or another spelling of it, else None; ``text`` is the canonical text
         without the power's name, as the order prints it (the names in it are the printed keys),
-        ``shown`` the line as the full parser shows it. Remembered (orders repeat from phase to
-        phase and game to game)."""
+        ``shown`` the line as the full parser shows it (None: the line itself, the shape then the
+        one of every line that differs from it only in case). Remembered (orders repeat from
+        phase to phase and game to game)."""
         found = self.shapes.get(line, _UNSEEN)  # (not a KeyError caught: it costs more than the rest)
         return self.first_shape(line) if found is _UNSEEN else found
 
     def first_shape(self, line: str) -> tuple | None:
-        """``shape`` of a line not met yet (or no longer remembered)."""
-        # the respelling reads the line without case: remembered that way, one for all the ways
-        # of writing a line that differ only in case ("F ank - con", "F ANK - CON", "F Ank - Con");
-        # on a ``case_free`` map, one respelt to some text reads as that text, canonical or not
-        low = line.lower()
-        hit = self.respellings.get(low)
-        if hit is not None and hit[0] is not None and self.case_free:
-            found = hit[1]
+        """``shape`` of a line not met yet (or no longer remembered). Only a line that is
+        ``lexer.is_plain`` has one: ``read_run`` takes a line with a shape for a plain one."""
+        if not (line[:1].isalpha() and line[-1] != ":" and "#" not in line):
+            found = None
         else:
-            # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
-            # "Spa/NC", "Bur.") is not, and goes straight to its respelling
-            words = line.split()
-            # (the canonical texts met are remembered: most lines met again in another case are known)
-            found = (self.canon.get(line) or self._first_canonical(line, words)
-                     ) if self.plain_words.issuperset(words) else None
-            if found is None:
-                if hit is None:
-                    hit = self._respelling(line, low)
-                if hit[0] is not None and hit[0] != line:
-                    found = hit[1]
-        if found is not None:
-            shown = line.strip()
-            found += (_shown(shown).strip() if shown[-1] == "." else shown,)  # stripped, as ParsedLine keeps it
+            # the respelling reads the line without case: remembered that way, one for all the ways
+            # of writing a line that differ only in case ("F ank - con", "F ANK - CON", "F Ank - Con");
+            # on a ``case_free`` map, one respelt to some text reads as that text, canonical or not
+            low = line.lower()
+            hit = self.respellings.get(low)
+            if hit is not None and hit[0] is not None and self.case_free:
+                found = hit[1]
+            else:
+                # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
+                # "Spa/NC", "Bur.") is not, and goes straight to its respelling
+                words = line.split()
+                # (the canonical texts met are remembered: most lines met again in another case are known)
+                found = (self.canon.get(line) or self._first_canonical(line, words)
+                         ) if self.plain_words.issuperset(words) else None
+                if found is None:
+                    if hit is None:
+                        hit = self._respelling(line, low)
+                    if hit[0] is not None and hit[0] != line:
+                        found = hit[1]
+            if found is not None:
+                shown = line.strip()  # (as ParsedLine keeps it)
+                if shown is not line or shown[-1] == ".":  # else the line shows as itself: its shape is shared
+                    found = found[:-1] + (_shown(shown).strip() if shown[-1] == "." else shown,)
         if len(self.shapes) >= _REMEMBER:
             self.shapes.clear()  # a long run (or a flood of odd lines) starts remembering afresh
         self.shapes[line] = found
@@ -195,9 +202,8 @@ class Table:
         return got
 
     def _first_canonical(self, text: str, words: list[str]) -> tuple | None:
-        """``shape`` of canonical text not in ``canon`` (``words``: its words), without ``shown``:
-        the order's text last (without the power's name); remembered for the texts that are
-        canonical (each met in many spellings)."""
+        """``shape`` of canonical text not in ``canon`` (``words``: its words), ``shown`` None;
+        remembered for the texts that are canonical (each met in many spellings)."""
         if not words:
             return None
         named: str | None = None
@@ -208,7 +214,7 @@ class Table:
             words = words[1:]
         found = self._order(words, named)
         if found is not None:
-            found += (" ".join(words),)
+            found += (" ".join(words), None)
             if len(self.canon) >= _REMEMBER:
                 self.canon.clear()
             self.canon[text] = found
@@ -345,12 +351,12 @@ class Table:
             dest = locs.get(words[6]) if n == 7 else None
             if n == 7 and (dest is None or "/" in dest and words[3] != "F"):
                 return None
-            return named, "S", head, loc, prov, words[3], target, dest
+            return named, "S", head, loc, prov, words[3], target, dest, target.partition("/")[0]
         if verb == "C" and n == 7 and words[3] == "A" in kinds and words[5] == "-":
             target, dest = locs.get(words[4]), locs.get(words[6])
             if target is None or dest is None or "/" in dest:
                 return None
-            return named, "C", head, loc, prov, "A", target, dest
+            return named, "C", head, loc, prov, "A", target, dest, target.partition("/")[0]
         return None
 
 
@@ -400,7 +406,8 @@ def table_for(names: Names, m: Map) -> Table:
 
 def read_line(ctx: "Context", line: str, table: Table | None = None, source: str = "", lineno: int = 0
               ) -> ParsedLine | None:
-    """The order on ``line`` if it is canonical text the full parser reads the same way; else None.
+    """The order on ``line`` if it is a plain line (``lexer.is_plain``) of canonical text, or of
+    another spelling of it, that the full parser reads the same way; else None.
 
     ``table``: ``table_for`` the map (looked up when not given); ``source``, ``lineno``: the
     ParsedLine's (the whole line as written, its number)."""
@@ -411,71 +418,106 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
         shape = table.first_shape(line)
     if shape is None:
         return None
-    op = shape[1]
     pos = ctx.pos
-    phase = pos.phase.kind
-    if phase == "movement" and op in _UNIT_OPS:  # most lines: checked in the order of the general case below
-        unit = pos.units.get(shape[4])
+    found = _general(ctx, shape, shape[-1] or line, pos, pos.phase.kind)
+    if found is not None:
+        found.source, found.lineno = source, lineno
+    return found
+
+
+_UNIT_OPS = frozenset(("-", "H", "S"))  # the movement phase's most common orders: ``read_run``'s
+
+
+def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int, out: list[ParsedLine]
+             ) -> tuple[int, int]:
+    """Read ``lines[i:]`` for as long as each is a plain line (``lexer.is_plain``) with a move, a
+    hold or a support in a movement phase that ``read_line`` reads, putting each line's
+    ParsedLine on ``out``; return the index of the line it stopped at and the number of the last
+    line it read (``lineno``: the one before ``lines[i]``). The caller reads the line it stopped
+    at the general way.
+
+    Most lines of most batch cases are such lines: this is ``read_line`` and ``parse_orders``'
+    loop written out for them, with what stays the same for a whole order text looked up once
+    (the player's power and the heading's too: only a line the full parser reads can change
+    them). It gives what ``_general`` gives for the same shape (checked in the same order)."""
+    pos = ctx.pos
+    if pos.phase.kind != "movement" or i >= len(lines):
+        return i, lineno
+    shapes, met, first_shape, unit_ops = table.shapes.get, table.shapes, table.first_shape, _UNIT_OPS
+    units, me, sticky, m = pos.units.get, ctx.power, ctx.sticky, ctx.map
+    put, new = out.append, _new
+    start = lineno  # (the lines read are counted by it: a ``for`` costs less than an index kept)
+    for raw in lines[i:] if i else lines:
+        line = raw.rstrip()
+        shape = shapes(line)
+        if shape is None:  # not met yet, or not canonical (a line with a shape is plain: ``Table.first_shape``)
+            if line in met:
+                break
+            shape = first_shape(line)
+            if shape is None:
+                break
+        op = shape[1]
+        if op not in unit_ops:
+            break
+        unit = units(shape[4])
         if unit is None or unit.kind != shape[2] or unit.loc != shape[3]:
-            return None
-        power = shape[0] or ctx.sticky or unit.power if ctx.power is None else _power(
-            ctx, shape[0] or ctx.sticky, unit.power)
+            break
+        power = shape[0] or sticky or unit.power if me is None else _power(ctx, shape[0] or sticky, unit.power)
         if power is None:
-            return None
+            break
         written = shape[-2]
         # the orders made without the class call, every field set (a dataclass's ``__init__``
         # called through the class costs about as much as the rest of the line's reading here;
         # ``tests/test_order_fast_path.py`` checks them against the class call); one store a
         # field: more than three stored at once go through a tuple made and freed for it
         if op == "-":
-            order = _new(Move)
+            order = new(Move)
             order.power = power
             order.kind = shape[2]
             order.loc = shape[3]
             order.dest = shape[5]
             order.via_convoy = False
         elif op == "H":
-            order = _new(Hold)
+            order = new(Hold)
             order.power, order.kind, order.loc = power, shape[2], shape[3]
-        else:  # "S"
-            target = _target(ctx, shape[6])
-            if target is None:
-                return None
-            order = _new(Support)
+        else:  # "S": ``_target`` written out
+            target = shape[6]
+            held = units(shape[8])
+            if held is not None:
+                if held.loc != target:
+                    if "/" in target:
+                        break
+                    target = held.loc
+                    written = None  # the unit's coast, not the one written
+            elif "/" in target:
+                break
+            order = new(Support)
             order.power = power
             order.kind = shape[2]
             order.loc = shape[3]
             order.target_kind = shape[5]
             order.target = target
             order.dest = shape[7]
-            if target != shape[6]:
-                written = None  # the unit's coast, not the one written
-        # ``read_order`` written out: a call costs as much as the object (this runs for most
-        # lines of every batch case)
-        p = _new(ParsedLine)
-        p.line = shape[-1]
+        # ``read_order`` written out: a call costs as much as the object
+        p = new(ParsedLine)
+        p.line = shape[-1] or line
         p.order = order
         p.power = power
         p.error = ""
         p.suggestions = []
         p.warnings = []
-        p.map = ctx.map
+        p.map = m
         p.written = written
-        p.source = source
+        p.source = line
+        lineno += 1
         p.lineno = lineno
         p.note = ""
-        return p
-    found = _general(ctx, shape, pos, phase)
-    if found is not None:
-        found.source, found.lineno = source, lineno
-    return found
+        put(p)
+    return i + lineno - start, lineno
 
 
-_UNIT_OPS = frozenset(("-", "H", "S"))  # the movement phase's most common orders: read_line's short way
-
-
-def _general(ctx: "Context", shape: tuple, pos: "Position", phase: str) -> ParsedLine | None:
-    """``read_line`` for every shape and phase."""
+def _general(ctx: "Context", shape: tuple, shown: str, pos: "Position", phase: str) -> ParsedLine | None:
+    """``read_line`` for every shape and phase (``shown``: the line as the order keeps it)."""
     m = ctx.map
     named, op = shape[0], shape[1]
     explicit = named or ctx.sticky
@@ -483,7 +525,7 @@ def _general(ctx: "Context", shape: tuple, pos: "Position", phase: str) -> Parse
         power = ctx.power or explicit
         if phase != "adjustment" or power is None or (ctx.power and explicit and explicit != ctx.power):
             return None
-        return _parsed(shape[-1], Waive(power, None, ""), power, m, shape[-2])
+        return _parsed(shown, Waive(power, None, ""), power, m, shape[-2])
     kind, loc, prov = shape[2], shape[3], shape[4]
     if op == "Build" or op == "Remove":
         if phase != "adjustment":
@@ -493,12 +535,12 @@ def _general(ctx: "Context", shape: tuple, pos: "Position", phase: str) -> Parse
                 power = pos.centres.get(prov)
             else:
                 power = _power(ctx, explicit, None)
-            return None if power is None else _parsed(shape[-1], Build(power, kind, loc), power, m, shape[-2])
+            return None if power is None else _parsed(shown, Build(power, kind, loc), power, m, shape[-2])
         unit = pos.units.get(prov)
         if unit is None or unit.kind != kind or unit.loc != loc:
             return None
         power = _power(ctx, explicit, unit.power)
-        return None if power is None else _parsed(shape[-1], Remove(power, kind, loc), power, m, shape[-2])
+        return None if power is None else _parsed(shown, Remove(power, kind, loc), power, m, shape[-2])
     if phase == "movement":
         unit = pos.units.get(prov)
     elif phase == "retreat":
@@ -516,23 +558,23 @@ def _general(ctx: "Context", shape: tuple, pos: "Position", phase: str) -> Parse
             return None
     if op == "-":
         if phase == "retreat":
-            return _parsed(shape[-1], Retreat(power, kind, loc, shape[5]), power, m, shape[-2])
-        return _parsed(shape[-1], Move(power, kind, loc, shape[5], False), power, m, shape[-2])
+            return _parsed(shown, Retreat(power, kind, loc, shape[5]), power, m, shape[-2])
+        return _parsed(shown, Move(power, kind, loc, shape[5], False), power, m, shape[-2])
     if phase != "movement":
-        return _parsed(shape[-1], Disband(power, kind, loc), power, m, shape[-2]) if op == "D" else None
+        return _parsed(shown, Disband(power, kind, loc), power, m, shape[-2]) if op == "D" else None
     if op == "H":
-        return _parsed(shape[-1], Hold(power, kind, loc), power, m, shape[-2])
+        return _parsed(shown, Hold(power, kind, loc), power, m, shape[-2])
     if op == "via":
-        return _parsed(shape[-1], Move(power, kind, loc, shape[5], True), power, m, shape[-2])
+        return _parsed(shown, Move(power, kind, loc, shape[5], True), power, m, shape[-2])
     if op == "S" or op == "C":
         tkind, target = shape[5], _target(ctx, shape[6])
         if target is None:
             return None
         written = shape[-2] if target == shape[6] else None  # else the unit's coast, not the one written
         if op == "S":
-            return _parsed(shape[-1], Support(power, kind, loc, tkind, target, shape[7]), power, m, written)
+            return _parsed(shown, Support(power, kind, loc, tkind, target, shape[7]), power, m, written)
         if ARMY_FLEET not in ctx.modules:
-            return _parsed(shape[-1], Convoy(power, kind, loc, tkind, target, shape[7]), power, m, written)
+            return _parsed(shown, Convoy(power, kind, loc, tkind, target, shape[7]), power, m, written)
     return None
 
 
