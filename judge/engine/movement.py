@@ -1165,7 +1165,7 @@ class MovementResolver:
         dislodged_units: list[tuple[Unit, int]] = []
         stranded: list[tuple[Unit, str]] = []
         staying: dict[str, Unit] = {}
-        new_unit = object.__new__
+        placed = retreat.map_memo(self.m, "units_placed")
         for p, u in units.items():  # the units that moved come first on the new board, then the rest
             j = idx_of[p]
             if after_hook:
@@ -1179,11 +1179,10 @@ class MovementResolver:
                 if stand_hook and not can_stand(u, loc):
                     stranded.append((u, loc))
                     continue
-                moving = new_unit(Unit)  # Unit(u.power, u.kind, loc), its slots set here (see _UNIT_SLOTS)
-                moving.power = u.power  # (one store a field: no tuple made for four)
-                moving.kind = u.kind
-                moving.loc = loc
-                moving.prov = PROV[loc]
+                try:  # units never change: the same unit in the same place is shared (see _placed)
+                    moving = placed[loc][u.power][u.kind]
+                except KeyError:
+                    moving = _placed(placed, u, loc)
                 new_units[moving.prov] = moving
                 continue
             movers = into.get(p)  # (most units are attacked by no move: no dict of arrivals is built)
@@ -1326,16 +1325,27 @@ class MovementResolver:
 
 _UNKNOWN = object()  # not in a memo
 
+
+def _placed(placed: dict[str, dict[str, dict[str, Unit]]], u: Unit, loc: str) -> Unit:
+    """``u``'s kind and power in ``loc``: the unit a move puts there, made once a map (``placed``:
+    location -> power -> kind -> unit, bounded by the map's locations and the powers that moved)."""
+    by_power = placed.get(loc)
+    if by_power is None:
+        by_power = placed[loc] = {}
+    by_kind = by_power.get(u.power)
+    if by_kind is None:
+        by_kind = by_power[u.power] = {}
+    moving = by_kind.get(u.kind)
+    if moving is None:
+        moving = by_kind[u.kind] = Unit(u.power, u.kind, loc)
+    return moving
+
 #: OrderResult's fields, which ``prepare`` sets itself on the result of each order it takes (the
 #: dataclass's __init__, called from C, runs in a frame of its own: some 400 instructions a result).
 #: Checked on import, so that a field added to OrderResult cannot be left unset there.
 _RESULT_FIELDS = ("order", "power", "_text", "result", "reason", "default", "map")
 if tuple(f.name for f in fields(OrderResult)) != _RESULT_FIELDS:
     raise ImportError("OrderResult's fields changed: update MovementResolver.prepare and _RESULT_FIELDS")
-#: the same for the slots of a Unit, which ``outcome`` sets itself on the units that moved
-_UNIT_SLOTS = ("power", "kind", "loc", "prov")
-if Unit.__slots__ != _UNIT_SLOTS:
-    raise ImportError("Unit's slots changed: update MovementResolver.outcome and _UNIT_SLOTS")
 
 #: the methods :meth:`MovementResolver.resolve` and ``run`` take inline while a class keeps them all
 _CORE_STEPS = frozenset(("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
