@@ -1349,6 +1349,7 @@ def _placed(placed: dict[str, dict[str, dict[str, Unit]]], u: Unit, loc: str) ->
         moving = by_kind[u.kind] = Unit(u.power, u.kind, loc)
     return moving
 
+
 #: OrderResult's fields, which ``prepare`` sets itself on the result of each order it takes (the
 #: dataclass's __init__, called from C, runs in a frame of its own: some 400 instructions a result).
 #: Checked on import, so that a field added to OrderResult cannot be left unset there.
