@@ -11,10 +11,9 @@ from json.encoder import encode_basestring
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from judge.engine import PhaseResult, adjudicate, modules, read_position
-from judge.engine.orders import Order, OrderResult
+from judge.engine.orders import OrderResult
 from judge.orders import parse_orders
 from judge.orders.lexer import order_lines
-from judge.orders.parsed import ParsedLine
 from judge.engine.position import Position, PositionError
 from judge.rules import RuleError, merge_rules
 from judge.variant import Map, Variant, VariantError, load_variant
@@ -64,28 +63,15 @@ _PIECES_MAX = 8192
 
 def _entries_text(parsed: list, result: PhaseResult) -> str:
     """The text of "orders": each of ``_entries(parsed, result)`` as ``json.dumps(_entry_json(*entry),
-    ensure_ascii=False)``, written from the lines and results themselves (no tuple an entry)."""
+    ensure_ascii=False)``, written from the results themselves (no tuple an entry)."""
     heads, texts, tails = _heads, _texts, _tails
     out: list[str] = []
     put = out.append
-    engine_results = iter(result.results)
-    take = engine_results.__next__
-    for p in parsed:
-        order = p.order
-        if order is None:
-            if not getattr(p, "note", ""):  # (a comment or a remark: no order)
-                put(_entry_text(p.power or "", p.line, "invalid", p.error, False))
-            continue
-        r = take()
-        text = r._text
-        if text is None:  # (_result_text inline: most entries)
-            text = r._text = p.written if r.order is order and p.written is not None else r.text
+    for r in _listed(parsed, result):
         try:
-            put(f"{heads[r.power]}{texts[text]}{tails[r.default][r.result][r.reason]}")
+            put(f"{heads[r.power]}{texts[r._text]}{tails[r.default][r.result][r.reason]}")
         except KeyError:  # a piece not written before
-            put(_entry_text(r.power, text, r.result, r.reason, r.default))
-    for r in engine_results:
-        put(_entry_text(r.power, r.text, r.result, r.reason, r.default))
+            put(_entry_text(r.power, r._text, r.result, r.reason, r.default))  # type: ignore[arg-type]
     return ", ".join(out)
 
 
@@ -145,30 +131,32 @@ def _adjudicated(variant: str | Variant, position: dict[str, Any], orders: str, 
 def _entries(parsed: list, result: PhaseResult) -> list[tuple[str, str, str, str, bool]]:
     """The output's "orders": (power, order, result, reason, default) for each line read, in the
     order written (a line that could not be read: "invalid"), then the judge's own (defaults)."""
-    out: list[tuple[str, str, str, str, bool]] = []
+    return [(r.power, r._text, r.result, r.reason, r.default) for r in _listed(parsed, result)]  # type: ignore[misc]
+
+
+def _listed(parsed: list, result: PhaseResult) -> list[OrderResult]:
+    """The results as "orders" lists them (the one walk of ``_entries`` and ``_entries_text``): one
+    for each line read, in the order written, then the judge's own; each with its canonical text
+    set. A line that could not be read gets a result of its own, "invalid"."""
+    out: list[OrderResult] = []
+    put = out.append
     engine_results = iter(result.results)
-    take, put = engine_results.__next__, out.append
+    take = engine_results.__next__
     for p in parsed:
         order = p.order
         if order is None:
             if not getattr(p, "note", ""):  # (a comment or a remark: no order)
-                put((p.power or "", p.line, "invalid", p.error, False))
+                put(OrderResult(None, p.power or "", p.line, "invalid", p.error))
             continue
         r = take()
-        put((r.power, _result_text(r, p, order), r.result, r.reason, r.default))
-    out.extend([(r.power, r.text, r.result, r.reason, r.default) for r in engine_results])
+        if r._text is None:  # the order as read, unchanged: its canonical text is the line's
+            r._text = p.written if r.order is order and p.written is not None else r.text
+        put(r)
+    for r in engine_results:
+        if r._text is None:
+            r._text = r.text
+        put(r)
     return out
-
-
-def _result_text(r: OrderResult, p: ParsedLine, order: Order) -> str:
-    """The canonical text of ``r``, the result of ``order`` read from the line ``p``."""
-    text = r._text
-    if text is None:
-        if r.order is order and p.written is not None:
-            text = r._text = p.written  # the order as read, unchanged: its canonical text is the line's
-        else:
-            text = r.text
-    return text
 
 
 def _entry_json(power: str, order: str, result: str, reason: str, default: bool) -> dict[str, Any]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from itertools import count
-from operator import attrgetter
 from typing import Collection, Iterable, Sequence
 
 from judge.engine.orders import Convoy, Hold, Move, Order, OrderResult, Support
@@ -187,8 +186,9 @@ class MovementResolver:
     def _fleet_seas(self) -> frozenset[str]:
         seas = getattr(self, "_seas_cache", None)
         if seas is None:
-            terrain, kinds = self.m.terrain, self.carrier_kinds()
-            seas = frozenset(p for p, u in self.pos.units.items() if u.kind in kinds and terrain[p] == "sea")
+            units, kinds = self.pos.units, self.carrier_kinds()
+            # (the units at sea found by a set operation: a step only for those, not for every unit)
+            seas = frozenset(p for p in units.keys() & _sea_provinces(self.m) if units[p].kind in kinds)
             self._seas_cache = seas
         return seas
 
@@ -458,7 +458,7 @@ class MovementResolver:
         n = len(provs)
         idx_of = self.idx_of = dict(zip(provs, range(n)))
         order = self.order = list(self.order_of.values())
-        self.power = list(map(_power_of, map(units.__getitem__, provs)))  # (no loop in Python)
+        self.power = [units[p].power for p in provs]  # (cheaper than map() through two C calls an item)
         # the decision kinds by order type, without a loop in Python (a module's types: code_of)
         code = self.code = list(map(_CODE.get, map(type, order)))
         if None in code:
@@ -1166,7 +1166,7 @@ class MovementResolver:
         dislodged_units: list[tuple[Unit, int]] = []
         stranded: list[tuple[Unit, str]] = []
         staying: dict[str, Unit] = {}
-        new_unit = object.__new__
+        placed = retreat.map_memo(self.m, "units_placed")
         for p, u in units.items():  # the units that moved come first on the new board, then the rest
             j = idx_of[p]
             if after_hook:
@@ -1180,11 +1180,10 @@ class MovementResolver:
                 if stand_hook and not can_stand(u, loc):
                     stranded.append((u, loc))
                     continue
-                moving = new_unit(Unit)  # Unit(u.power, u.kind, loc), its slots set here (see _UNIT_SLOTS)
-                moving.power = u.power  # (one store a field: no tuple made for four)
-                moving.kind = u.kind
-                moving.loc = loc
-                moving.prov = PROV[loc]
+                try:  # units never change: the same unit in the same place is shared (see _placed)
+                    moving = placed[loc][u.power][u.kind]
+                except KeyError:
+                    moving = _placed(placed, u, loc)
                 new_units[moving.prov] = moving
                 continue
             movers = into.get(p)  # (most units are attacked by no move: no dict of arrivals is built)
@@ -1327,16 +1326,36 @@ class MovementResolver:
 
 _UNKNOWN = object()  # not in a memo
 
+
+def _sea_provinces(m: Map) -> frozenset[str]:
+    """The map's sea provinces (kept per map)."""
+    seas = m.__dict__.get("_sea_provinces")
+    if seas is None:
+        seas = m.__dict__["_sea_provinces"] = frozenset(p for p, t in m.terrain.items() if t == "sea")
+    return seas
+
+
+def _placed(placed: dict[str, dict[str, dict[str, Unit]]], u: Unit, loc: str) -> Unit:
+    """``u``'s kind and power in ``loc``: the unit a move puts there, made once a map (``placed``:
+    location -> power -> kind -> unit, bounded by the map's locations and the powers that moved)."""
+    by_power = placed.get(loc)
+    if by_power is None:
+        by_power = placed[loc] = {}
+    by_kind = by_power.get(u.power)
+    if by_kind is None:
+        by_kind = by_power[u.power] = {}
+    moving = by_kind.get(u.kind)
+    if moving is None:
+        moving = by_kind[u.kind] = Unit(u.power, u.kind, loc)
+    return moving
+
+
 #: OrderResult's fields, which ``prepare`` sets itself on the result of each order it takes (the
 #: dataclass's __init__, called from C, runs in a frame of its own: some 400 instructions a result).
 #: Checked on import, so that a field added to OrderResult cannot be left unset there.
 _RESULT_FIELDS = ("order", "power", "_text", "result", "reason", "default", "map")
 if tuple(f.name for f in fields(OrderResult)) != _RESULT_FIELDS:
     raise ImportError("OrderResult's fields changed: update MovementResolver.prepare and _RESULT_FIELDS")
-#: the same for the slots of a Unit, which ``outcome`` sets itself on the units that moved
-_UNIT_SLOTS = ("power", "kind", "loc", "prov")
-if Unit.__slots__ != _UNIT_SLOTS:
-    raise ImportError("Unit's slots changed: update MovementResolver.outcome and _UNIT_SLOTS")
 
 #: the methods :meth:`MovementResolver.resolve` and ``run`` take inline while a class keeps them all
 _CORE_STEPS = frozenset(("adjudicate", "move_succeeds", "attack_strength", "hold_strength", "prevent_strength",
@@ -1354,9 +1373,6 @@ def _kept(cls: type) -> frozenset[str]:
         kept = _KEPT[cls] = frozenset(name for name in HOOKS | _CORE_STEPS | {"take"}
                                       if getattr(cls, name) is getattr(MovementResolver, name))
     return kept
-
-
-_power_of = attrgetter("power")
 
 
 def _power_and_place(u: Unit) -> tuple[str, str]:
