@@ -11,10 +11,10 @@ import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
-from email import errors, policy
+from email import errors, policy, utils as email_utils
 from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.policy import EmailPolicy
-from email.message import EmailMessage
+from email.message import EmailMessage, _parseparam, _splitparam  # type: ignore[attr-defined]
 from email.utils import getaddresses
 from html.parser import HTMLParser
 from typing import Any
@@ -120,27 +120,74 @@ class _ReadMessage(EmailMessage):
         super().replace_header(_name, _value)
 
     def get_content_type(self) -> str:
-        known = self._indexed()[3]
+        _, _, first, known = self._indexed()
         key = ("type", self._default_type)  # type: ignore[attr-defined]  # (the parser sets it for digests' parts)
         ctype = known.get(key)
         if ctype is None:
-            ctype = known[key] = super().get_content_type()
+            found = first.get("content-type")
+            plain = plain_content_type(found[1]) if found is not None else None
+            if plain is None:
+                ctype = super().get_content_type()
+            else:  # the stdlib's reading of the field's text
+                ctype = _splitparam(plain)[0].lower()
+                if ctype.count("/") != 1:
+                    ctype = "text/plain"
+            known[key] = ctype
         return ctype  # type: ignore[no-any-return]
 
     def _get_params_preserve(self, failobj: Any, header: str) -> Any:
-        known = self._indexed()[3]
-        key = ("params", header.lower())
+        _, _, first, known = self._indexed()
+        name = header.lower()
+        key = ("params", name)
         params = known.get(key)
         if params is None:
-            missing = object()
-            params = super()._get_params_preserve(missing, header)  # type: ignore[misc]
-            if params is missing:
-                return failobj
+            found = first.get(name) if name == "content-type" else None
+            plain = plain_content_type(found[1]) if found is not None else None
+            if plain is None:
+                missing = object()
+                params = super()._get_params_preserve(missing, header)  # type: ignore[misc]
+                if params is missing:
+                    return failobj
+            else:  # the stdlib's reading of the field's text, as its _get_params_preserve does it
+                pairs = []
+                for p in _parseparam(plain):
+                    try:
+                        pname, val = p.split("=", 1)
+                        pname, val = pname.strip(), val.strip()
+                    except ValueError:
+                        pname, val = p.strip(), ""
+                    pairs.append((pname, val))
+                params = email_utils.decode_params(pairs)
             known[key] = params
         return list(params)  # a copy: get_params hands it out
 
 
 _READ_POLICY = _ReadPolicy(message_factory=_ReadMessage)
+
+# a Content-Type field as the header registry writes it back: ``type/subtype`` and parameters each
+# a token or a plain quoted string, not empty (no quote, backslash, ``'``, ``%`` or ``*``: RFC 2231 shapes
+# are the parser's)
+_CT_TOKEN = r"[A-Za-z0-9!#$&+.^_`{|}~-]+"
+_CT_QUOTED = r'"[ !#$&(-\[\]-~]+"'  # (an empty value is written back as the bare name)
+_PLAIN_CTYPE = re.compile(rf"({_CT_TOKEN}/{_CT_TOKEN})((?:;[ \t]*{_CT_TOKEN}=(?:{_CT_TOKEN}|{_CT_QUOTED}))*)")
+_CT_PARAM = re.compile(rf";[ \t]*({_CT_TOKEN})=(?:({_CT_TOKEN})|\"([^\"]*)\")")
+
+
+@functools.lru_cache(maxsize=512)  # (the text parts' fields are mostly alike: ``text/plain; charset="UTF-8"``)
+def plain_content_type(value: str) -> str | None:
+    """``str(policy.default.header_fetch_parse("Content-Type", value))`` without the parse, for
+    the shapes mail programs write (``multipart/alternative;\\r\\n\\tboundary="..."``): the
+    type, then each parameter as ``; name="value"``. None for any other shape, which goes through
+    the stdlib's parser. A multipart's boundary makes its field unlike any other, so the parse
+    (a few hundred Python calls) was made afresh for every mail from a mail program;
+    tests/test_mail_header_text.py holds this to the stdlib."""
+    m = _PLAIN_CTYPE.fullmatch(value.replace("\r", "").replace("\n", ""))
+    if m is None:
+        return None
+    params = [(p[1], p[2] if p[2] is not None else p[3]) for p in _CT_PARAM.finditer(m[2])]
+    if len({name for name, _ in params}) < len(params):  # a name twice: the parser keeps the first
+        return None
+    return m[1] + "".join(f'; {name}="{value}"' for name, value in params)
 
 
 def parse_message(raw: bytes, our_address: str = "", loop_header: str = "X-Judge-Loop") -> IncomingMail:
