@@ -638,6 +638,10 @@ def read_body(msg: EmailMessage) -> tuple[str, list[Ignored], str | None]:
 
 
 _ASCII_LABELS = frozenset({"us-ascii", "ascii", "ansi_x3.4-1968", "us", "iso646-us", "646"})
+#: codecs (by their ``codecs.lookup`` names) that read every ASCII byte as that character (not
+#: UTF-7, UTF-16 or EBCDIC): the common mail charsets
+_ASCII_SUPERSETS = frozenset({"ascii", "utf-8", "cp1252", "cp1250", "cp1251", "koi8-r", "koi8-u",
+                              *(f"iso8859-{n}" for n in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 14, 15, 16))})
 
 
 def _mislabelled(part: EmailMessage) -> str | None:
@@ -645,16 +649,25 @@ def _mislabelled(part: EmailMessage) -> str | None:
     8-bit bytes, as mailers without a charset setting send ``München``: read as UTF-8 when the
     bytes are valid UTF-8, else as Windows-1252 (Latin-1 for the bytes it leaves undefined),
     rather than as replacement characters. A part under a charset label nobody knows (such as
-    ``x-unknown-8bit``) is read when it is ASCII or UTF-8, which can be told for sure. None when
-    the part is not such a case (or cannot be read: the caller says so)."""
-    cs = (part.get_content_charset() or "us-ascii").lower()
-    if part.get_content_maintype() != "text" or cs not in _ASCII_LABELS and _known_charset(cs):
+    ``x-unknown-8bit``) is read when it is ASCII or UTF-8, which can be told for sure. A part of
+    ASCII bytes under a charset that reads them as ASCII (:data:`_ASCII_SUPERSETS`) is read here
+    too: its text is those bytes, as ``get_content`` would decode them again. None when the part
+    is none of these (or cannot be read: the caller says so)."""
+    given = part.get_content_charset()
+    cs = (given or "us-ascii").lower()
+    if part.get_content_maintype() != "text":
+        return None
+    known = cs in _ASCII_LABELS or _known_charset(cs)
+    if known and cs not in _ASCII_LABELS and codecs.lookup(cs).name not in _ASCII_SUPERSETS:
         return None
     data = part.get_payload(decode=True)
     if not isinstance(data, bytes):
         return None
-    if data.isascii():
-        return None if _known_charset(cs) else data.decode("ascii")
+    if data.isascii():  # (most mails: what get_content would decode again, under the label it reads)
+        # (a label not given, empty or not ASCII: get_content reads it its own way, or fails)
+        return data.decode("ascii") if not known or given and codecs.lookup(cs).name in _ASCII_SUPERSETS else None
+    if known and cs not in _ASCII_LABELS:  # 8-bit text under its own label: get_content reads it
+        return None
     if cs not in _ASCII_LABELS:  # a label nobody knows: UTF-8 is recognisable, anything else a guess
         try:
             return data.decode("utf-8")
