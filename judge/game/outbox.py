@@ -117,6 +117,8 @@ def header_field(name: str, value: str, utf8: bool = False) -> str:
     if not value.isascii() and not utf8 or len(value) > 900 and max(map(len, value.split(" "))) > 900:
         # encoded words: for non-ASCII text, and to split a word too long for a line (RFC 5322: 998)
         return f"{name}: {Header(value, 'utf-8', header_name=name).encode(linesep=CRLF)}\r\n"
+    if len(name) + len(value) <= 76:  # "Name: value" fits one line: the loop below would not fold it
+        return f"{name}: {value}\r\n"
     # fold at spaces only, so unfolding gives the value back; a longer word stays whole
     lines, line = [], f"{name}:"
     for word in value.split(" "):
