@@ -194,19 +194,14 @@ def render_report(template_name: str, /, **context: Any) -> str:
     return _report_env(str(TEMPLATES_DIR / "report")).get_template(template_name).render(**context)
 
 
+_BLANK_RUN = re.compile(r"\n{3,}")
+
+
 def tidy(text: str) -> str:
     """No trailing spaces, at most one blank line in a row, one final newline."""
-    out: list[str] = []
-    for line in text.splitlines():
-        line = line if line == "-- " else line.rstrip()  # keep a signature separator
-        if not line and out and not out[-1]:
-            continue
-        out.append(line)
-    while out and not out[-1]:
-        out.pop()
-    while out and not out[0]:
-        out.pop(0)
-    return "\n".join(out) + "\n"
+    lines = [line if line == "-- " else line.rstrip() for line in text.splitlines()]  # keep a signature separator
+    # (blank lines are empty now: a run of them is a run of line ends)
+    return _BLANK_RUN.sub("\n\n", "\n".join(lines)).strip("\n") + "\n"
 
 
 # -- the text part: 72 columns -------------------------------------------------------------------
