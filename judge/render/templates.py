@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import textwrap
 from functools import lru_cache
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Iterable
 
 import jinja2
@@ -102,7 +103,9 @@ def _html_env(directory: str) -> jinja2.Environment:
     env.filters["text_html"] = text_to_html
     env.filters["part"] = part_html
     env.filters["parts"] = parts_html
-    env.globals["css"] = CSS
+    # as attributes: templates write ``css.p``, which Jinja tries as an attribute first (on the
+    # dict, an AttributeError raised and caught each time)
+    env.globals["css"] = SimpleNamespace(**CSS)
     return env
 
 
