@@ -6,6 +6,7 @@ random values and on whole random header blocks (encoded words in several script
 from __future__ import annotations
 
 import re
+from typing import Any
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -128,14 +129,23 @@ def test_content_type_and_parameters_match_the_stdlib(value: str) -> None:
     raw = _raw_block([("From", "a@b.example"), ("Content-Type", value)])
     ours = BytesParser(policy=_READ_POLICY).parsebytes(raw)
     theirs = BytesParser(policy=policy.default).parsebytes(raw)
-    assert ours.get_content_type() == theirs.get_content_type()
+
+    def same(ask: Any) -> None:  # the same answer, or the same error (the stdlib's parser fails on some)
+        def outcome(msg: EmailMessage) -> Any:
+            try:
+                return ask(msg)
+            except Exception as exc:
+                return type(exc)
+        assert outcome(ours) == outcome(theirs)
+
+    same(lambda m: m.get_content_type())
     for header in ("content-type", "Content-Type"):
-        assert ours.get_params(header=header) == theirs.get_params(header=header)
-        assert ours.get_params(header=header, unquote=False) == theirs.get_params(header=header, unquote=False)
+        same(lambda m: m.get_params(header=header))
+        same(lambda m: m.get_params(header=header, unquote=False))
     for param in ("charset", "boundary", "format", "delsp", "name"):
-        assert ours.get_param(param) == theirs.get_param(param)
-    assert ours.get_content_charset() == theirs.get_content_charset()
-    assert ours.get_boundary() == theirs.get_boundary()
+        same(lambda m: m.get_param(param))
+    same(lambda m: m.get_content_charset())
+    same(lambda m: m.get_boundary())
 
 
 def test_client_mails_read_their_parts_as_the_stdlib_does() -> None:
