@@ -483,22 +483,26 @@ def clean_subject(subject: str, code: str = "") -> str:
 
 def ignore_reason(msg: EmailMessage, sender: str, our_address: str, loop_header: str) -> str | None:
     """Why this message must never be answered, or None."""
-    auto = _header(msg, "Auto-Submitted").split(";")[0].strip().lower()
+    try:  # (a field it does not have reads as "": most of these are asked of a mail without them)
+        has = _first_fields(msg).keys()
+    except Exception:  # as _header reads them then: none
+        has = frozenset()
+    auto = _header(msg, "Auto-Submitted").split(";")[0].strip().lower() if "auto-submitted" in has else ""
     if auto and auto != "no":
         return f"Auto-Submitted: {auto}"
-    prec = _header(msg, "Precedence").strip().lower()
+    prec = _header(msg, "Precedence").strip().lower() if "precedence" in has else ""
     if prec in ("bulk", "junk", "list", "auto_reply"):
         return f"Precedence: {prec}"
-    if loop_header and _header(msg, loop_header):
+    if loop_header and loop_header.lower() in has and _header(msg, loop_header):
         return f"mail from a judge ({loop_header})"
     for h in ("X-Autoreply", "X-Autorespond", "X-Auto-Reply"):
-        if _header(msg, h):
+        if h.lower() in has and _header(msg, h):
             return f"auto-reply ({h})"
-    if _header(msg, "List-Id") or _header(msg, "List-Unsubscribe"):
+    if "list-id" in has and _header(msg, "List-Id") or "list-unsubscribe" in has and _header(msg, "List-Unsubscribe"):
         return "mailing-list mail"
     if msg.get_content_type() == "multipart/report":
         return "delivery report (bounce)"
-    rp = _header(msg, "Return-Path").strip()
+    rp = _header(msg, "Return-Path").strip() if "return-path" in has else ""
     if rp == "<>":
         return "bounce (empty Return-Path)"
     if not sender:
