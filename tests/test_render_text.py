@@ -1,11 +1,12 @@
-"""judge.render.templates.tidy, the last step of every rendered mail text: held to what it
-promises on any text (line ends of every kind, signature separators, Unicode spaces)."""
+"""judge.render.templates: tidy (the last step of every rendered mail text), wrap_text and
+text_to_html held to what they promise on any text (line ends of every kind, signature
+separators, Unicode spaces, markup characters)."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from judge.render.templates import tidy
+from judge.render.templates import NBSP, text_to_html, tidy, wrap_line, wrap_text
 
 PIECES = ["\n", "\r\n", "\r", " ", "\t", "-- ", "--", "a", "b c", "\x0c", "\x1c", "\u2028", "\x85", "\xa0", "\u3000",
           "\n\n\n", "-- \n", "  x  "]
@@ -35,3 +36,26 @@ def test_tidy_keeps_every_line_and_drops_only_blank_runs_and_trailing_space(text
 
 def test_tidy_on_a_reply_shape() -> None:
     assert tidy("\n\n:: Judge: T  \n\n\n> SIGNON Fgame\nOK \t\n\n-- \nsig\n\n") == ":: Judge: T\n\n> SIGNON Fgame\nOK\n\n-- \nsig\n"
+
+
+TEXT = st.lists(st.sampled_from(PIECES + [":: Judge: T", "> A Par - Bur", "*** Error: x", "-----", "SET NAME x      what",
+                                          "<&>'\"", "North\xa0Sea", "word " * 20]), max_size=16).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXT)
+def test_one_line_lays_out_as_the_same_line_in_a_text(line: str) -> None:
+    """A single line (a reply's echo or note) is laid out as it is in a longer text."""
+    line = line.replace("\r\n", "\n").split("\n")[0]
+    assert text_to_html(line) == text_to_html("\n" + line)
+    if not line.endswith("\r"):  # (a CR before the LF added would make one line end of them)
+        assert text_to_html(line) == text_to_html(line + "\n")
+    assert "<" not in str(text_to_html(line)).replace("<p ", "").replace("<div ", "").replace("<hr ", "") \
+        .replace("</p>", "").replace("</div>", "").replace("<br />", "")  # everything the player wrote escaped
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXT, st.sampled_from([72, 30]))
+def test_wrap_text_wraps_each_line_alone(text: str, width: int) -> None:
+    lines = [part for line in text.split("\n") for part in wrap_line(line, width)]
+    assert wrap_text(text, width) == "\n".join(lines).replace(NBSP, " ")
