@@ -270,15 +270,19 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
 
 def _parse_head(msg: EmailMessage, raw: bytes) -> IncomingMail:
     """Who wrote the message, where answers go, its ids and subject: its top header block."""
+    try:  # (a field the mail does not have is not asked for: References, Reply-To in most)
+        has: Any = _first_fields(msg).keys()
+    except Exception:  # (then each is asked, as it always was)
+        has = None
     mid = clean_message_id(_header(msg, "Message-ID"))
     mail = IncomingMail(message_id=mid if mid else _synthetic_id(raw))
     mail.reply_id = mid if MSG_ID.fullmatch(mid) else None
-    mail.references = thread_ids(_header(msg, "References") + " " + mid)
+    mail.references = thread_ids((_header(msg, "References") if has is None or "references" in has else "") + " " + mid)
     from_addrs = _addresses(msg, "From")
     mail.sender = from_addrs[0] if from_addrs else ""
     mail.sender_name = _display_name(msg) if from_addrs else ""
     # one address only: a Reply-To naming several would make every answer a fan-out
-    replies = _addresses(msg, "Reply-To")
+    replies = _addresses(msg, "Reply-To") if has is None or "reply-to" in has else []
     mail.reply_to = replies[:1] if len(replies) == 1 else from_addrs[:1]
     mail.subject = clean_subject(_header(msg, "Subject"))
     return mail
