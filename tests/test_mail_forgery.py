@@ -509,6 +509,41 @@ def test_ascii_or_utf8_under_an_unknown_charset_label_reads_anything_else_is_not
     assert m.error is not None and "x-unknown-8bit" in m.error
 
 
+@pytest.mark.parametrize("charset", ["us-ascii", "UTF-8", "utf8", "iso-8859-1", "ISO-8859-15", "windows-1252", "koi8-r",
+                                     "utf-7", "utf-16", "cp037", "x-unknown-8bit", '""', None])
+@pytest.mark.parametrize("cte", ["7bit", "8bit", "quoted-printable", "base64"])
+def test_a_text_part_reads_as_the_stdlib_decodes_it(charset: str | None, cte: str) -> None:
+    """The text of a part is what ``get_content`` gives wherever the stdlib can read it: ASCII
+    bytes are read at once under a charset that reads them as ASCII (UTF-7's "+", UTF-16 and
+    EBCDIC do not), 8-bit text under its own label by the stdlib; under a label nobody knows,
+    ASCII still reads. (8-bit text labelled ASCII, or not labelled: the tests above.)"""
+    from judge.mail.feedparse import parse_bytes
+    from judge.mail.incoming import _READ_POLICY, read_body
+
+    for data in (b"HELP\nA Par - Bur +AGE- x=3D\n", "LIST M\u00fcnchen\n".encode("utf-8"),
+                 "LIST M\u00fcnchen\n".encode("latin-1"), "HELP \u0416\n".encode("koi8-r")):
+        if cte == "7bit" and not data.isascii():
+            continue
+        msg = EmailMessage()
+        msg["From"], msg["Message-ID"] = "p@example.test", "<t@example.test>"
+        msg.set_content(data, maintype="text", subtype="plain", cte=cte)
+        del msg["Content-Type"]
+        msg["Content-Type"] = "text/plain" + (f"; charset={charset}" if charset else "")
+        raw = msg.as_bytes()
+        got, _, error = read_body(parse_bytes(raw, _READ_POLICY))  # type: ignore[arg-type]
+        label = (charset or "us-ascii").lower()
+        if not data.isascii() and label in ("us-ascii", "x-unknown-8bit", '""'):
+            continue
+        try:
+            want = message_from_bytes(raw, policy=policy.default).get_content()  # type: ignore[attr-defined]
+        except LookupError:
+            if charset == '""':  # no name at all: the sender is told the judge cannot read it
+                assert got == "" and error is not None and "character set" in error
+                continue
+            want = data.decode("ascii")  # a label nobody knows: ASCII reads as ASCII
+        assert (got, error) == (want.replace("\r\n", "\n"), None), (data, charset, cte)
+
+
 def test_a_latin1_byte_undefined_in_cp1252_still_reads(table: Table) -> None:
     m = parse_message(mail("p@example.test", "HELP").replace(b"HELP", b"HELP \x81\x8d caf\xe9"), JUDGE)
     assert m.text.startswith("HELP \x81\x8d caf\u00e9")

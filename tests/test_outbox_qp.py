@@ -39,3 +39,22 @@ def test_a_reply_page() -> None:
     raw = as_outbox_hands_it(mail_html("Re: TEST:tg - S1901M orders", "> F Bre - Mao\n  Müller's order\n" * 30))
     assert qp_body(raw) == quoprimime.body_encode(raw, 76, eol=CRLF)
     assert qp_body("") == quoprimime.body_encode("", 76, eol=CRLF)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.sampled_from(["To", "Subject", "Date", "Message-ID", "References", "X-Judge-Loop", "A"]),
+       st.lists(st.sampled_from(["a", "b", " ", "  ", "<m1.p0@example.test>", "x" * 30, ":", "-"]), max_size=30).map("".join))
+def test_header_lines_fold_at_spaces_within_78_columns(name: str, value: str) -> None:
+    """judge.game.outbox.header_field: unfolded, the field is the value as given, each line after
+    the first a continuation; a field that fits 78 columns is one line; a folded line holds at
+    most 78 columns of words, or a single word too long to fit."""
+    from judge.game.outbox import header_field
+
+    field = header_field(name, value)
+    assert field.endswith(CRLF)
+    lines = field[:-2].split(CRLF)
+    assert "".join(lines) == f"{name}: {value}"
+    assert all(line.startswith(" ") for line in lines[1:])
+    assert all(len(line.rstrip(" ")) <= 78 or len(line.split()) <= 1 + (i == 0) for i, line in enumerate(lines))
+    if len(name) + 2 + len(value) <= 78:
+        assert lines == [f"{name}: {value}"]

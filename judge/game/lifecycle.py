@@ -83,7 +83,10 @@ class Game:
         # once per Game object (a transaction's worth): load_variant stats the seed file each call;
         # played with the calendar the game's rules name (1885 II: rule switch ``calendar``)
         v = load_variant(self.variant_name)
-        return v.with_rules(merge_rules(v.rules, self.options.get("rules") or {}))
+        own = self.options.get("rules") or {}
+        merged = merge_rules(v.rules, own)
+        self.__dict__["_merged_rules"] = (repr(own), merged)  # what :attr:`rules` merges: the same layers
+        return v.with_rules(merged)
 
     @property
     def rules(self) -> dict[str, Any]:
@@ -92,9 +95,10 @@ class Game:
         them several times; merging, even remembered by merge_rules, walks every rule)."""
         own = self.options.get("rules") or {}
         key = repr(own)  # (SET RULE changes them in place: compared as written, whatever they hold)
+        variant = self.variant  # (it merges them first)
         known = self.__dict__.get("_merged_rules")
         if known is None or known[0] != key:
-            known = self.__dict__["_merged_rules"] = (key, merge_rules(self.variant.rules, own))
+            known = self.__dict__["_merged_rules"] = (key, merge_rules(variant.rules, own))
         return dict(known[1])
 
     def hours(self, kind: str) -> float:

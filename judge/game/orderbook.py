@@ -45,15 +45,21 @@ def parse_order_text(text: str, pos: Position, power: str, rules: dict[str, Any]
 # -- stored form -----------------------------------------------------------------------------------
 def to_dict(order: Order, m: Any) -> dict[str, Any]:
     d: dict[str, Any] = {"type": order.keyword}
-    for f in fields(order):  # type: ignore[arg-type]
-        d[f.name] = getattr(order, f.name)
+    for name in _field_order(type(order)):
+        d[name] = getattr(order, name)
     d["text"] = order.text(m)
     return d
 
 
 @lru_cache(maxsize=None)
+def _field_order(cls: type) -> tuple[str, ...]:
+    """An order class's field names in order (``dataclasses.fields`` walks them afresh each call)."""
+    return tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=None)
 def _field_names(cls: type) -> frozenset[str]:
-    return frozenset(f.name for f in fields(cls))  # type: ignore[arg-type]
+    return frozenset(_field_order(cls))
 
 
 def from_dict(d: dict[str, Any]) -> Order:
@@ -123,13 +129,10 @@ def needed_by_power(pos: Position, powers: list[str], rules: dict[str, Any] | No
     one walk of the board; in a retreat phase each dislodged unit with a retreat; in an adjustment
     phase each build it may make (no more than it has sites for) or removal it owes."""
     kind = pos.phase.kind
-    if kind == "movement":
-        count: dict[str, int] = {}
-        for u in pos.units.values():
-            count[u.power] = count.get(u.power, 0) + 1
-        for p in hidden_units(pos, rules).values():
-            count[p] = count.get(p, 0) + 1
-        return {p: count.get(p, 0) for p in powers}
+    if kind == "movement":  # (counted with list.count: a few powers asked, a few dozen units)
+        owners = [u.power for u in pos.units.values()]
+        owners += hidden_units(pos, rules).values()
+        return {p: owners.count(p) for p in powers}
     if kind == "retreat":
         return {p: len(_to_retreat(pos, p)) for p in powers}
     due = adjustments_due(pos)

@@ -8,6 +8,7 @@ never sent for something that did not happen. Transports take :class:`OutboxItem
 from __future__ import annotations
 
 import base64
+import functools
 import re
 import secrets
 from dataclasses import dataclass
@@ -72,13 +73,13 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
     # a sender's text echoed into our header (their subject, their ids) is one clean line: a
     # decoded CR/LF must neither start a header of its own nor make this message unsendable
     subject = " ".join(CONTROL.sub(" ", subject).split())
-    fields = [("From", formataddr((cfg.name, cfg.address))), ("To", to_field(to)), ("Subject", subject),
-              ("Date", format_datetime(now)), ("Message-ID", mid)]
+    fields = [("To", to_field(to)), ("Subject", subject), ("Date", format_datetime(now)), ("Message-ID", mid)]
     in_reply_to = thread_ids(in_reply_to or "").rpartition(" ")[2]
     if in_reply_to:
         fields += [("In-Reply-To", in_reply_to), ("References", thread_ids(f"{references or ''} {in_reply_to}"))]
-    fields += [("Auto-Submitted", auto), (cfg.loop_header, cfg.address), *(headers or {}).items()]
-    head = "".join(header_field(name, value, utf8=name == "To") for name, value in fields).encode("utf-8")
+    sender, marks = _own_fields(cfg.name, cfg.address, auto, cfg.loop_header)
+    head = "".join([sender, *(header_field(name, value, utf8=name == "To") for name, value in fields), marks,
+                    *(header_field(name, value) for name, value in (headers or {}).items())]).encode("utf-8")
     files = list(getattr(text, "attachments", ()))
     if files:  # a report: the same body for every recipient, built once (its pictures are large)
         body = getattr(text, "mime_body", None)
@@ -91,6 +92,14 @@ def compose(cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datet
         return head + body, mid
     html = getattr(text, "html", None) or mail_html(subject, str(text))
     return head + _alternative(str(text), html), mid
+
+
+@functools.lru_cache(maxsize=64)
+def _own_fields(name: str, address: str, auto: str, loop_header: str) -> tuple[str, str]:
+    """The header lines every message of this judge has alike (its settings' own, no one's text):
+    From, and Auto-Submitted with the loop header, each written out once."""
+    return (header_field("From", formataddr((name, address))),
+            header_field("Auto-Submitted", auto) + header_field(loop_header, address))
 
 
 def to_field(to: list[str]) -> str:
@@ -108,6 +117,8 @@ def header_field(name: str, value: str, utf8: bool = False) -> str:
     if not value.isascii() and not utf8 or len(value) > 900 and max(map(len, value.split(" "))) > 900:
         # encoded words: for non-ASCII text, and to split a word too long for a line (RFC 5322: 998)
         return f"{name}: {Header(value, 'utf-8', header_name=name).encode(linesep=CRLF)}\r\n"
+    if len(name) + len(value) <= 76:  # "Name: value" fits one line: the loop below would not fold it
+        return f"{name}: {value}\r\n"
     # fold at spaces only, so unfolding gives the value back; a longer word stays whole
     lines, line = [], f"{name}:"
     for word in value.split(" "):

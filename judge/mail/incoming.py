@@ -11,10 +11,10 @@ import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
-from email import errors, policy
+from email import errors, policy, utils as email_utils
 from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.policy import EmailPolicy
-from email.message import EmailMessage
+from email.message import EmailMessage, _parseparam, _splitparam  # type: ignore[attr-defined]
 from email.utils import getaddresses
 from html.parser import HTMLParser
 from typing import Any
@@ -120,27 +120,74 @@ class _ReadMessage(EmailMessage):
         super().replace_header(_name, _value)
 
     def get_content_type(self) -> str:
-        known = self._indexed()[3]
+        _, _, first, known = self._indexed()
         key = ("type", self._default_type)  # type: ignore[attr-defined]  # (the parser sets it for digests' parts)
         ctype = known.get(key)
         if ctype is None:
-            ctype = known[key] = super().get_content_type()
+            found = first.get("content-type")
+            plain = plain_content_type(found[1]) if found is not None else None
+            if plain is None:
+                ctype = super().get_content_type()
+            else:  # the stdlib's reading of the field's text
+                ctype = _splitparam(plain)[0].lower()
+                if ctype.count("/") != 1:
+                    ctype = "text/plain"
+            known[key] = ctype
         return ctype  # type: ignore[no-any-return]
 
     def _get_params_preserve(self, failobj: Any, header: str) -> Any:
-        known = self._indexed()[3]
-        key = ("params", header.lower())
+        _, _, first, known = self._indexed()
+        name = header.lower()
+        key = ("params", name)
         params = known.get(key)
         if params is None:
-            missing = object()
-            params = super()._get_params_preserve(missing, header)  # type: ignore[misc]
-            if params is missing:
-                return failobj
+            found = first.get(name) if name == "content-type" else None
+            plain = plain_content_type(found[1]) if found is not None else None
+            if plain is None:
+                missing = object()
+                params = super()._get_params_preserve(missing, header)  # type: ignore[misc]
+                if params is missing:
+                    return failobj
+            else:  # the stdlib's reading of the field's text, as its _get_params_preserve does it
+                pairs = []
+                for p in _parseparam(plain):
+                    try:
+                        pname, val = p.split("=", 1)
+                        pname, val = pname.strip(), val.strip()
+                    except ValueError:
+                        pname, val = p.strip(), ""
+                    pairs.append((pname, val))
+                params = email_utils.decode_params(pairs)
             known[key] = params
         return list(params)  # a copy: get_params hands it out
 
 
 _READ_POLICY = _ReadPolicy(message_factory=_ReadMessage)
+
+# a Content-Type field as the header registry writes it back: ``type/subtype`` and parameters each
+# a token or a plain quoted string, not empty (no quote, backslash, ``'``, ``%`` or ``*``: RFC 2231 shapes
+# are the parser's)
+_CT_TOKEN = r"[A-Za-z0-9!#$&+.^_`{|}~-]+"
+_CT_QUOTED = r'"[ !#$&(-\[\]-~]+"'  # (an empty value is written back as the bare name)
+_PLAIN_CTYPE = re.compile(rf"({_CT_TOKEN}/{_CT_TOKEN})((?:;[ \t]*{_CT_TOKEN}=(?:{_CT_TOKEN}|{_CT_QUOTED}))*)")
+_CT_PARAM = re.compile(rf";[ \t]*({_CT_TOKEN})=(?:({_CT_TOKEN})|\"([^\"]*)\")")
+
+
+@functools.lru_cache(maxsize=512)  # (the text parts' fields are mostly alike: ``text/plain; charset="UTF-8"``)
+def plain_content_type(value: str) -> str | None:
+    """``str(policy.default.header_fetch_parse("Content-Type", value))`` without the parse, for
+    the shapes mail programs write (``multipart/alternative;\\r\\n\\tboundary="..."``): the
+    type, then each parameter as ``; name="value"``. None for any other shape, which goes through
+    the stdlib's parser. A multipart's boundary makes its field unlike any other, so the parse
+    (a few hundred Python calls) was made afresh for every mail from a mail program;
+    tests/test_mail_header_text.py holds this to the stdlib."""
+    m = _PLAIN_CTYPE.fullmatch(value.replace("\r", "").replace("\n", ""))
+    if m is None:
+        return None
+    params = [(p[1], p[2] if p[2] is not None else p[3]) for p in _CT_PARAM.finditer(m[2])]
+    if len({name for name, _ in params}) < len(params):  # a name twice: the parser keeps the first
+        return None
+    return m[1] + "".join(f'; {name}="{value}"' for name, value in params)
 
 
 def parse_message(raw: bytes, our_address: str = "", loop_header: str = "X-Judge-Loop") -> IncomingMail:
@@ -223,15 +270,19 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
 
 def _parse_head(msg: EmailMessage, raw: bytes) -> IncomingMail:
     """Who wrote the message, where answers go, its ids and subject: its top header block."""
+    try:  # (a field the mail does not have is not asked for: References, Reply-To in most)
+        has: Any = _first_fields(msg).keys()
+    except Exception:  # (then each is asked, as it always was)
+        has = None
     mid = clean_message_id(_header(msg, "Message-ID"))
     mail = IncomingMail(message_id=mid if mid else _synthetic_id(raw))
     mail.reply_id = mid if MSG_ID.fullmatch(mid) else None
-    mail.references = thread_ids(_header(msg, "References") + " " + mid)
+    mail.references = thread_ids((_header(msg, "References") if has is None or "references" in has else "") + " " + mid)
     from_addrs = _addresses(msg, "From")
     mail.sender = from_addrs[0] if from_addrs else ""
     mail.sender_name = _display_name(msg) if from_addrs else ""
     # one address only: a Reply-To naming several would make every answer a fan-out
-    replies = _addresses(msg, "Reply-To")
+    replies = _addresses(msg, "Reply-To") if has is None or "reply-to" in has else []
     mail.reply_to = replies[:1] if len(replies) == 1 else from_addrs[:1]
     mail.subject = clean_subject(_header(msg, "Subject"))
     return mail
@@ -436,22 +487,26 @@ def clean_subject(subject: str, code: str = "") -> str:
 
 def ignore_reason(msg: EmailMessage, sender: str, our_address: str, loop_header: str) -> str | None:
     """Why this message must never be answered, or None."""
-    auto = _header(msg, "Auto-Submitted").split(";")[0].strip().lower()
+    try:  # (a field it does not have reads as "": most of these are asked of a mail without them)
+        has = _first_fields(msg).keys()
+    except Exception:  # as _header reads them then: none
+        has = frozenset()
+    auto = _header(msg, "Auto-Submitted").split(";")[0].strip().lower() if "auto-submitted" in has else ""
     if auto and auto != "no":
         return f"Auto-Submitted: {auto}"
-    prec = _header(msg, "Precedence").strip().lower()
+    prec = _header(msg, "Precedence").strip().lower() if "precedence" in has else ""
     if prec in ("bulk", "junk", "list", "auto_reply"):
         return f"Precedence: {prec}"
-    if loop_header and _header(msg, loop_header):
+    if loop_header and loop_header.lower() in has and _header(msg, loop_header):
         return f"mail from a judge ({loop_header})"
     for h in ("X-Autoreply", "X-Autorespond", "X-Auto-Reply"):
-        if _header(msg, h):
+        if h.lower() in has and _header(msg, h):
             return f"auto-reply ({h})"
-    if _header(msg, "List-Id") or _header(msg, "List-Unsubscribe"):
+    if "list-id" in has and _header(msg, "List-Id") or "list-unsubscribe" in has and _header(msg, "List-Unsubscribe"):
         return "mailing-list mail"
     if msg.get_content_type() == "multipart/report":
         return "delivery report (bounce)"
-    rp = _header(msg, "Return-Path").strip()
+    rp = _header(msg, "Return-Path").strip() if "return-path" in has else ""
     if rp == "<>":
         return "bounce (empty Return-Path)"
     if not sender:
@@ -591,6 +646,10 @@ def read_body(msg: EmailMessage) -> tuple[str, list[Ignored], str | None]:
 
 
 _ASCII_LABELS = frozenset({"us-ascii", "ascii", "ansi_x3.4-1968", "us", "iso646-us", "646"})
+#: codecs (by their ``codecs.lookup`` names) that read every ASCII byte as that character (not
+#: UTF-7, UTF-16 or EBCDIC): the common mail charsets
+_ASCII_SUPERSETS = frozenset({"ascii", "utf-8", "cp1252", "cp1250", "cp1251", "koi8-r", "koi8-u",
+                              *(f"iso8859-{n}" for n in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 14, 15, 16))})
 
 
 def _mislabelled(part: EmailMessage) -> str | None:
@@ -598,16 +657,25 @@ def _mislabelled(part: EmailMessage) -> str | None:
     8-bit bytes, as mailers without a charset setting send ``München``: read as UTF-8 when the
     bytes are valid UTF-8, else as Windows-1252 (Latin-1 for the bytes it leaves undefined),
     rather than as replacement characters. A part under a charset label nobody knows (such as
-    ``x-unknown-8bit``) is read when it is ASCII or UTF-8, which can be told for sure. None when
-    the part is not such a case (or cannot be read: the caller says so)."""
-    cs = (part.get_content_charset() or "us-ascii").lower()
-    if part.get_content_maintype() != "text" or cs not in _ASCII_LABELS and _known_charset(cs):
+    ``x-unknown-8bit``) is read when it is ASCII or UTF-8, which can be told for sure. A part of
+    ASCII bytes under a charset that reads them as ASCII (:data:`_ASCII_SUPERSETS`) is read here
+    too: its text is those bytes, as ``get_content`` would decode them again. None when the part
+    is none of these (or cannot be read: the caller says so)."""
+    given = part.get_content_charset()
+    cs = (given or "us-ascii").lower()
+    if part.get_content_maintype() != "text":
+        return None
+    known = cs in _ASCII_LABELS or _known_charset(cs)
+    if known and cs not in _ASCII_LABELS and codecs.lookup(cs).name not in _ASCII_SUPERSETS:
         return None
     data = part.get_payload(decode=True)
     if not isinstance(data, bytes):
         return None
-    if data.isascii():
-        return None if _known_charset(cs) else data.decode("ascii")
+    if data.isascii():  # (most mails: what get_content would decode again, under the label it reads)
+        # (a label not given, empty or not ASCII: get_content reads it its own way, or fails)
+        return data.decode("ascii") if not known or given and codecs.lookup(cs).name in _ASCII_SUPERSETS else None
+    if known and cs not in _ASCII_LABELS:  # 8-bit text under its own label: get_content reads it
+        return None
     if cs not in _ASCII_LABELS:  # a label nobody knows: UTF-8 is recognisable, anything else a guess
         try:
             return data.decode("utf-8")

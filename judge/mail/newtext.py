@@ -307,7 +307,7 @@ def new_text(text: str) -> tuple[str, list[Ignored]]:
     signature, separator lines, phone lines and the sign-off at the end. A press letter's lines
     are given back as written (a letter is passed on, not read)."""
     written = text.split("\n")
-    lines = [normalise(line) for line in written]
+    lines = list(written) if text.isascii() else [normalise(line) for line in written]  # (ASCII: as written)
     kind: list[Ignored | None] = [None] * len(lines)  # which block each line was left out in
 
     unescaped = _mark_pgp(lines, kind)
@@ -355,9 +355,16 @@ def normalise(line: str) -> str:
     return unicodedata.normalize("NFKC", strip_invisible(line))
 
 
+_ASCII = frozenset(map(chr, range(128)))
+
+
 def strip_invisible(s: str) -> str:
     """``s`` without invisible format characters (Unicode category Cf)."""
-    return s if s.isascii() else "".join(c for c in s if c.isascii() or unicodedata.category(c) != "Cf")
+    if s.isascii():
+        return s
+    # (each other character asked once, not each character of the line)
+    invisible = [c for c in set(s) - _ASCII if unicodedata.category(c) == "Cf"]
+    return s.translate(dict.fromkeys(map(ord, invisible))) if invisible else s
 
 
 _LETTER = Ignored("letter", 0)  # stands for a press letter's lines while the judge's output is looked for

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import textwrap
 from functools import lru_cache
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Iterable
 
 import jinja2
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from judge.render.zine import Attachment, Report
 
 TEMPLATES_DIR = templates_dir()
+_TEMPLATES = str(TEMPLATES_DIR)  # (the key of the remembered templates: not made afresh for every mail)
 WIDTH = 72
 #: joins the words of one province name so that wrapping never splits "North Sea"
 NBSP = "\xa0"
@@ -102,7 +104,9 @@ def _html_env(directory: str) -> jinja2.Environment:
     env.filters["text_html"] = text_to_html
     env.filters["part"] = part_html
     env.filters["parts"] = parts_html
-    env.globals["css"] = CSS
+    # as attributes: templates write ``css.p``, which Jinja tries as an attribute first (on the
+    # dict, an AttributeError raised and caught each time)
+    env.globals["css"] = SimpleNamespace(**CSS)
     return env
 
 
@@ -149,16 +153,16 @@ def _template(directory: str, name: str, html: bool = False) -> jinja2.Template:
 # -- rendering -----------------------------------------------------------------------------------
 def render_part(template_name: str, /, **context: Any) -> MailText:
     """Render ``templates/<template_name>`` to text (no subject line), with its HTML sibling if any."""
-    text = tidy(_template(str(TEMPLATES_DIR), template_name).render(**context))
+    text = tidy(_template(_TEMPLATES, template_name).render(**context))
     sibling = _html_template(template_name)
-    html = _template(str(TEMPLATES_DIR), sibling, html=True).render(**context) if sibling else None
+    html = _template(_TEMPLATES, sibling, html=True).render(**context) if sibling else None
     return MailText(text, html)
 
 
 def render(template_name: str, /, *, width: int = WIDTH, **context: Any) -> tuple[str, MailText]:
     """Render a whole mail; returns ``(subject, body)``. Lines longer than ``width`` are wrapped
     (a mail carrying press passes :data:`PRESS_KEEP`: its press is laid out by :func:`press_text`)."""
-    text = _template(str(TEMPLATES_DIR), template_name).render(**context)
+    text = _template(_TEMPLATES, template_name).render(**context)
     first, _, body = text.partition("\n")
     if not first.startswith("Subject:"):
         raise ValueError(f"template {template_name} must start with a 'Subject:' line")
@@ -166,7 +170,7 @@ def render(template_name: str, /, *, width: int = WIDTH, **context: Any) -> tupl
     body = tidy(body.lstrip("\n"))
     sibling = _html_template(template_name)
     if sibling:
-        html = _template(str(TEMPLATES_DIR), sibling, html=True).render(page_title=subject, **context)
+        html = _template(_TEMPLATES, sibling, html=True).render(page_title=subject, **context)
     else:
         html = page(subject, text_to_html(body))
     return subject, MailText(wrap_text(body, width), html)
@@ -174,7 +178,7 @@ def render(template_name: str, /, *, width: int = WIDTH, **context: Any) -> tupl
 
 def page(subject: str, content: str) -> str:
     """A whole HTML document around ``content`` (already HTML)."""
-    return _template(str(TEMPLATES_DIR), "_page.html", html=True).render(page_title=subject, content=Markup(content))
+    return _template(_TEMPLATES, "_page.html", html=True).render(page_title=subject, content=Markup(content))
 
 
 def render_page(template_name: str, /, **context: Any) -> str:
@@ -194,19 +198,14 @@ def render_report(template_name: str, /, **context: Any) -> str:
     return _report_env(str(TEMPLATES_DIR / "report")).get_template(template_name).render(**context)
 
 
+_BLANK_RUN = re.compile(r"\n{3,}")
+
+
 def tidy(text: str) -> str:
     """No trailing spaces, at most one blank line in a row, one final newline."""
-    out: list[str] = []
-    for line in text.splitlines():
-        line = line if line == "-- " else line.rstrip()  # keep a signature separator
-        if not line and out and not out[-1]:
-            continue
-        out.append(line)
-    while out and not out[-1]:
-        out.pop()
-    while out and not out[0]:
-        out.pop(0)
-    return "\n".join(out) + "\n"
+    lines = [line if line == "-- " else line.rstrip() for line in text.splitlines()]  # keep a signature separator
+    # (blank lines are empty now: a run of them is a run of line ends)
+    return _BLANK_RUN.sub("\n\n", "\n".join(lines)).strip("\n") + "\n"
 
 
 # -- the text part: 72 columns -------------------------------------------------------------------
@@ -286,8 +285,11 @@ def wrap_lines(text: str, indent: int = 2) -> str:
 def wrap_text(text: str, width: int = WIDTH) -> str:
     """Every line wrapped at ``width``; words joined by :data:`NBSP` stay on one line, and the
     joins become spaces again."""
+    lines = text.split("\n")
+    if max(map(len, lines)) <= width:  # (most replies: no line to wrap)
+        return text.replace(NBSP, " ")
     out: list[str] = []
-    for line in text.split("\n"):
+    for line in lines:
         if len(line) <= width:  # (wrap_line's own first test: most lines, without the call)
             out.append(line)
         else:
@@ -314,8 +316,11 @@ def _kind(line: str) -> str:
 def text_to_html(text: str) -> Markup:
     """Plain text as HTML with its structure: header lines, echoed commands, errors, column
     layouts kept monospaced, paragraphs with their line breaks. Everything is escaped."""
+    text = str(text).replace("\r\n", "\n")
+    if "\n" not in text:  # one line (most of a reply's sections): one group, or nothing
+        return Markup(_html_group(_kind(text), [text]) if text.strip() else "")
     out: list[str] = []
-    lines = str(text).replace("\r\n", "\n").split("\n")
+    lines = text.split("\n")
     i = 0
     while i < len(lines):
         if not lines[i].strip():
@@ -329,22 +334,25 @@ def text_to_html(text: str) -> Markup:
         elif kind not in ("rule",):
             while j < len(lines) and lines[j].strip() and _kind(lines[j]) == kind:
                 j += 1
-        group = lines[i:j]
+        out.append(_html_group(kind, lines[i:j]))
         i = j
-        esc = str(escape("\n".join(group))).split("\n")  # one escape a group (it leaves line ends alone)
-        if kind == "meta":
-            out.append(f'<p style="{CSS["meta"]}">' + "<br />".join(e.lstrip(":").strip() for e in esc) + "</p>")
-        elif kind == "echo":
-            out.append(f'<div style="{CSS["echo"]}">' + "\n".join(esc) + "</div>")
-        elif kind == "error":
-            out.append(f'<p style="{CSS["error"]}">' + "<br />".join(esc) + "</p>")
-        elif kind == "rule":
-            out.append(f'<hr style="{CSS["hr"]}" />')
-        elif kind == "pre":
-            out.append(f'<div style="{CSS["pre"]}">' + "\n".join(esc) + "</div>")
-        else:
-            out.append(f'<p style="{CSS["p"]}">' + "<br />".join(esc) + "</p>")
     return Markup("\n".join(out))
+
+
+def _html_group(kind: str, group: list[str]) -> str:
+    """One group of lines of one kind (:func:`_kind`), as HTML."""
+    esc = str(escape("\n".join(group))).split("\n")  # one escape a group (it leaves line ends alone)
+    if kind == "meta":
+        return f'<p style="{CSS["meta"]}">' + "<br />".join(e.lstrip(":").strip() for e in esc) + "</p>"
+    if kind == "echo":
+        return f'<div style="{CSS["echo"]}">' + "\n".join(esc) + "</div>"
+    if kind == "error":
+        return f'<p style="{CSS["error"]}">' + "<br />".join(esc) + "</p>"
+    if kind == "rule":
+        return f'<hr style="{CSS["hr"]}" />'
+    if kind == "pre":
+        return f'<div style="{CSS["pre"]}">' + "\n".join(esc) + "</div>"
+    return f'<p style="{CSS["p"]}">' + "<br />".join(esc) + "</p>"
 
 
 def part_html(section: Any) -> Markup:
