@@ -90,10 +90,9 @@ async def test_a_thousand_waiting_messages(mail: Dovecot, smtp_sink: SmtpSink, w
     assert len(tokens(cfg["judge"]["db_path"])) == 1100
 
 
-async def test_groups_fetched_while_the_service_works(mail: Dovecot, smtp_sink: SmtpSink, workdir) -> None:
-    """The next group's FETCH runs beside the service's work on the group before: with groups of
-    two messages (batch_bytes), seven sizes a FETCH and an oversized message among them, every
-    message is still handled once, answered once and flagged."""
+async def test_mail_fetched_in_small_groups(mail: Dovecot, smtp_sink: SmtpSink, workdir) -> None:
+    """Groups of two messages (batch_bytes), seven sizes a FETCH and an oversized message among
+    them: every message is handled once, answered once and flagged."""
     size = len(order_mail("g00"))
     sent = [f"g{i:02d}" for i in range(30)]
     raws = [order_mail(t) for t in sent]

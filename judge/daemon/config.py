@@ -84,8 +84,7 @@ class ImapSection:
     timeout: float = 30.0
     #: messages per UID FETCH; aioimaplib's parser recurses per response line (~1000 lines fail)
     batch_size: int = 25
-    #: bytes per UID FETCH; bounds memory when several 20 MB messages arrive together (two such
-    #: groups at most: one with the service while the next is fetched)
+    #: bytes per UID FETCH; bounds memory when several 20 MB messages arrive together
     batch_bytes: int = 40 * 1024 * 1024
     #: larger messages are handed over as their header only
     max_message_bytes: int = 30 * 1024 * 1024

@@ -59,15 +59,6 @@ STORE_RETRY_MIN = 1.0
 STORE_RETRY_MAX = 30.0
 
 
-@dataclass
-class _Fetched:
-    """A group of messages fetched whole (those over max_message_bytes: their header only)."""
-    uids: list[int]
-    sizes: dict[int, int]
-    huge: set[int]
-    bodies: dict[int, bytes]
-
-
 class ImapError(Exception):
     """The server said NO/BAD to something we need."""
 
@@ -462,81 +453,47 @@ class ImapIngest:
                 self.state.put("imap_read_through", began, every=5.0)
                 self.on_read()
                 return
-            await self._pipeline(client, lost, uids)
+            for start in range(0, len(uids), cfg.batch_size):
+                if self.stop.is_set():
+                    return
+                if self._store_retry_at > time.monotonic():
+                    break  # the store failed: fetch no more until it is tried again (above)
+                await self._batch(client, lost, uids[start:start + cfg.batch_size])
 
-    async def _pipeline(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uids: list[int]) -> None:
-        """Fetch group after group and hand each to the service, the next group's FETCH running
-        while the service thread works on the one before (the connection is idle then, and the
-        service thread is what limits the mail rate). One IMAP command at a time all the same:
-        the flags of a group are stored only once the FETCH beside it has finished. At most two
-        groups are held (2 x batch_bytes)."""
-        groups = self._groups(client, lost, uids)
-        fetching: asyncio.Future[_Fetched | None] | None = asyncio.ensure_future(self._fetch_next(client, lost, groups))
-        try:
-            while fetching is not None:
-                fetched = await fetching
-                fetching = None
-                if fetched is None or self.stop.is_set() or self._store_retry_at > time.monotonic():
-                    return  # all read; stopping; or the store failed: fetch no more until it is tried again
-                fetching = asyncio.ensure_future(self._fetch_next(client, lost, groups))
-                await self._handle(client, lost, fetched, fetching)
-        finally:
-            if fetching is not None:  # a group fetched for nothing stays unseen: read again later
-                with contextlib.suppress(Exception, asyncio.CancelledError):
-                    await fetching
-            await groups.aclose()
-
-    async def _groups(self, client: aioimaplib.IMAP4, lost: asyncio.Event,
-                      uids: list[int]) -> AsyncIterator[tuple[list[int], dict[int, int]]]:
-        """The UIDs in groups to fetch whole: ``batch_size`` sizes per FETCH, then cut at
-        ``batch_bytes``."""
+    async def _batch(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uids: list[int]) -> None:
         cfg = self.cfg
-        for start in range(0, len(uids), cfg.batch_size):
-            self.step = "fetch"
-            batch = uids[start:start + cfg.batch_size]
-            resp = _ok(await guarded(client.uid("fetch", ",".join(map(str, batch)), "(UID RFC822.SIZE)"),
-                                     cfg.timeout, lost), "UID FETCH sizes")
-            sizes = parse_sizes(resp.lines)
-            group: list[int] = []
-            budget = 0
-            for uid in batch:
-                size = sizes.get(uid)
-                if size is None:  # expunged meanwhile, or an answer we cannot read: not in a hot loop
-                    self._failed[uid] = time.monotonic() + FAILED_RETRY
-                    continue
-                if group and budget + size > cfg.batch_bytes:
-                    yield group, sizes
-                    group, budget = [], 0
-                group.append(uid)
-                budget += min(size, cfg.max_message_bytes)
-            if group:
-                yield group, sizes
+        self.step = "fetch"
+        resp = _ok(await guarded(client.uid("fetch", ",".join(map(str, uids)), "(UID RFC822.SIZE)"),
+                                 cfg.timeout, lost), "UID FETCH sizes")
+        sizes = parse_sizes(resp.lines)
+        group: list[int] = []
+        budget = 0
+        for uid in uids:
+            size = sizes.get(uid)
+            if size is None:  # expunged meanwhile, or an answer we cannot read: not in a hot loop
+                self._failed[uid] = time.monotonic() + FAILED_RETRY
+                continue
+            if group and budget + size > cfg.batch_bytes:
+                await self._fetch_and_handle(client, lost, group, sizes)
+                group, budget = [], 0
+                if self.stop.is_set():
+                    return
+            group.append(uid)
+            budget += min(size, cfg.max_message_bytes)
+        if group:
+            await self._fetch_and_handle(client, lost, group, sizes)
 
-    async def _fetch_next(self, client: aioimaplib.IMAP4, lost: asyncio.Event,
-                          groups: AsyncIterator[tuple[list[int], dict[int, int]]]) -> _Fetched | None:
-        """The next group with its messages (a large one's header only), or None after the last."""
+    async def _fetch_and_handle(self, client: aioimaplib.IMAP4, lost: asyncio.Event, uids: list[int],
+                                sizes: dict[int, int]) -> None:
         cfg = self.cfg
-        try:
-            uids, sizes = await anext(groups)
-        except StopAsyncIteration:
-            return None
         whole = [u for u in uids if sizes[u] <= cfg.max_message_bytes]
         huge = [u for u in uids if sizes[u] > cfg.max_message_bytes]
         bodies: dict[int, bytes] = {}
         for subset, item in ((whole, "BODY.PEEK[]"), (huge, "BODY.PEEK[HEADER]")):
             if subset:
-                self.step = "fetch"
                 resp = _ok(await guarded(client.uid("fetch", ",".join(map(str, subset)), f"(UID {item})"),
                                          cfg.timeout, lost), "UID FETCH")
                 bodies.update(parse_fetch_literals(resp.lines))
-        return _Fetched(uids, sizes, set(huge), bodies)
-
-    async def _handle(self, client: aioimaplib.IMAP4, lost: asyncio.Event, fetched: _Fetched,
-                      fetching: asyncio.Future[Any]) -> None:
-        """Hand a fetched group to the service, then flag (or move) what it took, once
-        ``fetching`` (the next group's FETCH) has left the connection."""
-        cfg = self.cfg
-        uids, sizes, bodies = fetched.uids, fetched.sizes, fetched.bodies
         done: list[int] = []
         aside: list[int] = []
         try:
@@ -551,7 +508,7 @@ class ImapIngest:
                 elif self._receipt(uid, raw):
                     done.append(uid)
                 else:
-                    if uid in fetched.huge:
+                    if uid in huge:
                         log(logger, "imap.too_large", logging.WARNING, uid=uid, size=sizes[uid],
                             limit=cfg.max_message_bytes)
                     game.append(uid)
@@ -577,10 +534,6 @@ class ImapIngest:
                     elif outcome == "store":
                         break  # the service stopped this chunk there too
         finally:
-            if done or aside:
-                # one command at a time on the connection (whatever the FETCH's outcome: its
-                # error is met where it is awaited)
-                await asyncio.wait([fetching])
             if done and not lost.is_set():
                 await self._mark_done(client, lost, sorted(done))
             if aside and not lost.is_set():
