@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from email import errors, policy, utils as email_utils
 from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.policy import EmailPolicy
-from email.message import EmailMessage, _parseparam, _splitparam  # type: ignore[attr-defined]
+from email.message import EmailMessage
 from email.utils import getaddresses
 from html.parser import HTMLParser
 from typing import Any
@@ -173,6 +173,12 @@ _PLAIN_CTYPE = re.compile(rf"({_CT_TOKEN}/{_CT_TOKEN})((?:;[ \t]*{_CT_TOKEN}=(?:
 _CT_PARAM = re.compile(rf";[ \t]*({_CT_TOKEN})=(?:({_CT_TOKEN})|\"([^\"]*)\")")
 
 
+try:  # the stdlib's own readers of a field's text (private: a Python without them reads every field the parser's way)
+    from email.message import _parseparam, _splitparam  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover (present in 3.11-3.13)
+    _parseparam = _splitparam = None
+
+
 @functools.lru_cache(maxsize=512)  # (the text parts' fields are mostly alike: ``text/plain; charset="UTF-8"``)
 def plain_content_type(value: str) -> str | None:
     """``str(policy.default.header_fetch_parse("Content-Type", value))`` without the parse, for
@@ -181,6 +187,8 @@ def plain_content_type(value: str) -> str | None:
     the stdlib's parser. A multipart's boundary makes its field unlike any other, so the parse
     (a few hundred Python calls) was made afresh for every mail from a mail program;
     tests/test_mail_header_text.py holds this to the stdlib."""
+    if _splitparam is None or _parseparam is None:
+        return None
     m = _PLAIN_CTYPE.fullmatch(value.replace("\r", "").replace("\n", ""))
     if m is None:
         return None
