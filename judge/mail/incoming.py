@@ -674,14 +674,15 @@ def _mislabelled(part: EmailMessage) -> str | None:
     if part.get_content_maintype() != "text":
         return None
     known = cs in _ASCII_LABELS or _known_charset(cs)
-    if known and cs not in _ASCII_LABELS and codecs.lookup(cs).name not in _ASCII_SUPERSETS:
+    reads_ascii = cs in _ASCII_LABELS or known and codecs.lookup(cs).name in _ASCII_SUPERSETS
+    if known and not reads_ascii:
         return None
     data = part.get_payload(decode=True)
     if not isinstance(data, bytes):
         return None
     if data.isascii():  # (most mails: what get_content would decode again, under the label it reads)
         # (a label not given, empty or not ASCII: get_content reads it its own way, or fails)
-        return data.decode("ascii") if not known or given and codecs.lookup(cs).name in _ASCII_SUPERSETS else None
+        return data.decode("ascii") if not known or given and reads_ascii else None
     if known and cs not in _ASCII_LABELS:  # 8-bit text under its own label: get_content reads it
         return None
     if cs not in _ASCII_LABELS:  # a label nobody knows: UTF-8 is recognisable, anything else a guess
