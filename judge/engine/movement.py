@@ -188,7 +188,7 @@ class MovementResolver:
         if seas is None:
             units, kinds = self.pos.units, self.carrier_kinds()
             # (the units at sea found by a set operation: a step only for those, not for every unit)
-            seas = frozenset(p for p in units.keys() & _sea_provinces(self.m) if units[p].kind in kinds)
+            seas = frozenset(p for p in units.keys() & self.m.seas if units[p].kind in kinds)
             self._seas_cache = seas
         return seas
 
@@ -1325,14 +1325,6 @@ class MovementResolver:
 
 
 _UNKNOWN = object()  # not in a memo
-
-
-def _sea_provinces(m: Map) -> frozenset[str]:
-    """The map's sea provinces (kept per map)."""
-    seas = m.__dict__.get("_sea_provinces")
-    if seas is None:
-        seas = m.__dict__["_sea_provinces"] = frozenset(p for p, t in m.terrain.items() if t == "sea")
-    return seas
 
 
 def _placed(placed: dict[str, dict[str, dict[str, Unit]]], u: Unit, loc: str) -> Unit:
