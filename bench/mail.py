@@ -49,16 +49,11 @@ from mailservers import (POWERS, DaemonProcess, Dovecot, Received, SmtpSink, dae
                          dovecot_missing, order_mail, text_of, until, write_config)
 
 
-def proc_cpu(pid: int) -> float:
-    """User + system CPU seconds of a process so far (Linux /proc)."""
+def proc_cpu(pid: int, reaped: bool = False) -> float:
+    """User + system CPU seconds of a process so far (Linux /proc); with ``reaped``, those of
+    the children it has waited for too."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def proc_cpu_all(pid: int) -> float:
-    """User + system CPU seconds of a process and of its children it has waited for."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return sum(int(f) for f in fields[11:15 if reaped else 13]) / os.sysconf("SC_CLK_TCK")
 
 
 def dovecot_cpu(dovecot: Dovecot) -> float:
@@ -67,7 +62,7 @@ def dovecot_cpu(dovecot: Dovecot) -> float:
     total = 0.0
     for pid in [dovecot.master_pid(), *dovecot.child_pids()]:
         try:
-            total += proc_cpu_all(pid)
+            total += proc_cpu(pid, reaped=True)
         except (OSError, ValueError):
             pass
     return total
