@@ -123,19 +123,31 @@ def advance(after: Position, rules: dict[str, Any], events: list[str]) -> tuple[
 
 def update_ownership(pos: Position) -> None:
     """A supply centre belongs to the power whose unit stands in it (after the last move)."""
-    m = pos.map
+    is_centre = pos.map.centres
+    centres = pos.centres
     for p, u in pos.units.items():
-        if p in m.centres:
-            pos.centres[p] = u.power
-    for c in list(pos.centres):
-        if c not in m.centres:
-            del pos.centres[c]
+        if p in is_centre:
+            centres[p] = u.power
+    if not is_centre.issuperset(centres):  # (a set operation: only a map change leaves any)
+        for c in [c for c in centres if c not in is_centre]:
+            del centres[c]
+    if not _has_build_sites(pos.variant):  # (most variants: no build site beside the home centres)
+        return
     owners = build_centre_owners(pos)  # build sites that are not centres (1885 II: Sicily)
     if owners:
         for p in owners:
             if p in pos.units:
                 owners[p] = pos.units[p].power
         pos.extra["build_centres"] = owners
+
+
+def _has_build_sites(variant: Variant) -> bool:
+    """Does a power of ``variant`` list build sites (build_centre_owners has none to find
+    without)? Worked out once a variant (its powers do not change)."""
+    has = variant.__dict__.get("_has_build_sites")
+    if has is None:
+        has = variant.__dict__["_has_build_sites"] = any(p.build_sites for p in variant.powers.values())
+    return has
 
 
 def check_victory(pos: Position, rules: dict[str, Any]) -> dict[str, Any] | None:
