@@ -14,7 +14,7 @@ from judge.engine import PhaseResult, adjudicate, modules, read_position
 from judge.engine.orders import OrderResult
 from judge.orders import parse_orders
 from judge.orders.lexer import order_lines
-from judge.engine.position import Position, PositionError
+from judge.engine.position import Position, PositionError, af_read
 from judge.rules import RuleError, merge_rules
 from judge.variant import Map, Variant, VariantError, load_variant
 
@@ -116,7 +116,7 @@ def _adjudicated(variant: str | Variant, position: dict[str, Any], orders: str, 
         pos = read_position(position, v, rules)
     except (PositionError, RuleError, VariantError) as exc:
         raise InputError(f"position: {exc}" if isinstance(exc, PositionError) else str(exc)) from None
-    if "army_fleet" not in rules.get("modules", ()) and (
+    if "army_fleet" not in rules.get("modules", ()) and af_read(pos.map) and (
             "A/F" in {u.kind for u in pos.units.values()}
             or (pos.dislodged and any(d.unit.kind == "A/F" for d in pos.dislodged.values()))):
         raise InputError("position: an A/F unit needs the Army/Fleet rules (variant af_standard, or "

@@ -129,3 +129,15 @@ def test_blank_lines_are_skipped_and_counted():
     text, dumped = _both(lines)
     assert text == dumped
     assert [json.loads(t)["id"] for t in text.splitlines()] == [4, "x"]
+
+
+def test_a_map_that_read_no_army_fleet_yet_still_refuses_one():
+    """The batch asks a map whether it ever read an A/F unit before it looks for one on the board:
+    the first A/F a map reads is one it has read, so the board is refused all the same."""
+    v = load_variant("standard")
+    v.map.__dict__.pop("af_read", None)
+    for memo in (v.map.units_read, v.map.units_made):
+        memo.clear()
+    case = {"id": 1, "position": {"phase": "Spring 1901 Movement", "units": {"England": ["A/F Lon"]}, "centers": {}}}
+    assert "A/F unit needs the Army/Fleet rules" in next(run_batch([json.dumps(case)]))["error"]
+    assert "A/F unit needs the Army/Fleet rules" in next(run_batch([json.dumps({**case, "id": 2})]))["error"]

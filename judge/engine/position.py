@@ -404,4 +404,13 @@ def _parse_unit(text: str, m: Map, power: str, entry: str) -> Unit:
         if check_kind == "F" and "/" not in loc and m.provinces[loc].coasts:
             raise PositionError(f"{entry}: fleet in {m.provinces[loc].key} must name its coast")
         raise PositionError(f"{entry}: {KIND_WORD[kind]} cannot stand in {m.display(loc)}")
+    if kind == "A/F":
+        m.__dict__["af_read"] = True  # (see af_read)
     return Unit(power, kind, loc)
+
+
+def af_read(m: Map) -> bool:
+    """Has a unit text read on ``m`` named an army/fleet? Every unit of a position read from JSON
+    was read by ``_parse_unit`` on its map (or made from its memo, units_read): without one, no
+    position read on ``m`` holds an A/F, and the batch need not look at its units to know it."""
+    return "af_read" in m.__dict__
