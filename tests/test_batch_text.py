@@ -9,6 +9,8 @@ import random
 import sys
 from pathlib import Path
 
+from hypothesis import given, settings, strategies as st
+
 from judge.adjudicate import run_batch, write_batch
 from judge.engine.position import Dislodged, Position
 from judge.variant import load_variant
@@ -129,6 +131,20 @@ def test_blank_lines_are_skipped_and_counted():
     text, dumped = _both(lines)
     assert text == dumped
     assert [json.loads(t)["id"] for t in text.splitlines()] == [4, "x"]
+
+
+_STANDARD = load_variant("standard")
+_PROVINCES = sorted(_STANDARD.map.provinces)
+
+
+@given(st.dictionaries(st.sampled_from(_PROVINCES), st.sampled_from([*_STANDARD.powers, "Atlantis"]), max_size=40))
+@settings(max_examples=200, deadline=None)
+def test_centres_written_in_order_whoever_owns_them(owners):
+    """json_text writes the centres by looking up the map's centres in order (no sort a phase) when
+    every owned province is one of them, and sorts the owned ones otherwise (a board a map change
+    left with others): either way the text of to_json, for any owners, powers unknown included."""
+    pos = Position(_STANDARD, _STANDARD.calendar.start, {}, owners, {}, {})
+    assert pos.json_text() == json.dumps(pos.to_json(), ensure_ascii=False)
 
 
 def test_a_map_that_read_no_army_fleet_yet_still_refuses_one():

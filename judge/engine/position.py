@@ -269,11 +269,16 @@ class Position:
         centres: dict[str, list[str]] = {p: [] for p in self.variant.powers}
         names = m.shown_quoted  # province id -> '"StP"', per map
         owners = self.centres
-        for c in sorted(owners):  # (province ids are unique: the order of sorted(items()))
+        owner_of = owners.get
+        # the map's centres in order, each looked up, cost less than the owned ones sorted each phase
+        for c in _centres_sorted(m) if m.centres.issuperset(owners) else sorted(owners):
+            p = owner_of(c)
+            if p is None:  # (not owned)
+                continue
             try:
-                centres[owners[c]].append(names[c])
+                centres[p].append(names[c])
             except KeyError:
-                centres.setdefault(owners[c], []).append(names.setdefault(c, _quote(m.display(c))))
+                centres.setdefault(p, []).append(names.setdefault(c, _quote(m.display(c))))
         dislodged = self._dislodged_text(m, quoted) if self.dislodged else "{}"
         extra = f', "extra": {_encode(self.extra)}' if self.extra else ""
         return (f'{{"variant": {_quote(self.variant.name)}, "phase": {_quote(str(self.phase))}, '
@@ -327,6 +332,14 @@ def _unit_quoted(u: Unit, m: Map) -> str:
     if text is None:
         text = of_kind[u.loc] = _quote(u.text(m))
     return text
+
+
+def _centres_sorted(m: Map) -> tuple[str, ...]:
+    """``m``'s supply centres in the order of their ids, worked out once a map."""
+    got = m.__dict__.get("_centres_sorted")
+    if got is None:
+        got = m.__dict__["_centres_sorted"] = tuple(sorted(m.centres))
+    return got
 
 
 def _lists_text(lists: dict[str, list[str]], quoted: dict[str, str]) -> str:
