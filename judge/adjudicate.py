@@ -11,7 +11,6 @@ from json.encoder import encode_basestring
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from judge.engine import PhaseResult, adjudicate, modules, read_position
-from judge.engine.orders import OrderResult
 from judge.orders import parse_orders
 from judge.orders.lexer import order_lines
 from judge.engine.position import Position, PositionError, af_read
@@ -28,7 +27,7 @@ class InputError(ValueError):
 def run_phase(variant: str | Variant, position: dict[str, Any], orders: str, options: dict[str, Any] | None = None
               ) -> dict[str, Any]:
     parsed, result, m = _adjudicated(variant, position, orders, options)
-    out: dict[str, Any] = {"phase": str(result.phase), "orders": [_entry_json(*e) for e in _entries(parsed, result)],
+    out: dict[str, Any] = {"phase": str(result.phase), "orders": json.loads(f"[{_entries_text(parsed, result)}]"),
                            "next": result.next.to_json()}
     out.update(_outcome(result, m))
     return out
@@ -62,16 +61,38 @@ _PIECES_MAX = 8192
 
 
 def _entries_text(parsed: list, result: PhaseResult) -> str:
-    """The text of "orders": each of ``_entries(parsed, result)`` as ``json.dumps(_entry_json(*entry),
-    ensure_ascii=False)``, written from the results themselves (no tuple an entry)."""
+    """The text of "orders" (the one writer of them: run_phase reads its dicts back from it): for
+    each line read, in the order written, then for each of the judge's own orders, the text of
+    ``json.dumps({"power", "order", "result", "reason"[, "default": true]}, ensure_ascii=False)``.
+    A line that could not be read is "invalid"; an order read as written keeps the line's text.
+    Written in one walk of the results, straight from them (no list of them, no tuple an entry)."""
     heads, texts, tails = _heads, _texts, _tails
     out: list[str] = []
     put = out.append
-    for r in _listed(parsed, result):
+    engine_results = iter(result.results)
+    take = engine_results.__next__
+    for p in parsed:
+        order = p.order
+        if order is None:
+            if not getattr(p, "note", ""):  # (a comment or a remark: no order)
+                put(_entry_text(p.power or "", p.line, "invalid", p.error, False))
+            continue
+        r = take()
+        text = r._text
+        if text is None:  # the order as read, unchanged: its canonical text is the line's
+            text = r._text = p.written if r.order is order and p.written is not None else r.text
         try:
-            put(f"{heads[r.power]}{texts[r._text]}{tails[r.default][r.result][r.reason]}")
+            put(f"{heads[r.power]}{texts[text]}{tails[r.default][r.result][r.reason]}")
         except KeyError:  # a piece not written before
-            put(_entry_text(r.power, r._text, r.result, r.reason, r.default))  # type: ignore[arg-type]
+            put(_entry_text(r.power, text, r.result, r.reason, r.default))
+    for r in engine_results:
+        text = r._text
+        if text is None:
+            text = r._text = r.text
+        try:
+            put(f"{heads[r.power]}{texts[text]}{tails[r.default][r.result][r.reason]}")
+        except KeyError:
+            put(_entry_text(r.power, text, r.result, r.reason, r.default))
     return ", ".join(out)
 
 
@@ -126,44 +147,6 @@ def _adjudicated(variant: str | Variant, position: dict[str, Any], orders: str, 
 
     parsed = modules.read_orders(orders, pos, rules, parse, order_lines)
     return parsed, adjudicate(pos, [p.order for p in parsed if p.order is not None], rules), pos.map
-
-
-def _entries(parsed: list, result: PhaseResult) -> list[tuple[str, str, str, str, bool]]:
-    """The output's "orders": (power, order, result, reason, default) for each line read, in the
-    order written (a line that could not be read: "invalid"), then the judge's own (defaults)."""
-    return [(r.power, r._text, r.result, r.reason, r.default) for r in _listed(parsed, result)]  # type: ignore[misc]
-
-
-def _listed(parsed: list, result: PhaseResult) -> list[OrderResult]:
-    """The results as "orders" lists them (the one walk of ``_entries`` and ``_entries_text``): one
-    for each line read, in the order written, then the judge's own; each with its canonical text
-    set. A line that could not be read gets a result of its own, "invalid"."""
-    out: list[OrderResult] = []
-    put = out.append
-    engine_results = iter(result.results)
-    take = engine_results.__next__
-    for p in parsed:
-        order = p.order
-        if order is None:
-            if not getattr(p, "note", ""):  # (a comment or a remark: no order)
-                put(OrderResult(None, p.power or "", p.line, "invalid", p.error))
-            continue
-        r = take()
-        if r._text is None:  # the order as read, unchanged: its canonical text is the line's
-            r._text = p.written if r.order is order and p.written is not None else r.text
-        put(r)
-    for r in engine_results:
-        if r._text is None:
-            r._text = r.text
-        put(r)
-    return out
-
-
-def _entry_json(power: str, order: str, result: str, reason: str, default: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"power": power, "order": order, "result": result, "reason": reason}
-    if default:
-        out["default"] = True
-    return out
 
 
 def _outcome(result: PhaseResult, m: Map) -> dict[str, Any]:
