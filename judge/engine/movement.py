@@ -1186,9 +1186,8 @@ class MovementResolver:
                     moving = _placed(placed, u, loc)
                 new_units[moving.prov] = moving
                 continue
-            movers = into.get(p)  # (most units are attacked by no move: no dict of arrivals is built)
-            if movers is not None:
-                for k in reversed(movers):  # the last successful move into p dislodges the unit
+            if p in into:  # (most units are attacked by no move: asked without a call)
+                for k in reversed(into[p]):  # the last successful move into p dislodges the unit
                     if res[k]:
                         dislodged_units.append((u, k))
                         break

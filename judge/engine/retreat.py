@@ -17,14 +17,15 @@ def retreat_options(after: Position, unit: Unit, attacker_from: str | None,
     """
     m = after.map
     key = (unit.kind == "A", unit.prov if unit.kind == "A" else unit.loc)
-    cands = map_memo(m, "retreat_candidates").get(key)
+    known = map_memo(m, "retreat_candidates")
+    cands = known.get(key)
     if cands is None:  # the neighbours in order, each with its province; impassable ones left out
         adj = m.army_adj.get(key[1], ()) if key[0] else m.fleet_adj.get(key[1], ())
-        cands = tuple((loc, province_of(loc)) for loc in sorted(adj)
-                      if m.terrain.get(province_of(loc)) != "impassable")
-        map_memo(m, "retreat_candidates")[key] = cands
+        cands = known[key] = tuple((loc, province_of(loc)) for loc in sorted(adj)
+                                   if m.terrain.get(province_of(loc)) != "impassable")
     units = after.units
-    return tuple(loc for loc, p in cands if p not in units and p != attacker_from and p not in contested)
+    # (a list made and copied costs less than a generator's frame resumed for each neighbour)
+    return tuple([loc for loc, p in cands if p not in units and p != attacker_from and p not in contested])
 
 
 def map_memo(m: Map, name: str) -> dict:
