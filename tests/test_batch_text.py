@@ -157,3 +157,24 @@ def test_a_map_that_read_no_army_fleet_yet_still_refuses_one():
     case = {"id": 1, "position": {"phase": "Spring 1901 Movement", "units": {"England": ["A/F Lon"]}, "centers": {}}}
     assert "A/F unit needs the Army/Fleet rules" in next(run_batch([json.dumps(case)]))["error"]
     assert "A/F unit needs the Army/Fleet rules" in next(run_batch([json.dumps({**case, "id": 2})]))["error"]
+
+
+_JSON_PIECES = st.sampled_from(['{"id": 1}', '[1, 2]', '"x"', "1", "1.5e3", "NaN", "-Infinity", "null", "{", "}", '"',
+                                "[1,", "{'a': 1}", "\u00e9", "\\u00e9", " ", "\t", "\n", "\r", "\x0c", "\u00a0", "\x0b", ""])
+
+
+@given(st.lists(_JSON_PIECES, max_size=6).map("".join))
+@settings(max_examples=400, deadline=None)
+def test_a_case_is_read_as_json_loads_reads_it(line):
+    """The batch reads a line with the JSON scanner itself: the value, or the error, is always
+    the one json.loads gives (whitespace JSON allows, and whitespace it does not, before and after)."""
+    from judge.adjudicate import _loads
+    try:
+        want: object = json.loads(line)
+    except ValueError as exc:
+        want = ("error", str(exc))
+    try:
+        got: object = _loads(line)
+    except ValueError as exc:
+        got = ("error", str(exc))
+    assert repr(got) == repr(want)
