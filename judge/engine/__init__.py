@@ -58,9 +58,10 @@ def adjudicate(pos: Position, orders: list[Order], rules: dict[str, Any] | None 
         resolver = resolver_class(rules)(pos, orders, rules)
         out = resolver.run()
         after = Position(pos.variant, pos.phase, out.units, dict(pos.centres), out.dislodged, _copy_extra(pos))
-        resolver.after_movement(after, out, events)
+        if "after_movement" not in resolver._kept:  # (the core's hook does nothing: not called)
+            resolver.after_movement(after, out, events)
         results = out.results
-        destroyed = destroy_trapped(after)
+        destroyed = destroy_trapped(after) if after.dislodged else []
     else:
         destroyed = []
         phase_rules = modules.adjudicate_retreats if kind == "retreat" else modules.adjudicate_adjustments
@@ -101,12 +102,13 @@ def advance(after: Position, rules: dict[str, Any], events: list[str]) -> tuple[
         for change in variant.changes_after(phase):
             modules.apply_map_change(pos, change, rules, events)
         phase = cal.following(phase)
-        pos = Position(variant, phase, pos.units, pos.centres, pos.dislodged, pos.extra)
         if phase.kind == "retreat":
             if pos.dislodged:
-                return pos, victory
+                return Position(variant, phase, pos.units, pos.centres, pos.dislodged, pos.extra), victory
+            if variant.changes:  # (the board of a skipped phase is made only for a map change after it)
+                pos = Position(variant, phase, pos.units, pos.centres, pos.dislodged, pos.extra)
             continue
-        pos.dislodged = {}
+        pos = Position(variant, phase, pos.units, pos.centres, {}, pos.extra)
         if phase.kind == "adjustment":
             update_ownership(pos)
             victory = check_victory(pos, rules) or victory
