@@ -52,8 +52,9 @@ _DEFAULT_TRUE = ', "default": true}'  # the end of an order's entry given by the
 # An entry's pieces repeat from phase to phase (seven powers, some hundreds of order texts, a few
 # outcomes): each is quoted once and looked up after, which is a third of writing "orders" off.
 # Kept per process and emptied when one holds _PIECES_MAX (order texts can be any text).
-_heads: dict[str, str] = {}  # power -> '{"power": "England", "order": '
-_texts: dict[str, str] = {}  # order text -> '"A Bud - Ser"'
+# power -> order text -> '{"power": "England", "order": "A Bud - Ser"' (the text given by a power
+# is one look-up more than the text alone, but one piece less to join for each entry)
+_starts: dict[str, dict[str, str]] = {}
 # default -> result -> reason -> ', "result": ..., "reason": ...}' (three look-ups with keys at hand
 # cost less than a key tuple made, hashed and compared for each entry)
 _tails: dict[bool, dict[str, dict[str, str]]] = {}
@@ -66,7 +67,7 @@ def _entries_text(parsed: list, result: PhaseResult) -> str:
     ``json.dumps({"power", "order", "result", "reason"[, "default": true]}, ensure_ascii=False)``.
     A line that could not be read is "invalid"; an order read as written keeps the line's text.
     Written in one walk of the results, straight from them (no list of them, no tuple an entry)."""
-    heads, texts, tails = _heads, _texts, _tails
+    starts, tails = _starts, _tails
     out: list[str] = []
     put = out.append
     engine_results = iter(result.results)
@@ -82,7 +83,7 @@ def _entries_text(parsed: list, result: PhaseResult) -> str:
         if text is None:  # the order as read, unchanged: its canonical text is the line's
             text = r._text = p.written if r.order is order and p.written is not None else r.text
         try:
-            put(f"{heads[r.power]}{texts[text]}{tails[r.default][r.result][r.reason]}")
+            put(f"{starts[r.power][text]}{tails[r.default][r.result][r.reason]}")
         except KeyError:  # a piece not written before
             put(_entry_text(r.power, text, r.result, r.reason, r.default))
     for r in engine_results:
@@ -90,7 +91,7 @@ def _entries_text(parsed: list, result: PhaseResult) -> str:
         if text is None:
             text = r._text = r.text
         try:
-            put(f"{heads[r.power]}{texts[text]}{tails[r.default][r.result][r.reason]}")
+            put(f"{starts[r.power][text]}{tails[r.default][r.result][r.reason]}")
         except KeyError:
             put(_entry_text(r.power, text, r.result, r.reason, r.default))
     return ", ".join(out)
@@ -100,14 +101,16 @@ def _entry_text(power: str, text: str, res: str, reason: str, default: bool) -> 
     q = _quote
     by_result = _tails.get(default) or _tails.setdefault(default, {})  # (results are the engine's few)
     by_reason = by_result.get(res) or by_result.setdefault(res, {})
-    for memo in (_heads, _texts, by_reason):
+    if len(_starts) >= _PIECES_MAX:  # (a line that could not be read may name any power)
+        _starts.clear()
+    by_text = _starts.get(power) or _starts.setdefault(power, {})
+    for memo in (by_text, by_reason):
         if len(memo) >= _PIECES_MAX:
             memo.clear()
-    head = _heads.get(power) or _heads.setdefault(power, f'{{"power": {q(power)}, "order": ')
-    quoted = _texts.get(text) or _texts.setdefault(text, q(text))
+    start = by_text.get(text) or by_text.setdefault(text, f'{{"power": {q(power)}, "order": {q(text)}')
     tail = by_reason.get(reason) or by_reason.setdefault(
         reason, f', "result": {q(res)}, "reason": {q(reason)}{_DEFAULT_TRUE if default else "}"}')
-    return f"{head}{quoted}{tail}"
+    return f"{start}{tail}"
 
 
 #: the JSON text of a string and of any value, as ``json.dumps(value, ensure_ascii=False)`` writes them

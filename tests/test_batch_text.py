@@ -72,10 +72,11 @@ def test_entries_written_the_same_when_their_pieces_are_forgotten(monkeypatch):
     lines = [json.dumps(c) for c in games(n_games=2, years=3, seed=5)]
     text, dumped = _both(lines)
     monkeypatch.setattr(adjudicate, "_PIECES_MAX", 2)
-    for memo in ("_heads", "_texts", "_tails"):
+    for memo in ("_starts", "_tails"):
         monkeypatch.setattr(adjudicate, memo, {})
     again, _ = _both(lines)
-    assert text == dumped == again and len(adjudicate._texts) <= 2
+    assert text == dumped == again and len(adjudicate._starts) <= 2
+    assert all(len(by_text) <= 2 for by_text in adjudicate._starts.values())
 
 
 def test_position_json_text_is_the_text_of_to_json():
