@@ -1,0 +1,69 @@
+"""The order mail's shortcuts hold to the general path they stand in for: the late-power check in
+one query, the game's list address as the sign-on read it, the seed variant kept while its file is
+unchanged, the stored timestamp of the same "now" and the statement texts of inserts and updates."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from judge.game import lifecycle as games, orderbook
+from judge.game import store as store_module
+from judge.game.store import Store, iso
+from judge.variant import SEEDS_DIR, load_variant
+from test_service_helpers import MASTER, Table
+
+LIST = "tg-list@lists.example.test"
+ORDERS = {"Austria": ["A Vie - Gal", "A Bud - Ser", "F Tri - Alb"],
+          "England": ["F Lon - Nth", "F Edi - Nwg", "A Lvp - Yor"],
+          "France": ["F Bre - Mao", "A Par - Bur", "A Mar - Spa"],
+          "Germany": ["F Kie - Den", "A Ber - Kie", "A Mun - Ruh"],
+          "Italy": ["F Nap - Ion", "A Rom - Apu", "A Ven H"],
+          "Russia": ["A Mos - Ukr", "A War - Gal", "F Sev - Bla", "F Stp/sc - Bot"],
+          "Turkey": ["F Ank - Bla", "A Con - Bul", "A Smy - Arm"]}
+
+
+class Undo(Exception):
+    """Raised to roll one case's changes back."""
+
+
+ZONES = st.sampled_from([None, timezone.utc, timezone(timedelta(hours=5, minutes=30)), timezone(timedelta(hours=-8))])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2090, 1, 1)), ZONES),
+                min_size=1, max_size=6), st.lists(st.integers(0, 5), max_size=12))
+def test_iso_of_the_same_now_is_iso_of_it(stamps: list, order: list[int]) -> None:
+    times = [t.replace(tzinfo=z) for t, z in stamps]
+
+    def plain(t: datetime) -> str:
+        u = t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t
+        return u.astimezone(timezone.utc).isoformat(timespec="seconds")
+
+    for i in [*range(len(times)), *order, *range(len(times))]:  # repeats, and back and forth
+        t = times[i % len(times)]
+        assert iso(t) == plain(t) and iso(t) == plain(t)
+
+
+def test_insert_and_update_texts_by_table_and_columns(tmp_path: Path) -> None:
+    s = Store(tmp_path / "s.sqlite")
+    try:
+        s.conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b TEXT)")
+        one = s.insert("t", a="x", b="y")
+        two = s.insert("t", b="z")  # other columns: another statement
+        three = s.insert("t", b="w", a="v")  # the same columns in another order
+        s.update("t", one, b="y2")
+        s.update("t", two, a="q", b="z2")
+        rows = [tuple(r) for r in s.all("SELECT id, a, b FROM t ORDER BY id")]
+        assert rows == [(one, "x", "y2"), (two, "q", "z2"), (three, "v", "w")]
+        for i in range(store_module._SQL_TEXTS_MAX + 5):  # bounded, however many shapes come
+            store_module._sql_text(("t", f"c{i}"), f"INSERT INTO [t] ([c{i}]) VALUES (?)")
+        assert len(store_module._SQL_TEXTS) <= store_module._SQL_TEXTS_MAX
+    finally:
+        s.close()
