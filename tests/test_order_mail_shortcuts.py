@@ -20,17 +20,31 @@ from judge.variant import SEEDS_DIR, load_variant
 from test_service_helpers import MASTER, Table
 
 LIST = "tg-list@lists.example.test"
-ORDERS = {"Austria": ["A Vie - Gal", "A Bud - Ser", "F Tri - Alb"],
-          "England": ["F Lon - Nth", "F Edi - Nwg", "A Lvp - Yor"],
-          "France": ["F Bre - Mao", "A Par - Bur", "A Mar - Spa"],
-          "Germany": ["F Kie - Den", "A Ber - Kie", "A Mun - Ruh"],
-          "Italy": ["F Nap - Ion", "A Rom - Apu", "A Ven H"],
-          "Russia": ["A Mos - Ukr", "A War - Gal", "F Sev - Bla", "F Stp/sc - Bot"],
-          "Turkey": ["F Ank - Bla", "A Con - Bul", "A Smy - Arm"]}
 
 
 class Undo(Exception):
     """Raised to roll one case's changes back."""
+
+
+def test_seed_variant_is_load_variant_until_the_seed_changes(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from judge import variant as variants
+
+    seed = tmp_path / "standard.toml"
+    shutil.copy(SEEDS_DIR / "standard.toml", seed)
+    monkeypatch.setattr(variants, "SEEDS_DIR", tmp_path)
+    monkeypatch.setattr(games, "_SEED_VARIANTS", {})
+    first = games.seed_variant("standard")
+    assert first is load_variant("standard") and games.seed_variant("standard") is first
+    text = seed.read_text(encoding="utf-8")
+    seed.write_text(text.replace(f'"{first.title}"', '"Standard, edited"', 1), encoding="utf-8")
+    stat = seed.stat()
+    os.utime(seed, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))  # a later mtime, whatever the clock
+    edited = games.seed_variant("standard")
+    assert edited is not first and edited.title == "Standard, edited" and edited is load_variant("standard")
+    seed.unlink()
+    with pytest.raises(Exception, match="unknown variant"):
+        games.seed_variant("standard")
 
 
 ZONES = st.sampled_from([None, timezone.utc, timezone(timedelta(hours=5, minutes=30)), timezone(timedelta(hours=-8))])
