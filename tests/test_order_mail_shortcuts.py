@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -19,11 +20,47 @@ from judge.game.store import Store, iso
 from judge.variant import SEEDS_DIR, load_variant
 from test_service_helpers import MASTER, Table
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from receive import ORDERS  # noqa: E402  (the bench's orders, a unit each)
+
 LIST = "tg-list@lists.example.test"
 
 
 class Undo(Exception):
     """Raised to roll one case's changes back."""
+
+
+def test_any_late_is_whether_late_powers_names_anyone(tmp_path: Path) -> None:
+    """any_late (seats and who has ordered, one query) against late_powers (every order read),
+    over random seat states and random partial orders, each case rolled back after."""
+    t = Table(tmp_path)
+    try:
+        t.start_game()
+        st = t.judge.store
+        g = games.get_game(st, "tg")
+        ph = games.current_phase(st, g)
+        seen = set()
+        for seed in range(60):
+            rng = random.Random(seed)
+            try:
+                with st.transaction():
+                    for power in ORDERS:
+                        status = rng.choice(["active", "active", "active", "cd", "vacant"])
+                        st.conn.execute("UPDATE seats SET status = ? WHERE game_id = ? AND power = ?",
+                                        (status, g.id, power))
+                        given = [o for o in ORDERS[power] if rng.random() < 0.8] if rng.random() < 0.8 else []
+                        if given:
+                            orderbook.submit(st, ph.id, ph.position, power, "\n".join(given), g.rules,
+                                             f"<case{seed}.{power}@example.test>", t.now)
+                    late = games.late_powers(st, g, ph)
+                    assert games.any_late(st, g, ph) == bool(late), (seed, late)
+                    seen.add(bool(late))
+                    raise Undo
+            except Undo:
+                pass
+        assert seen == {True, False}  # both answers were put to the test
+    finally:
+        t.close()
 
 
 def test_seed_variant_is_load_variant_until_the_seed_changes(tmp_path: Path,

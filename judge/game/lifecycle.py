@@ -823,8 +823,12 @@ def start_notes(pos: Position, rules: dict[str, Any], powers: list[str]) -> list
 
 # -- who must order ---------------------------------------------------------------------------------
 def required_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> list[str]:
-    pos = pos or ph.position
-    active = [s["power"] for s in seats(store, game.id) if s["status"] == "active" and s["power"]]
+    return _required(game, pos or ph.position, seats(store, game.id))
+
+
+def _required(game: Game, pos: Position, seat_rows: list[Any]) -> list[str]:
+    """The powers of the player seats ``seat_rows`` (power, status) that must order in ``pos``."""
+    active = [s["power"] for s in seat_rows if s["status"] == "active" and s["power"]]
     need = orderbook.needed_by_power(pos, active, game.rules)
     return [p for p in active if need[p] > 0]
 
@@ -850,11 +854,14 @@ def any_late(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None
     all, which the powers with orders tell without reading any order (with no orders a power
     misses all it needs); only when each has given some are the orders read."""
     pos = pos or ph.position
-    required = required_powers(store, game, ph, pos)
+    # the player seats, each with whether its power has any order in: one query, not two
+    rows = store.all("SELECT s.power AS power, s.status AS status, EXISTS (SELECT 1 FROM orders o WHERE "
+                     "o.phase_id = ? AND o.power = s.power AND o.state = 'active') AS ordered FROM seats s "
+                     "WHERE s.game_id = ? AND s.role = 'player' ORDER BY s.id", (ph.id, game.id))
+    required = _required(game, pos, rows)
     if not required:
         return False
-    ordered = {r[0] for r in store.all("SELECT DISTINCT power FROM orders WHERE phase_id = ? AND state = 'active'",
-                                       (ph.id,))}
+    ordered = {r["power"] for r in rows if r["ordered"]}
     if any(p not in ordered for p in required):
         return True
     return next(_still_missing(store, game, ph, pos, required), None) is not None
