@@ -63,6 +63,35 @@ def test_any_late_is_whether_late_powers_names_anyone(tmp_path: Path) -> None:
         t.close()
 
 
+def test_reply_to_the_list_address_is_list_mail_as_the_store_holds_it(tmp_path: Path) -> None:
+    """A reply going to the game's list carries the list headers; the list address the reply
+    goes by is the store's at that moment, also when the master changed it earlier in the batch."""
+    t = Table(tmp_path)
+    try:
+        t.start_game()
+        france, new_list = t.powers["France"], "other-list@lists.example.test"
+        t.send(MASTER, f"SIGNON Mtg masterpw\nSET LIST {LIST}")
+
+        def order_mail(reply_to: str, n: int) -> bytes:
+            return t.raw(france, t.signon("France") + "\nA Par - Bur\n", f"orders {n}",
+                         headers={"Reply-To": reply_to})
+
+        first = t.judge.store.one("SELECT max(id) AS n FROM outbox")["n"]
+        batch = [(order_mail(LIST, 1), "a"),
+                 (t.raw(MASTER, f"SIGNON Mtg masterpw\nSET LIST {new_list}\n", "list"), "b"),
+                 (order_mail(LIST, 2), "c"), (order_mail(new_list, 3), "d")]
+        assert t.judge.receive_many(batch, now=t.now) == ["handled"] * 4
+        rows = t.judge.store.all("SELECT recipients, message FROM outbox WHERE id > ? AND kind = 'reply' "
+                                 "ORDER BY id", (first,))
+        heads = [(r["recipients"], bytes(r["message"]).partition(b"\r\n\r\n")[0]) for r in rows]
+        to_lists = [(rcpt, b"List-Id:" in head) for rcpt, head in heads if "lists.example.test" in rcpt]
+        assert to_lists == [(f'["{LIST}"]', True), (f'["{LIST}"]', False), (f'["{new_list}"]', True)]
+        assert b"<other-list.test.example.test>" not in heads[-1][1]  # (the label is the game's)
+        assert b'"TEST game tg" <tg.test.example.test>' in heads[-1][1]
+    finally:
+        t.close()
+
+
 def test_seed_variant_is_load_variant_until_the_seed_changes(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     from judge import variant as variants

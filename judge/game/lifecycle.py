@@ -57,18 +57,23 @@ class Ctx:
     held: list[Any] | None = None  # game notices and press held while a mail is read (judge.game.digest)
 
     def mail(self, to: list[str], subject: str, text: str, *, game_id: int | None = None, kind: str = "notice",
-             in_reply_to: str | None = None, references: str | None = None, auto: str = "auto-generated") -> None:
+             in_reply_to: str | None = None, references: str | None = None, auto: str = "auto-generated",
+             game_list: tuple[str, str | None] | None = None) -> None:
+        """``game_list``: see :func:`outbox.queue`."""
         if self.held is not None and game_id is not None and kind in digest.FOLDED and in_reply_to is None:
             self.held.append(digest.Held(list(to), subject, text, game_id, kind))  # sent by digest.release
             return
         outbox.queue(self.store, self.cfg, to, subject, text, self.now, in_reply_to=in_reply_to,
-                     references=references, auto=auto, game_id=game_id, kind=kind)
+                     references=references, auto=auto, game_id=game_id, kind=kind, game_list=game_list)
 
     def when(self, t: datetime | None) -> str:
         return deadlines.format_time(t, self.cfg.timezone)
 
 
 # -- games ------------------------------------------------------------------------------------------
+UNREAD = "(not read)"  # Game.list_address when the Game was not made from its row
+
+
 @dataclass
 class Game:
     id: int
@@ -79,6 +84,9 @@ class Game:
     master_hash: str | None
     options: dict[str, Any]
     outcome: dict[str, Any] | None = None
+    #: the mailing list address (SET LIST) as read with the game's row; :data:`UNREAD` for a Game
+    #: not made from its row (a new game): then whoever needs it reads the store
+    list_address: str | None = field(default=UNREAD, compare=False, repr=False)
 
     @functools.cached_property
     def variant(self) -> Variant:
@@ -146,7 +154,7 @@ def seed_variant(name: str) -> Variant:
 
 def _game(row: Any) -> Game:
     return Game(row["id"], row["name"], row["variant"], row["state"], row["master_id"], row["master_hash"],
-                loads(row["options"], {}), loads(row["outcome"], None))
+                loads(row["options"], {}), loads(row["outcome"], None), row["list_address"])
 
 
 def get_game(store: Store, name: str) -> Game | None:

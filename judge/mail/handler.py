@@ -492,11 +492,14 @@ class Handler:
             limit = int(min(limit or self.ctx.cfg.max_reply_chars, len(text)) * most / size * 0.9)
         if self.attachments:  # a few maps at most (see attach_allowed), on top of the text's cap
             text = MailText(text, text.html, [*text.attachments, *self.attachments])
+        # the game's list address as this mail's SIGNON read it, when only order lines ran since
+        listed = (g.name, g.list_address) if g and self.session_fresh and g.list_address != games.UNREAD else None
         # the seat's own addresses get their copy apart: a sender from elsewhere never sees them
         for to in (first, copies):
             if to:
                 self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
-                              in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied")
+                              in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied",
+                              game_list=listed)
         self.replied = bool(first or copies)
         self.answered_to = first[0] if first else ""
 
