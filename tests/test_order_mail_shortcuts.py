@@ -17,6 +17,7 @@ from hypothesis import given, settings, strategies as st
 from judge.game import lifecycle as games, orderbook
 from judge.game import store as store_module
 from judge.game.store import Store, iso
+from judge.rules import merge_rules
 from judge.variant import SEEDS_DIR, load_variant
 from test_service_helpers import MASTER, Table
 
@@ -147,3 +148,29 @@ def test_insert_and_update_texts_by_table_and_columns(tmp_path: Path) -> None:
         assert len(store_module._SQL_TEXTS) <= store_module._SQL_TEXTS_MAX
     finally:
         s.close()
+
+
+RULES = st.fixed_dictionaries({}, optional={
+    "convoy_paradox": st.sampled_from(["szykman", "1971", "convoyed_attack_yields"]),
+    "civil_disorder": st.sampled_from(["distance_2023", "least_effect"]),
+    "build_sites": st.sampled_from(["home", "any_owned"]),
+    "calendar": st.sampled_from(["", "default", "build_months"])})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["standard", "1885"]), st.lists(RULES, min_size=1, max_size=4))
+def test_played_variant_is_the_rules_merged_afresh(name: str, owns: list[dict]) -> None:
+    """Game.variant and Game.rules (the merged rules kept by the seed variant and the game's own
+    rules as written) are what merging afresh gives, game after game, whatever a caller does with
+    the copy it got; a game whose own rules change in place (SET RULE) is merged again."""
+    seed = load_variant(name)
+    for own in owns:
+        if own.get("calendar") == "build_months" and name != "1885":
+            own = {k: v for k, v in own.items() if k != "calendar"}
+        g = games.Game(1, "tg", name, "active", None, None, {"rules": dict(own)})
+        merged = merge_rules(seed.rules, own)
+        assert g.variant is seed.with_rules(merged) and g.rules == merged
+        g.rules["build_sites"] = "spoilt"  # a copy: neither this game's nor the next one's
+        assert g.rules == merged
+        g.options["rules"]["civil_disorder"] = "least_effect"
+        assert g.rules == merge_rules(seed.rules, g.options["rules"])

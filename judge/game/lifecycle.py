@@ -94,9 +94,10 @@ class Game:
         # name (1885 II: rule switch ``calendar``)
         v = seed_variant(self.variant_name)
         own = self.options.get("rules") or {}
-        merged = merge_rules(v.rules, own)
-        self.__dict__["_merged_rules"] = (repr(own), merged)  # what :attr:`rules` merges: the same layers
-        return v.with_rules(merged)
+        key = repr(own)
+        merged, played = _played(v, key, own)
+        self.__dict__["_merged_rules"] = (key, merged)  # what :attr:`rules` merges: the same layers
+        return played
 
     @property
     def rules(self) -> dict[str, Any]:
@@ -150,6 +151,25 @@ def seed_variant(name: str) -> Variant:
             _SEED_VARIANTS.clear()
         _SEED_VARIANTS[name] = (seeds, path, mtime, v)
     return v
+
+
+#: (id of a seed variant, a game's own rules as written) -> (that variant, the rules merged, the
+#: variant as they play it): what every order mail's Game.variant works out again for its game
+_PLAYED: dict[tuple[int, str], tuple[Variant, dict[str, Any], Variant]] = {}
+
+
+def _played(v: Variant, key: str, own: dict[str, Any]) -> tuple[dict[str, Any], Variant]:
+    """``merge_rules(v.rules, own)`` and ``v.with_rules`` of it, for ``own`` written as ``key``
+    (its repr); the merged dict is shared: :attr:`Game.rules` hands out copies of it."""
+    known = _PLAYED.get((id(v), key))
+    if known is not None and known[0] is v:  # (the variant kept in the value: its id is not reused)
+        return known[1], known[2]
+    merged = merge_rules(v.rules, own)
+    played = v.with_rules(merged)
+    if len(_PLAYED) >= 256:
+        _PLAYED.clear()
+    _PLAYED[(id(v), key)] = (v, merged, played)
+    return merged, played
 
 
 def _game(row: Any) -> Game:
