@@ -174,3 +174,25 @@ def test_played_variant_is_the_rules_merged_afresh(name: str, owns: list[dict]) 
         assert g.rules == merged
         g.options["rules"]["civil_disorder"] = "least_effect"
         assert g.rules == merge_rules(seed.rules, g.options["rules"])
+
+
+def test_order_status_lists_the_orders_waiting_for_later_phases(tmp_path: Path) -> None:
+    """The status's "Pending orders" line, known empty from the count SIGNON read with the seat
+    plus those the mail queued since, against the store: queued by this mail under a heading,
+    by an earlier mail, and none at all."""
+    t = Table(tmp_path)
+    try:
+        t.start_game()
+
+        def pending_line(power: str, orders: str) -> str:
+            body = t.reply_to(t.powers[power], t.order(power, orders)).body
+            return next((line for line in body.split("\n") if line.startswith("----- Pending orders")), "")
+
+        fall = "----- Pending orders: Fall 1901 Movement"
+        assert pending_line("England", "F Lon - Nth\nFall 1901:\nF Nth - Nwy") == fall
+        assert pending_line("England", "A Lvp - Yor") == fall
+        assert pending_line("France", "A Par - Bur") == ""
+        assert pending_line("France", "Spring 1902:\nA Bur - Mun\nFall 1902:\nA Mun - Kie") == \
+            "----- Pending orders: Fall 1902 Movement, Spring 1902 Movement"  # (sorted, as written)
+    finally:
+        t.close()

@@ -90,6 +90,7 @@ def signon_power(h: Handler, g: Game, power: str, password: str) -> None:
         return
     check_password(h, g, power, password, seat["password_hash"], seat_owners(h, seat, own))
     enter_seat(h, g, seat, own=own)
+    h.future_pending = seat["future_pending"]
 
 
 def take_over(h: Handler, g: Game, seat: Any, password: str) -> None:
