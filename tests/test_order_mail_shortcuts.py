@@ -196,3 +196,33 @@ def test_order_status_lists_the_orders_waiting_for_later_phases(tmp_path: Path) 
             "----- Pending orders: Fall 1902 Movement, Spring 1902 Movement"  # (sorted, as written)
     finally:
         t.close()
+
+
+def test_a_message_stored_already_is_a_duplicate_unless_it_failed(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The inbox row is inserted at once (no look-up first): a message stored already is still a
+    duplicate, answered once, and one that failed is handled when offered again, in its own row."""
+    from judge.mail import handler as handler_module
+
+    t = Table(tmp_path)
+    try:
+        t.start_game()
+        first = t.judge.store.one("SELECT max(id) AS n FROM outbox")["n"]
+        raw = t.raw(t.powers["France"], t.signon("France") + "\nA Par - Bur\n", "orders once")
+        assert t.judge.receive(raw, "a", now=t.now) == "handled"
+        assert [t.judge.receive(raw, "b", now=t.now) for _ in range(2)] == ["duplicate", "duplicate"]
+        replies = t.judge.store.all("SELECT id FROM outbox WHERE id > ? AND kind = 'reply'", (first,))
+        assert len(replies) == 1
+
+        raw2 = t.raw(t.powers["Italy"], t.signon("Italy") + "\nA Ven H\n", "orders failing once")
+        real_run = handler_module.Handler.run
+        monkeypatch.setattr(handler_module.Handler, "run", lambda self: 1 / 0)
+        assert t.judge.receive(raw2, "c", now=t.now).startswith("failed")
+        monkeypatch.setattr(handler_module.Handler, "run", real_run)
+        assert t.judge.receive(raw2, "d", now=t.now) == "handled"
+        assert t.judge.receive(raw2, "e", now=t.now) == "duplicate"
+        rows = t.rows("SELECT status, source FROM inbox WHERE subject = 'orders failing once'")
+        assert rows == [{"status": "handled", "source": "d"}]
+        assert t.rows("SELECT count(*) AS n FROM orders WHERE power = 'Italy' AND state = 'active'") == [{"n": 1}]
+    finally:
+        t.close()
