@@ -11,6 +11,7 @@ import copy
 import dataclasses
 import functools
 import logging
+import os
 import random
 import re
 from collections.abc import Iterator
@@ -34,6 +35,7 @@ from judge.game.seats import (address_of, anonymous, master_address, public_labe
                               shown_person)
 from judge.game.settings_words import settings_lines
 from judge.game.store import Store, dumps, from_iso, iso, loads
+from judge import variant as variants
 from judge.variant import Phase, Variant, VariantError, available_variants, load_variant
 
 log = logging.getLogger(__name__)
@@ -55,18 +57,23 @@ class Ctx:
     held: list[Any] | None = None  # game notices and press held while a mail is read (judge.game.digest)
 
     def mail(self, to: list[str], subject: str, text: str, *, game_id: int | None = None, kind: str = "notice",
-             in_reply_to: str | None = None, references: str | None = None, auto: str = "auto-generated") -> None:
+             in_reply_to: str | None = None, references: str | None = None, auto: str = "auto-generated",
+             game_list: tuple[str, str | None] | None = None) -> None:
+        """``game_list``: see :func:`outbox.queue`."""
         if self.held is not None and game_id is not None and kind in digest.FOLDED and in_reply_to is None:
             self.held.append(digest.Held(list(to), subject, text, game_id, kind))  # sent by digest.release
             return
         outbox.queue(self.store, self.cfg, to, subject, text, self.now, in_reply_to=in_reply_to,
-                     references=references, auto=auto, game_id=game_id, kind=kind)
+                     references=references, auto=auto, game_id=game_id, kind=kind, game_list=game_list)
 
     def when(self, t: datetime | None) -> str:
         return deadlines.format_time(t, self.cfg.timezone)
 
 
 # -- games ------------------------------------------------------------------------------------------
+UNREAD = "(not read)"  # Game.list_address when the Game was not made from its row
+
+
 @dataclass
 class Game:
     id: int
@@ -77,16 +84,20 @@ class Game:
     master_hash: str | None
     options: dict[str, Any]
     outcome: dict[str, Any] | None = None
+    #: the mailing list address (SET LIST) as read with the game's row; :data:`UNREAD` for a Game
+    #: not made from its row (a new game): then whoever needs it reads the store
+    list_address: str | None = field(default=UNREAD, compare=False, repr=False)
 
     @functools.cached_property
     def variant(self) -> Variant:
-        # once per Game object (a transaction's worth): load_variant stats the seed file each call;
-        # played with the calendar the game's rules name (1885 II: rule switch ``calendar``)
-        v = load_variant(self.variant_name)
+        # once per Game object (a transaction's worth); played with the calendar the game's rules
+        # name (1885 II: rule switch ``calendar``)
+        v = seed_variant(self.variant_name)
         own = self.options.get("rules") or {}
-        merged = merge_rules(v.rules, own)
-        self.__dict__["_merged_rules"] = (repr(own), merged)  # what :attr:`rules` merges: the same layers
-        return v.with_rules(merged)
+        key = repr(own)
+        merged, played = _played(v, key, own)
+        self.__dict__["_merged_rules"] = (key, merged)  # what :attr:`rules` merges: the same layers
+        return played
 
     @property
     def rules(self) -> dict[str, Any]:
@@ -113,9 +124,57 @@ class Game:
         return str(self.options.get("press", "white"))
 
 
+#: variant name -> (the seeds folder, its seed file, that file's mtime, load_variant's answer)
+_SEED_VARIANTS: dict[str, tuple[Any, str, int, Variant]] = {}
+
+
+def seed_variant(name: str) -> Variant:
+    """``load_variant(name)``: its answer again while the seed file's mtime is unchanged (one stat
+    a call, as load_variant makes, so an edited seed is read again), without the Path arithmetic
+    and the two cache look-ups keyed by a Path that load_variant makes on every order mail."""
+    seeds = variants.SEEDS_DIR
+    known = _SEED_VARIANTS.get(name)
+    if known is not None and known[0] is seeds:
+        try:
+            if os.stat(known[1]).st_mtime_ns == known[2]:
+                return known[3]
+        except OSError:  # gone: load_variant says so
+            pass
+    path = str(seeds / f"{name.lower()}.toml")  # (where load_variant reads it)
+    try:
+        mtime = os.stat(path).st_mtime_ns  # before loading: a change after it is seen next time
+    except OSError:
+        mtime = None
+    v = load_variant(name)
+    if mtime is not None:
+        if len(_SEED_VARIANTS) >= 64:
+            _SEED_VARIANTS.clear()
+        _SEED_VARIANTS[name] = (seeds, path, mtime, v)
+    return v
+
+
+#: (id of a seed variant, a game's own rules as written) -> (that variant, the rules merged, the
+#: variant as they play it): what every order mail's Game.variant works out again for its game
+_PLAYED: dict[tuple[int, str], tuple[Variant, dict[str, Any], Variant]] = {}
+
+
+def _played(v: Variant, key: str, own: dict[str, Any]) -> tuple[dict[str, Any], Variant]:
+    """``merge_rules(v.rules, own)`` and ``v.with_rules`` of it, for ``own`` written as ``key``
+    (its repr); the merged dict is shared: :attr:`Game.rules` hands out copies of it."""
+    known = _PLAYED.get((id(v), key))
+    if known is not None and known[0] is v:  # (the variant kept in the value: its id is not reused)
+        return known[1], known[2]
+    merged = merge_rules(v.rules, own)
+    played = v.with_rules(merged)
+    if len(_PLAYED) >= 256:
+        _PLAYED.clear()
+    _PLAYED[(id(v), key)] = (v, merged, played)
+    return merged, played
+
+
 def _game(row: Any) -> Game:
     return Game(row["id"], row["name"], row["variant"], row["state"], row["master_id"], row["master_hash"],
-                loads(row["options"], {}), loads(row["outcome"], None))
+                loads(row["options"], {}), loads(row["outcome"], None), row["list_address"])
 
 
 def get_game(store: Store, name: str) -> Game | None:
@@ -792,8 +851,12 @@ def start_notes(pos: Position, rules: dict[str, Any], powers: list[str]) -> list
 
 # -- who must order ---------------------------------------------------------------------------------
 def required_powers(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None) -> list[str]:
-    pos = pos or ph.position
-    active = [s["power"] for s in seats(store, game.id) if s["status"] == "active" and s["power"]]
+    return _required(game, pos or ph.position, seats(store, game.id))
+
+
+def _required(game: Game, pos: Position, seat_rows: list[Any]) -> list[str]:
+    """The powers of the player seats ``seat_rows`` (power, status) that must order in ``pos``."""
+    active = [s["power"] for s in seat_rows if s["status"] == "active" and s["power"]]
     need = orderbook.needed_by_power(pos, active, game.rules)
     return [p for p in active if need[p] > 0]
 
@@ -819,11 +882,14 @@ def any_late(store: Store, game: Game, ph: PhaseRow, pos: Position | None = None
     all, which the powers with orders tell without reading any order (with no orders a power
     misses all it needs); only when each has given some are the orders read."""
     pos = pos or ph.position
-    required = required_powers(store, game, ph, pos)
+    # the player seats, each with whether its power has any order in: one query, not two
+    rows = store.all("SELECT s.power AS power, s.status AS status, EXISTS (SELECT 1 FROM orders o WHERE "
+                     "o.phase_id = ? AND o.power = s.power AND o.state = 'active') AS ordered FROM seats s "
+                     "WHERE s.game_id = ? AND s.role = 'player' ORDER BY s.id", (ph.id, game.id))
+    required = _required(game, pos, rows)
     if not required:
         return False
-    ordered = {r[0] for r in store.all("SELECT DISTINCT power FROM orders WHERE phase_id = ? AND state = 'active'",
-                                       (ph.id,))}
+    ordered = {r["power"] for r in rows if r["ordered"]}
     if any(p not in ordered for p in required):
         return True
     return next(_still_missing(store, game, ph, pos, required), None) is not None

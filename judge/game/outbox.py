@@ -251,17 +251,23 @@ def list_headers(cfg: JudgeConfig, game: str, address: str) -> dict[str, str]:
 
 def queue(store: Store, cfg: JudgeConfig, to: list[str], subject: str, text: str, now: datetime, *,
           in_reply_to: str | None = None, references: str | None = None, auto: str = "auto-generated",
-          game_id: int | None = None, kind: str = "notice") -> int | None:
-    """Queue one message to ``to`` (our own address and duplicates dropped). Returns the row id."""
+          game_id: int | None = None, kind: str = "notice",
+          game_list: tuple[str, str | None] | None = None) -> int | None:
+    """Queue one message to ``to`` (our own address and duplicates dropped). Returns the row id.
+    ``game_list``: the name and list address of game ``game_id`` when the caller holds them as
+    the store does now (read in this transaction, unchanged since), so they are not read again."""
     rcpts = list(dict.fromkeys(a.strip().lower() for a in to if a and a.strip()))
     rcpts = [a for a in rcpts if a != cfg.address]
     if not rcpts:
         return None
     headers = None
     if game_id is not None:  # a copy for the game's mailing list is marked as list mail
-        g = store.one("SELECT name, list_address FROM games WHERE id = ?", (game_id,))
-        if g is not None and g["list_address"] and g["list_address"] in rcpts:
-            headers = list_headers(cfg, g["name"], g["list_address"])
+        if game_list is None:
+            g = store.one("SELECT name, list_address FROM games WHERE id = ?", (game_id,))
+            game_list = (g["name"], g["list_address"]) if g is not None else ("", None)
+        name, address = game_list
+        if address and address in rcpts:
+            headers = list_headers(cfg, name, address)
     data, mid = compose(cfg, rcpts, subject, text, now, in_reply_to=in_reply_to, references=references, auto=auto,
                         headers=headers)
     return store.insert("outbox", sender=cfg.address, recipients=dumps(rcpts), message=data, status="pending",

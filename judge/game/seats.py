@@ -31,6 +31,17 @@ def seat_of_power(store: Store, game_id: int, power: str) -> Any:
     return store.one("SELECT * FROM seats WHERE game_id = ? AND role = 'player' AND power = ?", (game_id, power))
 
 
+def seat_and_address(store: Store, game_id: int, power: str) -> tuple[Any, str | None]:
+    """:func:`seat_of_power`, and :func:`address_of` its player, in one query (a sign-on reads
+    both); the seat row carries that address beside its own columns, as ``player_address``, and
+    how many orders for later phases the power has waiting, as ``future_pending``."""
+    seat = store.one("SELECT s.*, p.address AS player_address, (SELECT COUNT(*) FROM future_orders f WHERE "
+                     "f.game_id = s.game_id AND f.state = 'pending' AND f.power = s.power) AS future_pending "
+                     "FROM seats s LEFT JOIN players p ON p.id = s.player_id "
+                     "WHERE s.game_id = ? AND s.role = 'player' AND s.power = ?", (game_id, power))
+    return seat, seat["player_address"] if seat is not None else None
+
+
 def seat_addresses(store: Store, seat: Any, own: str | None = None) -> list[str]:
     """Where a seat's mail goes: SET ADDRESS's list, else its player's own address (``own``: that
     address, when the caller has read it already)."""

@@ -88,9 +88,17 @@ def iso(t: datetime | None) -> str | None:
     """A UTC timestamp as stored: ``2025-01-06T23:30:00+00:00`` (sorts as text)."""
     if t is None:
         return None
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=timezone.utc)
-    return t.astimezone(timezone.utc).isoformat(timespec="seconds")
+    global _last_iso
+    last = _last_iso  # (one tuple, read and replaced whole: threads may call this at once)
+    if last[0] is t:  # the same (immutable) datetime again: a mail stamps its rows with one "now"
+        return last[1]
+    u = t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t
+    text = u.astimezone(timezone.utc).isoformat(timespec="seconds")
+    _last_iso = (t, text)
+    return text
+
+
+_last_iso: tuple[Any, str] = (None, "")  # the datetime iso() was last given (kept alive: by identity), its text
 
 
 def from_iso(s: str | None) -> datetime | None:
@@ -591,14 +599,22 @@ class Store:
 
     # -- small helpers (identifiers are ours, values always parameters) -------------------------
     def insert(self, table: str, **values: Any) -> int:
-        cols = ", ".join(f"[{c}]" for c in values)
-        marks = ", ".join("?" for _ in values)
-        cur = self.conn.execute(f"INSERT INTO [{table}] ({cols}) VALUES ({marks})", tuple(values.values()))
+        key = (table, *values)
+        sql = _SQL_TEXTS.get(key)
+        if sql is None:
+            cols = ", ".join(f"[{c}]" for c in values)
+            marks = ", ".join("?" for _ in values)
+            sql = _sql_text(key, f"INSERT INTO [{table}] ({cols}) VALUES ({marks})")
+        cur = self.conn.execute(sql, tuple(values.values()))
         return int(cur.lastrowid)  # type: ignore[arg-type]
 
     def update(self, table: str, row_id: int, **values: Any) -> None:
-        sets = ", ".join(f"[{c}] = ?" for c in values)
-        self.conn.execute(f"UPDATE [{table}] SET {sets} WHERE id = ?", (*values.values(), row_id))
+        key = (table, None, *values)  # (None: never an insert's key, whose second item is a column)
+        sql = _SQL_TEXTS.get(key)
+        if sql is None:
+            sets = ", ".join(f"[{c}] = ?" for c in values)
+            sql = _sql_text(key, f"UPDATE [{table}] SET {sets} WHERE id = ?")
+        self.conn.execute(sql, (*values.values(), row_id))
 
     def one(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Row | None:
         return self.conn.execute(sql, params).fetchone()
@@ -617,3 +633,16 @@ class Store:
     def set_setting(self, key: str, value: str) -> None:
         self.conn.execute("INSERT INTO settings (key, value) VALUES (?, ?) "
                           "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+
+#: the text of insert() and update() statements by table and columns (the same few every mail:
+#: joined afresh, they cost more than SQLite's own cached statement); bounded, the code's own names
+_SQL_TEXTS: dict[tuple[Any, ...], str] = {}
+_SQL_TEXTS_MAX = 512
+
+
+def _sql_text(key: tuple[Any, ...], sql: str) -> str:
+    if len(_SQL_TEXTS) >= _SQL_TEXTS_MAX:
+        _SQL_TEXTS.clear()
+    _SQL_TEXTS[key] = sql
+    return sql

@@ -66,6 +66,9 @@ class Handler:
     #: the session's game and seat are as the store holds them: read by this mail's SIGNON, and
     #: only order lines were read since (any other command may change them)
     session_fresh: bool = False
+    #: the orders for later phases the signed-on power has waiting, as its SIGNON counted them and
+    #: counting those this mail queued since: the order status's list, known empty (while session_fresh)
+    future_pending: int | None = None
     reply_chars: int | None = None  # a shorter cap than max_reply_chars (an address the judge does not know)
     answered_to: str = ""  # where the reply went (the limits count answers per recipient)
     secrets: set[str] = field(default_factory=set)  # passwords in this mail: never echoed, not even in the subject
@@ -276,6 +279,8 @@ class Handler:
         if self.session.future is not None:
             self.ctx.store.insert("future_orders", game_id=g.id, power=power, phase_name=str(self.session.future),
                                   raw=text, message_id=self.mail.message_id, created=iso(self.ctx.now), state="pending")
+            if self.future_pending is not None:
+                self.future_pending += 1
             for c in lines:
                 self.quote(c.line)
             self.say(f"Queued for {self.session.future}: these orders are read when that phase begins.")
@@ -362,9 +367,12 @@ class Handler:
         need = orderbook.needed(pos, s.power, rules)
         miss = orderbook.missing(pos, s.power, cur, rules)
         seat = s.seat if self.session_fresh else self.ctx.store.one("SELECT * FROM seats WHERE id = ?", (s.seat["id"],))
-        pending = [r["phase_name"] for r in self.ctx.store.all(
-            "SELECT phase_name FROM future_orders WHERE game_id = ? AND power = ? AND state = 'pending' ORDER BY id",
-            (g.id, s.power))]
+        if self.session_fresh and self.future_pending == 0:
+            pending: list[str] = []  # none waited when SIGNON counted them, and none was queued since
+        else:
+            pending = [r["phase_name"] for r in self.ctx.store.all(
+                "SELECT phase_name FROM future_orders WHERE game_id = ? AND power = ? AND state = 'pending' "
+                "ORDER BY id", (g.id, s.power))]
         self.say("")
         self.status_section = render_part(
                              "orders_status.txt", game=g.name, power=s.power, kind=describe.PHASE_WORD[pos.phase.kind],
@@ -492,11 +500,14 @@ class Handler:
             limit = int(min(limit or self.ctx.cfg.max_reply_chars, len(text)) * most / size * 0.9)
         if self.attachments:  # a few maps at most (see attach_allowed), on top of the text's cap
             text = MailText(text, text.html, [*text.attachments, *self.attachments])
+        # the game's list address as this mail's SIGNON read it, when only order lines ran since
+        listed = (g.name, g.list_address) if g and self.session_fresh and g.list_address != games.UNREAD else None
         # the seat's own addresses get their copy apart: a sender from elsewhere never sees them
         for to in (first, copies):
             if to:
                 self.ctx.mail(to, subject, text, game_id=g.id if g else None, kind="reply",
-                              in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied")
+                              in_reply_to=self.mail.reply_id, references=self.mail.references, auto="auto-replied",
+                              game_list=listed)
         self.replied = bool(first or copies)
         self.answered_to = first[0] if first else ""
 

@@ -80,17 +80,19 @@ class Judge:
             return self._set_aside(raw, mail, source, now)
         try:
             with st.transaction():
-                row = st.one("SELECT id, status FROM inbox WHERE message_id = ?", (mail.message_id,))
-                if row is not None and row["status"] != "failed":
-                    return "duplicate"
                 digest = abuse.body_hash(mail.sender, mail.text) if not mail.ignore else None
                 repeat = bool(digest) and abuse.repeated(st, self.cfg, mail.sender, digest, now)
                 status = "ignored" if mail.ignore else "handled"
                 values = dict(sender=mail.sender, subject=mail.subject[:500], received=iso(now), source=source,
                               status=status, detail=mail.ignore or mail.error or "", raw=None, body_hash=digest)
-                if row is None:
+                try:  # most messages are new: stored at once, not looked up first (message_id is unique)
                     row_id = st.insert("inbox", message_id=mail.message_id, **values)
-                else:
+                except sqlite3.IntegrityError:  # stored already: a duplicate, or a failed one offered again
+                    row = st.one("SELECT id, status FROM inbox WHERE message_id = ?", (mail.message_id,))
+                    if row is None:
+                        raise
+                    if row["status"] != "failed":
+                        return "duplicate"
                     row_id = row["id"]
                     st.update("inbox", row_id, **values)
                 ctx = Ctx(st, self.cfg, now)

@@ -51,6 +51,7 @@ def set_list(h: Handler, g: Game, value: str) -> None:
     if addr == h.ctx.cfg.address:
         raise CommandError("the judge's own address cannot be the game's list")
     h.ctx.store.update("games", g.id, list_address=addr or None)
+    g.list_address = addr or None
     h.say(f"Results and public notices of '{g.name}' now also go to {addr}." if addr else
              f"'{g.name}' has no mailing list now.")
 

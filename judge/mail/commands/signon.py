@@ -10,7 +10,7 @@ from judge.game.lifecycle import Game
 from judge.game.passwords import check_new_password, hash_password, verify_password
 from judge.game.store import iso
 from judge.game.public_names import clean_display_name, unique_name
-from judge.game.seats import anonymous, person_label
+from judge.game.seats import anonymous, person_label, seat_and_address
 from judge.mail import abuse, confirm
 from judge.mail.commands import BAD_SIGNON, CommandError, Session, Stop, command
 from judge.game.cold_store import archived_message
@@ -80,7 +80,7 @@ def signon_power(h: Handler, g: Game, power: str, password: str) -> None:
         h.error(f"Game '{g.name}' has not started: powers are assigned at the start. "
                    f"Use SIGNON ?{g.name} <password> to join it.")
         raise Stop
-    seat = games.seat_of_power(st, g.id, power)
+    seat, own = seat_and_address(st, g.id, power)
     if seat is None:
         fail_signon(h)
     if seat["status"] == "vacant":
@@ -88,9 +88,9 @@ def signon_power(h: Handler, g: Game, power: str, password: str) -> None:
             fail_signon(h)
         take_over(h, g, seat, password)
         return
-    own = games.address_of(st, seat["player_id"])
     check_password(h, g, power, password, seat["password_hash"], seat_owners(h, seat, own))
     enter_seat(h, g, seat, own=own)
+    h.future_pending = seat["future_pending"]
 
 
 def take_over(h: Handler, g: Game, seat: Any, password: str) -> None:
