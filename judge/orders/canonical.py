@@ -149,8 +149,9 @@ class Table:
         return names.coast(toks, 1) is None and (len(toks) == 1 or toks[1].text != "/")
 
     def shape(self, line: str) -> tuple | None:
-        """``(power named, order word, kind, location, more..., text, shown)`` for a line in
-        canonical text or another spelling of it, else None; ``text`` is the canonical text
+        """``(power named, order word, kind, location, more..., made, text, shown)`` for a line in
+        canonical text or another spelling of it, else None; ``made`` the order of a move, hold or
+        support that names its power (``_made``), ``text`` the canonical text
         without the power's name, as the order prints it (the names in it are the printed keys),
         ``shown`` the line as the full parser shows it (None: the line itself, the shape then the
         one of every line that differs from it only in case). Remembered (orders repeat from
@@ -214,7 +215,7 @@ class Table:
             words = words[1:]
         found = self._order(words, named)
         if found is not None:
-            found += (" ".join(words), None)
+            found += (_made(found), " ".join(words), None)
             if len(self.canon) >= _REMEMBER:
                 self.canon.clear()
             self.canon[text] = found
@@ -465,22 +466,29 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
         power = shape[0] or sticky or unit.power if me is None else _power(ctx, shape[0] or sticky, unit.power)
         if power is None:
             break
-        written = shape[-2]
-        # the orders made without the class call, every field set (a dataclass's ``__init__``
-        # called through the class costs about as much as the rest of the line's reading here;
+        # the shape's fields by positive index, per kind of order (a tuple's item at a negative index
+        # is read through a generic call); the order itself from the shape where a power is named
+        # (``_made``: ``power`` is then that power, or the line was refused above), else made here
+        # without the class call, every field set (a dataclass's ``__init__`` called through the
+        # class costs about as much as the rest of the line's reading here;
         # ``tests/test_order_fast_path.py`` checks them against the class call); one store a
         # field: more than three stored at once go through a tuple made and freed for it
         if op == "-":
-            order = new(Move)
-            order.power = power
-            order.kind = shape[2]
-            order.loc = shape[3]
-            order.dest = shape[5]
-            order.via_convoy = False
+            order, written, shown = shape[6], shape[7], shape[8]
+            if order is None:
+                order = new(Move)
+                order.power = power
+                order.kind = shape[2]
+                order.loc = shape[3]
+                order.dest = shape[5]
+                order.via_convoy = False
         elif op == "H":
-            order = new(Hold)
-            order.power, order.kind, order.loc = power, shape[2], shape[3]
+            order, written, shown = shape[5], shape[6], shape[7]
+            if order is None:
+                order = new(Hold)
+                order.power, order.kind, order.loc = power, shape[2], shape[3]
         else:  # "S": ``_target`` written out
+            order, written, shown = shape[9], shape[10], shape[11]
             target = shape[6]
             held = units(shape[8])
             if held is not None:
@@ -489,18 +497,20 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
                         break
                     target = held.loc
                     written = None  # the unit's coast, not the one written
+                    order = None
             elif "/" in target:
                 break
-            order = new(Support)
-            order.power = power
-            order.kind = shape[2]
-            order.loc = shape[3]
-            order.target_kind = shape[5]
-            order.target = target
-            order.dest = shape[7]
+            if order is None:
+                order = new(Support)
+                order.power = power
+                order.kind = shape[2]
+                order.loc = shape[3]
+                order.target_kind = shape[5]
+                order.target = target
+                order.dest = shape[7]
         # ``read_order`` written out: a call costs as much as the object
         p = new(ParsedLine)
-        p.line = shape[-1] or line
+        p.line = shown or line
         p.order = order
         p.power = power
         p.error = ""
@@ -514,6 +524,21 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
         p.note = ""
         put(p)
     return i + lineno - start, lineno
+
+
+def _made(shape: tuple) -> Move | Hold | Support | None:
+    """The order of a move, hold or support shape that names its power, made once for every line
+    read as it (``read_run`` takes it: an order is never changed once read); None for another."""
+    named, op = shape[0], shape[1]
+    if named is None:
+        return None
+    if op == "-":
+        return Move(named, shape[2], shape[3], shape[5], False)
+    if op == "H":
+        return Hold(named, shape[2], shape[3])
+    if op == "S":
+        return Support(named, shape[2], shape[3], shape[5], shape[6], shape[7])
+    return None
 
 
 def _general(ctx: "Context", shape: tuple, shown: str, pos: "Position", phase: str) -> ParsedLine | None:
