@@ -65,13 +65,15 @@ class Table:
     full parser's own name look-up, and the shapes of the lines read so far."""
 
     def __init__(self, names: Names, m: Map, reserved: frozenset[str]):
+        from judge.orders.parser import RESERVED  # (imported once here, not by each location's check)
+
         self.locs: dict[str, str] = {}
         self.coasted: dict[str, bool] = {}  # province -> has coasts to choose from
         for p, prov in m.provinces.items():
             self.coasted[p] = bool(prov.coasts)
             for loc in (p, *(f"{p}/{c}" for c in prov.coasts)):
                 text = m.display(loc)
-                if text.lower() not in reserved and self._reads_as(names, text, p, loc):
+                if text.lower() not in reserved and self._reads_as(names, text, p, loc, parser_reserved=RESERVED):
                     self.locs[text] = loc
         # "A"/"F" must not also be a power's abbreviation ("A Par" would then be Austria's)
         self.kinds = frozenset(k for k in _KINDS if names.power(k.lower()) is None)
@@ -117,19 +119,22 @@ class Table:
         return words
 
     @staticmethod
-    def _reads_as(names: Names, text: str, prov: str, loc: str, whole: bool = False) -> bool:
+    def _reads_as(names: Names, text: str, prov: str, loc: str, whole: bool = False,
+                  parser_reserved: frozenset[str] | None = None) -> bool:
         """Does the full parser read the first words of ``text`` as ``loc``, and nothing more
         (all its tokens if ``whole``, else the printed key's), alone and before each of
         ``_FOLLOWERS``? (``text`` is tokenized once and each follower's token put after it, as
         ``tokenize(f"{text} {f}")`` gives them: this runs for every location of the map and every
-        new spelling met, and tokenizing is most of its cost.)"""
-        from judge.orders.parser import RESERVED
+        new spelling met, and tokenizing is most of its cost.) ``parser_reserved``: the parser's
+        reserved words, when the caller has them at hand."""
+        if parser_reserved is None:
+            from judge.orders.parser import RESERVED as parser_reserved
 
         toks = tokenize(text)
         want = len(toks) if whole else 1 if "/" not in loc else 3
         read_as = Table._read_as
         for f in _WITH_FOLLOWERS:  # (a loop, not ``all`` over a generator: this runs ~600 times a map)
-            if not read_as(names, _followed(toks, text, f), prov, loc, want, RESERVED):
+            if not read_as(names, _followed(toks, text, f), prov, loc, want, parser_reserved):
                 return False
         return True
 
