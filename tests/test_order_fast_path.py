@@ -276,3 +276,24 @@ def test_a_run_of_lines_reads_each_as_the_general_way_reads_it(vname, options):
                                                                            for f in fields(general)], lines[at + k]
                     assert lineno == stop and (stop == len(lines) or len(out) == stop - at)
     assert read[True] > 20, read  # (random phases: retreats and adjustments among them)
+
+
+@pytest.mark.parametrize("vname,options", CONFIGS, ids=IDS)
+def test_a_line_all_in_lower_case_is_never_canonical_text(vname, options):
+    """``Table.first_shape`` sends a line all in lower case straight to its respelling, without
+    reading it as canonical text first: on every map, the canonical reading of the canonical
+    text of random phases' orders, written in lower case (the power's name too), finds nothing."""
+    rng = random.Random(f"lower-{vname}-{options}")
+    v = load_variant(vname)
+    read = 0  # texts the table reads as canonical text as written (so their lower case is a real check)
+    for game in range(4):
+        b = Board(vname, options, v.start_position() if game == 0 else random_position(vname, options, rng))
+        table = table_for(names_for(v, b.m), b.m)
+        for p in parse_orders("\n".join(order_lines(b, rng)), b.pos, rules=b.rules, fast=False):
+            if p.order is None:
+                continue
+            for text in (p.canonical, f"{p.power}: {p.canonical}"):
+                read += table._first_canonical(text, text.split()) is not None
+                low = text.lower()
+                assert low == text or table._first_canonical(low, low.split()) is None, low
+    assert read > 20

@@ -85,8 +85,11 @@ class Table:
         # other spellings: lower-case word -> canonical word (None: not sure), filled as met
         self.words: dict[str, str | None] = self._first_words()
         self.power_names = {name.lower() + ":": name + ":" for name in self.powers}
+        self.named = {name + ":": name for name in self.powers}  # a power's name in canonical text -> the power
         #: every word canonical text may have (``_first_canonical`` reads no line with another)
         self.plain_words = frozenset((*self.locs, *self.kinds, *_WORDS.values(), *self.power_names.values()))
+        #: each word canonical text may have is one word (the respelling's words are then its text's)
+        self.one_word = all(len(w.split()) == 1 for w in self.plain_words)
         self.keys = {m.provinces[p].key.lower(): p for p in self.coasted}  # "stp" -> "stp"
         self.coast_words = {c for prov in m.provinces.values() for c in prov.coasts}
         self._names, self._map = names, m
@@ -167,7 +170,10 @@ class Table:
     def first_shape(self, line: str) -> tuple | None:
         """``shape`` of a line not met yet (or no longer remembered). Only a line that is
         ``lexer.is_plain`` has one: ``read_run`` takes a line with a shape for a plain one."""
-        if not (line[:1].isalpha() and line[-1] != ":" and "#" not in line):
+        # (``lexer.is_plain``: a character of a string read by its index, never by a slice, which
+        # makes one; the last one read once)
+        last = line[-1] if line else ":"
+        if last == ":" or not line[0].isalpha() or "#" in line:
             found = None
         else:
             # the respelling reads the line without case: remembered that way, one for all the ways
@@ -179,11 +185,14 @@ class Table:
                 found = hit[1]
             else:
                 # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
-                # "Spa/NC", "Bur.") is not, and goes straight to its respelling
-                words = line.split()
-                # (the canonical texts met are remembered: most lines met again in another case are known)
-                found = (self.canon.get(line) or self._first_canonical(line, words)
-                         ) if self.plain_words.issuperset(words) else None
+                # "Spa/NC", "Bur.") is not, and goes straight to its respelling; so does one all in
+                # lower case (canonical text's orders begin with "A", "F", "Build", "Remove" or "Waive")
+                found = None
+                if low != line:
+                    words = line.split()
+                    # (the canonical texts met are remembered: most lines met again in another case are known)
+                    if self.plain_words.issuperset(words):
+                        found = self.canon.get(line) or self._first_canonical(line, words)
                 if found is None:
                     if hit is None:
                         hit = self._respelling(line, low)
@@ -191,7 +200,7 @@ class Table:
                         found = hit[1]
             if found is not None:
                 shown = line.strip()  # (as ParsedLine keeps it)
-                if shown is not line or shown[-1] == ".":  # else the line shows as itself: its shape is shared
+                if shown is not line or last == ".":  # else the line shows as itself: its shape is shared
                     found = found[:-1] + (_shown(shown).strip() if shown[-1] == "." else shown,)
         if len(self.shapes) >= _REMEMBER:
             self.shapes.clear()  # a long run (or a flood of odd lines) starts remembering afresh
@@ -200,8 +209,14 @@ class Table:
 
     def _respelling(self, line: str, low: str) -> tuple[str | None, tuple | None]:
         """``respellings``' entry for ``low``, ``line.lower()``: made and remembered."""
-        canon = self.respelt(line, low)
-        found = None if canon is None else self.canon.get(canon) or self._first_canonical(canon, canon.split())
+        words = self._respelt_words(low)
+        if words is None:
+            canon = found = None
+        else:
+            canon = " ".join(words)
+            if not self.one_word:  # (a word of canonical text with a space in it: the text's own words)
+                words = canon.split()
+            found = self.canon.get(canon) or self._first_canonical(canon, words)
         if len(self.respellings) >= _REMEMBER:
             self.respellings.clear()
         got = self.respellings[low] = (canon, found)
@@ -212,12 +227,13 @@ class Table:
         remembered for the texts that are canonical (each met in many spellings)."""
         if not words:
             return None
-        named: str | None = None
-        if words[0][-1] == ":":
-            named = self.powers.get(words[0][:-1])
-            if named is None or len(words) == 1:
+        named = self.named.get(words[0])  # ("England:" -> "England"; most lines begin with one)
+        if named is not None:
+            if len(words) == 1:
                 return None
             words = words[1:]
+        elif words[0][-1] == ":":
+            return None
         found = self._order(words, named)
         if found is not None:
             found += (_made(found), " ".join(words), None)
@@ -229,18 +245,25 @@ class Table:
     def respelt(self, line: str, low_line: str | None = None) -> str | None:
         """``line`` in canonical text, word by word; None where a word has no canonical spelling.
         (``low_line``: ``line.lower()``, when made already.)"""
-        low = (line.lower() if low_line is None else low_line).split()
+        out = self._respelt_words(line.lower() if low_line is None else low_line)
+        return None if out is None else " ".join(out)
+
+    def _respelt_words(self, low_line: str) -> list[str] | None:
+        """``respelt``'s words (``low_line``: the line in lower case)."""
+        low = low_line.split()
         if not low:
             return None
-        named = None
-        if low[0][-1] == ":":
-            named = self.power_names.get(low[0])
-            if named is None:
-                return None
+        named = self.power_names.get(low[0])  # (a power's name ends in a colon: most lines begin with one)
+        if named is not None:
             del low[0]
-        spelt = self.words.get
-        out = list(map(spelt, low))  # (no comprehension's frame)
-        if None in out or not out:
+        elif low[0][-1] == ":":
+            return None
+        spelt = self.words
+        try:  # (each word looked up by a subscript: a word not met yet is for ``_respelt``)
+            out = [spelt[w] for w in low]
+        except KeyError:
+            out = None
+        if out is None or None in out or not out:
             out = self._respelt(low)
             if out is None:
                 return None
@@ -248,7 +271,7 @@ class Table:
             out.append("convoy")
         if named is not None:
             out.insert(0, named)
-        return " ".join(out)
+        return out
 
     def _respelt(self, low: list[str]) -> list[str] | None:
         """``respelt``'s words where one is new or two make one ("spa nc", "Spa (nc)")."""
