@@ -418,7 +418,16 @@ def _followed(toks: list[Tok], text: str, f: str) -> list[Tok]:
     if not f:
         return toks
     at = len(text) + 1
-    return [*toks, Tok(f, f.lower(), at, at + len(f), f != "-")]
+    tok = _FOLLOWER_TOKS.get((f, at))
+    if tok is None:  # (made once for each place a follower stands in: ~600 checks a map, a few places)
+        tok = Tok(f, f.lower(), at, at + len(f), f != "-")
+        if len(_FOLLOWER_TOKS) < 1024:
+            _FOLLOWER_TOKS[(f, at)] = tok
+    return [*toks, tok]
+
+
+#: ``_followed``'s tokens by follower and offset (the name look-ups only read tokens)
+_FOLLOWER_TOKS: dict[tuple[str, int], Tok] = {}
 
 
 _TABLES: "weakref.WeakKeyDictionary[Map, Table]" = weakref.WeakKeyDictionary()
