@@ -297,3 +297,18 @@ def test_a_line_all_in_lower_case_is_never_canonical_text(vname, options):
                 low = text.lower()
                 assert low == text or table._first_canonical(low, low.split()) is None, low
     assert read > 20
+
+
+def test_cases_on_maps_that_alternate_read_each_against_its_own_map():
+    """``parse_orders`` keeps the last map's names and table at hand: cases on two maps in turn
+    still read each against its own (a name only one of them has, a unit only one board holds)."""
+    boards = [Board(name, None, load_variant(name).start_position()) for name in ("standard", "1885")]
+    texts = {}
+    for b in boards:
+        lines = [f"{u.power}: {u.text(b.m)} H" for u in b.pos.units.values()]
+        texts[b.m] = "\n".join(lines)
+    for b in (*boards, *boards, boards[0]):
+        fast = parse_orders(texts[b.m], b.pos, rules=b.rules)
+        assert fast == parse_orders(texts[b.m], b.pos, rules=b.rules, fast=False)
+        assert all(p.order is not None and p.map is b.m for p in fast), [p.line for p in fast]
+        assert judge.orders._last[0] is b.m and judge.orders._last[2] is table_for(names_for(b.pos.variant, b.m), b.m)
