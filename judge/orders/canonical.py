@@ -463,9 +463,6 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
     return found
 
 
-_UNIT_OPS = frozenset(("-", "H", "S"))  # the movement phase's most common orders: ``read_run``'s
-
-
 def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int, out: list[ParsedLine]
              ) -> tuple[int, int]:
     """Read ``lines[i:]`` for as long as each is a plain line (``lexer.is_plain``) with a move, a
@@ -481,7 +478,7 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
     pos = ctx.pos
     if pos.phase.kind != "movement" or i >= len(lines):
         return i, lineno
-    shapes, met, first_shape, unit_ops = table.shapes.get, table.shapes, table.first_shape, _UNIT_OPS
+    shapes, met, first_shape = table.shapes.get, table.shapes, table.first_shape
     units, me, sticky, m = pos.units.get, ctx.power, ctx.sticky, ctx.map
     put, new = out.append, _new
     start = lineno  # (the lines read are counted by it: a ``for`` costs less than an index kept)
@@ -494,9 +491,6 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
             shape = first_shape(line)
             if shape is None:
                 break
-        op = shape[1]
-        if op not in unit_ops:
-            break
         unit = units(shape[4])
         if unit is None or unit.kind != shape[2] or unit.loc != shape[3]:
             break
@@ -510,6 +504,7 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
         # class costs about as much as the rest of the line's reading here;
         # ``tests/test_order_fast_path.py`` checks them against the class call); one store a
         # field: more than three stored at once go through a tuple made and freed for it
+        op = shape[1]
         if op == "-":
             order, written, shown = shape[6], shape[7], shape[8]
             if order is None:
@@ -524,7 +519,7 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
             if order is None:
                 order = new(Hold)
                 order.power, order.kind, order.loc = power, shape[2], shape[3]
-        else:  # "S": ``_target`` written out
+        elif op == "S":  # ``_target`` written out
             order, written, shown = shape[9], shape[10], shape[11]
             target = shape[6]
             held = units(shape[8])
@@ -545,6 +540,8 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
                 order.target_kind = shape[5]
                 order.target = target
                 order.dest = shape[7]
+        else:  # not a move, a hold or a support (the movement phase's most common orders): the general way's
+            break
         # ``read_order`` written out: a call costs as much as the object
         p = new(ParsedLine)
         p.line = shown or line
