@@ -276,3 +276,39 @@ def test_a_run_of_lines_reads_each_as_the_general_way_reads_it(vname, options):
                                                                            for f in fields(general)], lines[at + k]
                     assert lineno == stop and (stop == len(lines) or len(out) == stop - at)
     assert read[True] > 20, read  # (random phases: retreats and adjustments among them)
+
+
+@pytest.mark.parametrize("vname,options", CONFIGS, ids=IDS)
+def test_a_line_all_in_lower_case_is_never_canonical_text(vname, options):
+    """``Table.first_shape`` sends a line all in lower case straight to its respelling, without
+    reading it as canonical text first: on every map, the canonical reading of the canonical
+    text of random phases' orders, written in lower case (the power's name too), finds nothing."""
+    rng = random.Random(f"lower-{vname}-{options}")
+    v = load_variant(vname)
+    read = 0  # texts the table reads as canonical text as written (so their lower case is a real check)
+    for game in range(4):
+        b = Board(vname, options, v.start_position() if game == 0 else random_position(vname, options, rng))
+        table = table_for(names_for(v, b.m), b.m)
+        for p in parse_orders("\n".join(order_lines(b, rng)), b.pos, rules=b.rules, fast=False):
+            if p.order is None:
+                continue
+            for text in (p.canonical, f"{p.power}: {p.canonical}"):
+                read += table._first_canonical(text, text.split()) is not None
+                low = text.lower()
+                assert low == text or table._first_canonical(low, low.split()) is None, low
+    assert read > 20
+
+
+def test_cases_on_maps_that_alternate_read_each_against_its_own_map():
+    """``parse_orders`` keeps the last map's names and table at hand: cases on two maps in turn
+    still read each against its own (a name only one of them has, a unit only one board holds)."""
+    boards = [Board(name, None, load_variant(name).start_position()) for name in ("standard", "1885")]
+    texts = {}
+    for b in boards:
+        lines = [f"{u.power}: {u.text(b.m)} H" for u in b.pos.units.values()]
+        texts[b.m] = "\n".join(lines)
+    for b in (*boards, *boards, boards[0]):
+        fast = parse_orders(texts[b.m], b.pos, rules=b.rules)
+        assert fast == parse_orders(texts[b.m], b.pos, rules=b.rules, fast=False)
+        assert all(p.order is not None and p.map is b.m for p in fast), [p.line for p in fast]
+        assert judge.orders._last[0] is b.m and judge.orders._last[2] is table_for(names_for(b.pos.variant, b.m), b.m)

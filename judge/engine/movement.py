@@ -32,6 +32,26 @@ UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
 _CODE: dict[type, int] = {Move: MOVE, Hold: HOLD, Support: SUPPORT, Convoy: CONVOY}
 
 
+def _set_up_tables(m: Map) -> tuple[dict[str, str], dict[str, dict[str, frozenset[str]]]]:
+    """The province of each of ``m``'s locations, and ``m.plain_moves`` as kind -> location ->
+    destinations; made once a map. ``prepare`` and ``build`` read them for every order: ``PROV``,
+    a dict subclass, answers a subscript through a method call (some 250 instructions more than a
+    plain dict's), and a (kind, location, destination) tuple made and compared item by item costs
+    more than two look-ups by keys at hand."""
+    memo = retreat.map_memo(m, "set_up_tables")
+    if not memo:
+        provs = {p: p for p in m.provinces}
+        provs.update((loc, p) for p, locs in m.fleet_locs.items() for loc in locs)
+        plain: dict[str, dict[str, set[str]]] = {}
+        for kind, loc, dest in m.plain_moves:
+            plain.setdefault(kind, {}).setdefault(loc, set()).add(dest)
+        memo["tables"] = provs, {k: {loc: frozenset(d) for loc, d in by_loc.items()} for k, by_loc in plain.items()}
+    return memo["tables"]
+
+
+_NO_PLAIN: dict[str, frozenset[str]] = {}  # ``_set_up_tables``' plain moves of a kind that has none
+
+
 class Illegal(Exception):
     """An order that could never be valid (DATC 4.E.1): it is ignored, the unit holds."""
 
@@ -324,9 +344,11 @@ class MovementResolver:
         side: list[tuple[int, Order]] = []
         side_order = None if "side_order" in kept else self.side_order
         prov_of = PROV
+        provs, plain_from = _set_up_tables(m)
         check, take = self.check, self.take
         own_check = "check" in kept
-        plain = self._plain if own_check else frozenset()
+        if not own_check or "check_move" not in kept:
+            plain_from = {}  # (as ``self._plain``: a module's own check_move checks every move)
         own_take = "take" in kept
         supports_seen = self._support_memo if own_check and "check_support" in kept else None
         order_of, result_slot = self.order_of, self.result_slot
@@ -336,26 +358,40 @@ class MovementResolver:
                 side.append((slot, order))
                 continue
             # What check() would give, without the call. Each kind of order has its branch, so that
-            # each read of an order's field sees one type (3.11 specialises only such reads).
+            # each read of an order's field sees one type (3.11 specialises only such reads). A
+            # location is looked up in the map's plain dict (``_set_up_tables``), or in ``PROV``
+            # when it is none of the map's (a KeyError costs nothing until it is raised).
             t = type(order)
             executed: Order | None = None
             if t is Move:
-                unit = units.get(prov_of[order.loc])
+                try:
+                    unit = units.get(provs[order.loc])
+                except KeyError:
+                    unit = units.get(prov_of[order.loc])
                 if (own_check and unit is not None and order.power == unit.power and order.kind == unit.kind
                         and order.loc == unit.loc and not order.via_convoy
-                        and (unit.kind, unit.loc, order.dest) in plain):
+                        and order.dest in plain_from.get(unit.kind, _NO_PLAIN).get(unit.loc, ())):
                     executed = order
             elif t is Support:
-                unit = units.get(prov_of[order.loc])
+                try:
+                    unit = units.get(provs[order.loc])
+                except KeyError:
+                    unit = units.get(prov_of[order.loc])
                 if (supports_seen is not None and unit is not None and order.power == unit.power
                         and order.kind == unit.kind and order.loc == unit.loc):
-                    target = units.get(prov_of[order.target])  # check_support's memo, as it reads it
+                    try:
+                        target = units.get(provs[order.target])  # check_support's memo, as it reads it
+                    except KeyError:
+                        target = units.get(prov_of[order.target])
                     if (target is not None and order.target_kind == target.kind and order.target == target.loc
                             and supports_seen.get((unit.kind, unit.loc, target.kind, target.loc, target.kind,
                                                    order.dest), _UNKNOWN) == order.dest):
                         executed = order
             elif t is Hold:
-                unit = units.get(prov_of[order.loc])
+                try:
+                    unit = units.get(provs[order.loc])
+                except KeyError:
+                    unit = units.get(prov_of[order.loc])
                 if (own_check and unit is not None and order.power == unit.power and order.kind == unit.kind
                         and order.loc == unit.loc):
                     executed = order
@@ -453,6 +489,7 @@ class MovementResolver:
         """Index the executed orders for the resolver (moves, then supports and head-to-heads)."""
         units = self.pos.units
         prov = PROV
+        prov_at = _set_up_tables(self.m)[0]  # (``prov`` for a location not on the map: see prepare)
         provs = list(self.order_of)
         self.provs = provs
         n = len(provs)
@@ -487,7 +524,11 @@ class MovementResolver:
         army_adj = self.m.army_adj
         for i in moves:
             o = order[i]
-            d = dst[i] = prov[o.dest]  # type: ignore[attr-defined]
+            try:
+                d = prov_at[o.dest]  # type: ignore[attr-defined]
+            except KeyError:
+                d = prov[o.dest]  # type: ignore[attr-defined]
+            dst[i] = d
             if d in into:
                 into[d].append(i)
             else:
@@ -511,7 +552,10 @@ class MovementResolver:
         void = self.void
         for i in support_idx:
             o = order[i]
-            j = idx_of.get(prov[o.target])  # type: ignore[attr-defined]
+            try:
+                j = idx_of.get(prov_at[o.target])  # type: ignore[attr-defined]
+            except KeyError:
+                j = idx_of.get(prov[o.target])  # type: ignore[attr-defined]
             if j is None:
                 void.add(i)
                 continue
@@ -520,7 +564,7 @@ class MovementResolver:
                 if code[j] == MOVE:
                     void.add(i)  # support to hold a unit that moves
                     continue
-            elif code[j] != MOVE or dst[j] != prov[dest]:
+            elif code[j] != MOVE or dst[j] != dest and dst[j] != prov[dest]:  # (a province is its own: no look-up)
                 void.add(i)
                 continue
             elif "/" in dest and order[j].dest != dest:  # type: ignore[attr-defined]

@@ -60,7 +60,14 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
             raise ValueError(f"unknown power {power!r} (powers: {', '.join(variant.powers)})")
         power = found.name
     rules = rules if rules is not None else variant.rules
-    names = names_for(variant, m)
+    global _last
+    last = _last
+    if last[0] is m:
+        names, table = last[1], last[2]
+    else:  # (each is kept per map: asked once for a run of cases on the same map, not through a weak dict each)
+        names = names_for(variant, m)
+        table = table_for(names, m)
+        _last = (m, names, table)
     mods = frozenset(rules.get("modules", ()))
     ctx = Context(pos, m, names, mods, power, rules=rules)
     if ARMY_FLEET in mods:  # a landing may be written before the move of the A/F it lands from
@@ -70,7 +77,6 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
             if any(t.word for t in toks):
                 LineReader(first, line, toks).read()
         ctx.af_moves = dict(first.af_moves)
-    table = table_for(names, m)
     out: list[ParsedLine] = []
     rest: list[tuple[int, ParsedLine]] = []  # where "the rest hold" was written, and for whom
     lineno = 0
@@ -125,6 +131,11 @@ def parse_orders(text: str, pos: Position, power: str | None = None, *, check: b
         if warn:
             mismatch_warnings(out, pos)
     return out
+
+
+#: the map of the last ``parse_orders`` call and its ``names_for`` and ``table_for`` (which keep them
+#: as long as the map lives: the same objects)
+_last: tuple[Any, Any, Any] = (None, None, None)
 
 
 def _read(ctx: Context, line: str, toks: list) -> list[ParsedLine]:

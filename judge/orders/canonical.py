@@ -65,13 +65,15 @@ class Table:
     full parser's own name look-up, and the shapes of the lines read so far."""
 
     def __init__(self, names: Names, m: Map, reserved: frozenset[str]):
+        from judge.orders.parser import RESERVED  # (imported once here, not by each location's check)
+
         self.locs: dict[str, str] = {}
         self.coasted: dict[str, bool] = {}  # province -> has coasts to choose from
         for p, prov in m.provinces.items():
             self.coasted[p] = bool(prov.coasts)
             for loc in (p, *(f"{p}/{c}" for c in prov.coasts)):
                 text = m.display(loc)
-                if text.lower() not in reserved and self._reads_as(names, text, p, loc):
+                if text.lower() not in reserved and self._reads_as(names, text, p, loc, parser_reserved=RESERVED):
                     self.locs[text] = loc
         # "A"/"F" must not also be a power's abbreviation ("A Par" would then be Austria's)
         self.kinds = frozenset(k for k in _KINDS if names.power(k.lower()) is None)
@@ -83,8 +85,11 @@ class Table:
         # other spellings: lower-case word -> canonical word (None: not sure), filled as met
         self.words: dict[str, str | None] = self._first_words()
         self.power_names = {name.lower() + ":": name + ":" for name in self.powers}
+        self.named = {name + ":": name for name in self.powers}  # a power's name in canonical text -> the power
         #: every word canonical text may have (``_first_canonical`` reads no line with another)
         self.plain_words = frozenset((*self.locs, *self.kinds, *_WORDS.values(), *self.power_names.values()))
+        #: each word canonical text may have is one word (the respelling's words are then its text's)
+        self.one_word = all(len(w.split()) == 1 for w in self.plain_words)
         self.keys = {m.provinces[p].key.lower(): p for p in self.coasted}  # "stp" -> "stp"
         self.coast_words = {c for prov in m.provinces.values() for c in prov.coasts}
         self._names, self._map = names, m
@@ -117,19 +122,22 @@ class Table:
         return words
 
     @staticmethod
-    def _reads_as(names: Names, text: str, prov: str, loc: str, whole: bool = False) -> bool:
+    def _reads_as(names: Names, text: str, prov: str, loc: str, whole: bool = False,
+                  parser_reserved: frozenset[str] | None = None) -> bool:
         """Does the full parser read the first words of ``text`` as ``loc``, and nothing more
         (all its tokens if ``whole``, else the printed key's), alone and before each of
         ``_FOLLOWERS``? (``text`` is tokenized once and each follower's token put after it, as
         ``tokenize(f"{text} {f}")`` gives them: this runs for every location of the map and every
-        new spelling met, and tokenizing is most of its cost.)"""
-        from judge.orders.parser import RESERVED
+        new spelling met, and tokenizing is most of its cost.) ``parser_reserved``: the parser's
+        reserved words, when the caller has them at hand."""
+        if parser_reserved is None:
+            from judge.orders.parser import RESERVED as parser_reserved
 
         toks = tokenize(text)
         want = len(toks) if whole else 1 if "/" not in loc else 3
         read_as = Table._read_as
         for f in _WITH_FOLLOWERS:  # (a loop, not ``all`` over a generator: this runs ~600 times a map)
-            if not read_as(names, _followed(toks, text, f), prov, loc, want, RESERVED):
+            if not read_as(names, _followed(toks, text, f), prov, loc, want, parser_reserved):
                 return False
         return True
 
@@ -149,8 +157,9 @@ class Table:
         return names.coast(toks, 1) is None and (len(toks) == 1 or toks[1].text != "/")
 
     def shape(self, line: str) -> tuple | None:
-        """``(power named, order word, kind, location, more..., text, shown)`` for a line in
-        canonical text or another spelling of it, else None; ``text`` is the canonical text
+        """``(power named, order word, kind, location, more..., made, text, shown)`` for a line in
+        canonical text or another spelling of it, else None; ``made`` the order of a move, hold or
+        support that names its power (``_made``), ``text`` the canonical text
         without the power's name, as the order prints it (the names in it are the printed keys),
         ``shown`` the line as the full parser shows it (None: the line itself, the shape then the
         one of every line that differs from it only in case). Remembered (orders repeat from
@@ -161,7 +170,10 @@ class Table:
     def first_shape(self, line: str) -> tuple | None:
         """``shape`` of a line not met yet (or no longer remembered). Only a line that is
         ``lexer.is_plain`` has one: ``read_run`` takes a line with a shape for a plain one."""
-        if not (line[:1].isalpha() and line[-1] != ":" and "#" not in line):
+        # (``lexer.is_plain``: a character of a string read by its index, never by a slice, which
+        # makes one; the last one read once)
+        last = line[-1] if line else ":"
+        if last == ":" or not line[0].isalpha() or "#" in line:
             found = None
         else:
             # the respelling reads the line without case: remembered that way, one for all the ways
@@ -173,11 +185,14 @@ class Table:
                 found = hit[1]
             else:
                 # canonical text as it is; a line with a word canonical text never has ("ank", "PAR",
-                # "Spa/NC", "Bur.") is not, and goes straight to its respelling
-                words = line.split()
-                # (the canonical texts met are remembered: most lines met again in another case are known)
-                found = (self.canon.get(line) or self._first_canonical(line, words)
-                         ) if self.plain_words.issuperset(words) else None
+                # "Spa/NC", "Bur.") is not, and goes straight to its respelling; so does one all in
+                # lower case (canonical text's orders begin with "A", "F", "Build", "Remove" or "Waive")
+                found = None
+                if low != line:
+                    words = line.split()
+                    # (the canonical texts met are remembered: most lines met again in another case are known)
+                    if self.plain_words.issuperset(words):
+                        found = self.canon.get(line) or self._first_canonical(line, words)
                 if found is None:
                     if hit is None:
                         hit = self._respelling(line, low)
@@ -185,7 +200,7 @@ class Table:
                         found = hit[1]
             if found is not None:
                 shown = line.strip()  # (as ParsedLine keeps it)
-                if shown is not line or shown[-1] == ".":  # else the line shows as itself: its shape is shared
+                if shown is not line or last == ".":  # else the line shows as itself: its shape is shared
                     found = found[:-1] + (_shown(shown).strip() if shown[-1] == "." else shown,)
         if len(self.shapes) >= _REMEMBER:
             self.shapes.clear()  # a long run (or a flood of odd lines) starts remembering afresh
@@ -194,8 +209,14 @@ class Table:
 
     def _respelling(self, line: str, low: str) -> tuple[str | None, tuple | None]:
         """``respellings``' entry for ``low``, ``line.lower()``: made and remembered."""
-        canon = self.respelt(line, low)
-        found = None if canon is None else self.canon.get(canon) or self._first_canonical(canon, canon.split())
+        words = self._respelt_words(low)
+        if words is None:
+            canon = found = None
+        else:
+            canon = " ".join(words)
+            if not self.one_word:  # (a word of canonical text with a space in it: the text's own words)
+                words = canon.split()
+            found = self.canon.get(canon) or self._first_canonical(canon, words)
         if len(self.respellings) >= _REMEMBER:
             self.respellings.clear()
         got = self.respellings[low] = (canon, found)
@@ -206,15 +227,16 @@ class Table:
         remembered for the texts that are canonical (each met in many spellings)."""
         if not words:
             return None
-        named: str | None = None
-        if words[0][-1] == ":":
-            named = self.powers.get(words[0][:-1])
-            if named is None or len(words) == 1:
+        named = self.named.get(words[0])  # ("England:" -> "England"; most lines begin with one)
+        if named is not None:
+            if len(words) == 1:
                 return None
             words = words[1:]
+        elif words[0][-1] == ":":
+            return None
         found = self._order(words, named)
         if found is not None:
-            found += (" ".join(words), None)
+            found += (_made(found), " ".join(words), None)
             if len(self.canon) >= _REMEMBER:
                 self.canon.clear()
             self.canon[text] = found
@@ -223,18 +245,25 @@ class Table:
     def respelt(self, line: str, low_line: str | None = None) -> str | None:
         """``line`` in canonical text, word by word; None where a word has no canonical spelling.
         (``low_line``: ``line.lower()``, when made already.)"""
-        low = (line.lower() if low_line is None else low_line).split()
+        out = self._respelt_words(line.lower() if low_line is None else low_line)
+        return None if out is None else " ".join(out)
+
+    def _respelt_words(self, low_line: str) -> list[str] | None:
+        """``respelt``'s words (``low_line``: the line in lower case)."""
+        low = low_line.split()
         if not low:
             return None
-        named = None
-        if low[0][-1] == ":":
-            named = self.power_names.get(low[0])
-            if named is None:
-                return None
+        named = self.power_names.get(low[0])  # (a power's name ends in a colon: most lines begin with one)
+        if named is not None:
             del low[0]
-        spelt = self.words.get
-        out = list(map(spelt, low))  # (no comprehension's frame)
-        if None in out or not out:
+        elif low[0][-1] == ":":
+            return None
+        spelt = self.words
+        try:  # (each word looked up by a subscript: a word not met yet is for ``_respelt``)
+            out = [spelt[w] for w in low]
+        except KeyError:
+            out = None
+        if out is None or None in out or not out:
             out = self._respelt(low)
             if out is None:
                 return None
@@ -242,7 +271,7 @@ class Table:
             out.append("convoy")
         if named is not None:
             out.insert(0, named)
-        return " ".join(out)
+        return out
 
     def _respelt(self, low: list[str]) -> list[str] | None:
         """``respelt``'s words where one is new or two make one ("spa nc", "Spa (nc)")."""
@@ -389,7 +418,16 @@ def _followed(toks: list[Tok], text: str, f: str) -> list[Tok]:
     if not f:
         return toks
     at = len(text) + 1
-    return [*toks, Tok(f, f.lower(), at, at + len(f), f != "-")]
+    tok = _FOLLOWER_TOKS.get((f, at))
+    if tok is None:  # (made once for each place a follower stands in: ~600 checks a map, a few places)
+        tok = Tok(f, f.lower(), at, at + len(f), f != "-")
+        if len(_FOLLOWER_TOKS) < 1024:
+            _FOLLOWER_TOKS[(f, at)] = tok
+    return [*toks, tok]
+
+
+#: ``_followed``'s tokens by follower and offset (the name look-ups only read tokens)
+_FOLLOWER_TOKS: dict[tuple[str, int], Tok] = {}
 
 
 _TABLES: "weakref.WeakKeyDictionary[Map, Table]" = weakref.WeakKeyDictionary()
@@ -425,9 +463,6 @@ def read_line(ctx: "Context", line: str, table: Table | None = None, source: str
     return found
 
 
-_UNIT_OPS = frozenset(("-", "H", "S"))  # the movement phase's most common orders: ``read_run``'s
-
-
 def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int, out: list[ParsedLine]
              ) -> tuple[int, int]:
     """Read ``lines[i:]`` for as long as each is a plain line (``lexer.is_plain``) with a move, a
@@ -443,7 +478,7 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
     pos = ctx.pos
     if pos.phase.kind != "movement" or i >= len(lines):
         return i, lineno
-    shapes, met, first_shape, unit_ops = table.shapes.get, table.shapes, table.first_shape, _UNIT_OPS
+    shapes, met, first_shape = table.shapes.get, table.shapes, table.first_shape
     units, me, sticky, m = pos.units.get, ctx.power, ctx.sticky, ctx.map
     put, new = out.append, _new
     start = lineno  # (the lines read are counted by it: a ``for`` costs less than an index kept)
@@ -456,31 +491,36 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
             shape = first_shape(line)
             if shape is None:
                 break
-        op = shape[1]
-        if op not in unit_ops:
-            break
         unit = units(shape[4])
         if unit is None or unit.kind != shape[2] or unit.loc != shape[3]:
             break
         power = shape[0] or sticky or unit.power if me is None else _power(ctx, shape[0] or sticky, unit.power)
         if power is None:
             break
-        written = shape[-2]
-        # the orders made without the class call, every field set (a dataclass's ``__init__``
-        # called through the class costs about as much as the rest of the line's reading here;
+        # the shape's fields by positive index, per kind of order (a tuple's item at a negative index
+        # is read through a generic call); the order itself from the shape where a power is named
+        # (``_made``: ``power`` is then that power, or the line was refused above), else made here
+        # without the class call, every field set (a dataclass's ``__init__`` called through the
+        # class costs about as much as the rest of the line's reading here;
         # ``tests/test_order_fast_path.py`` checks them against the class call); one store a
         # field: more than three stored at once go through a tuple made and freed for it
+        op = shape[1]
         if op == "-":
-            order = new(Move)
-            order.power = power
-            order.kind = shape[2]
-            order.loc = shape[3]
-            order.dest = shape[5]
-            order.via_convoy = False
+            order, written, shown = shape[6], shape[7], shape[8]
+            if order is None:
+                order = new(Move)
+                order.power = power
+                order.kind = shape[2]
+                order.loc = shape[3]
+                order.dest = shape[5]
+                order.via_convoy = False
         elif op == "H":
-            order = new(Hold)
-            order.power, order.kind, order.loc = power, shape[2], shape[3]
-        else:  # "S": ``_target`` written out
+            order, written, shown = shape[5], shape[6], shape[7]
+            if order is None:
+                order = new(Hold)
+                order.power, order.kind, order.loc = power, shape[2], shape[3]
+        elif op == "S":  # ``_target`` written out
+            order, written, shown = shape[9], shape[10], shape[11]
             target = shape[6]
             held = units(shape[8])
             if held is not None:
@@ -489,18 +529,22 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
                         break
                     target = held.loc
                     written = None  # the unit's coast, not the one written
+                    order = None
             elif "/" in target:
                 break
-            order = new(Support)
-            order.power = power
-            order.kind = shape[2]
-            order.loc = shape[3]
-            order.target_kind = shape[5]
-            order.target = target
-            order.dest = shape[7]
+            if order is None:
+                order = new(Support)
+                order.power = power
+                order.kind = shape[2]
+                order.loc = shape[3]
+                order.target_kind = shape[5]
+                order.target = target
+                order.dest = shape[7]
+        else:  # not a move, a hold or a support (the movement phase's most common orders): the general way's
+            break
         # ``read_order`` written out: a call costs as much as the object
         p = new(ParsedLine)
-        p.line = shape[-1] or line
+        p.line = shown or line
         p.order = order
         p.power = power
         p.error = ""
@@ -514,6 +558,21 @@ def read_run(ctx: "Context", table: Table, lines: list[str], i: int, lineno: int
         p.note = ""
         put(p)
     return i + lineno - start, lineno
+
+
+def _made(shape: tuple) -> Move | Hold | Support | None:
+    """The order of a move, hold or support shape that names its power, made once for every line
+    read as it (``read_run`` takes it: an order is never changed once read); None for another."""
+    named, op = shape[0], shape[1]
+    if named is None:
+        return None
+    if op == "-":
+        return Move(named, shape[2], shape[3], shape[5], False)
+    if op == "H":
+        return Hold(named, shape[2], shape[3])
+    if op == "S":
+        return Support(named, shape[2], shape[3], shape[5], shape[6], shape[7])
+    return None
 
 
 def _general(ctx: "Context", shape: tuple, shown: str, pos: "Position", phase: str) -> ParsedLine | None:

@@ -20,6 +20,10 @@ from judge.variant import Map, Variant, norm
 
 MIN_PREFIX = 3
 _NOT_INITIALS = {"of", "the", "and"}
+# (compiled once: ``re.findall(pattern, ...)`` looks its pattern up in ``re``'s cache at each call,
+# and ``Names`` calls them for every name of a map, once a process)
+_GAPS = re.compile(r"[\s.\-]+")  # what separates the words of a name as the parser reads them
+_WORD_BREAKS = re.compile(r"[\s\-]+")  # what separates a name's words for its initials
 _SEA_WORDS = frozenset({"sea", "ocean", "channel"})
 
 
@@ -42,12 +46,12 @@ class Names:
         self.map = m
         self.exact: dict[str, str] = m.aliases()
         self.sorted = sorted(self.exact)
-        self.max_words = 1 + max(len(re.findall(r"[\s.\-]+", a.strip(" ."))) for prov in m.provinces.values()
+        self.max_words = 1 + max(len(_GAPS.findall(a.strip(" ."))) for prov in m.provinces.values()
                                  for a in (prov.key, prov.name, *prov.aliases))
         initials: dict[str, set[str]] = {}
         for p, prov in m.provinces.items():
             for name in (prov.name, *prov.aliases):
-                words = [w for w in re.split(r"[\s\-]+", name.lower()) if w and w not in _NOT_INITIALS]
+                words = [w for w in _WORD_BREAKS.split(name.lower()) if w and w not in _NOT_INITIALS]
                 if len(words) >= 2:
                     initials.setdefault("".join(w[0] for w in words), set()).add(p)
         self.initials = {k: next(iter(v)) for k, v in initials.items() if len(v) == 1 and k not in self.exact}
