@@ -312,3 +312,36 @@ def test_cases_on_maps_that_alternate_read_each_against_its_own_map():
         assert fast == parse_orders(texts[b.m], b.pos, rules=b.rules, fast=False)
         assert all(p.order is not None and p.map is b.m for p in fast), [p.line for p in fast]
         assert judge.orders._last[0] is b.m and judge.orders._last[2] is table_for(names_for(b.pos.variant, b.m), b.m)
+
+
+@pytest.mark.parametrize("vname,options", CONFIGS, ids=IDS)
+def test_the_orders_lines_share_are_never_changed_by_what_reads_them(vname, options):
+    """``read_run`` hands every line that names its power and reads as the same order one order
+    object, made once with the line's shape (``canonical._made``): nothing that reads orders
+    after it (the engine, the rule modules, the output) may change it. Random games of every
+    variant are read and adjudicated with their powers named on each line; after them each
+    shared order still equals one made afresh from its shape."""
+    from judge.orders import canonical
+
+    rng = random.Random(f"shared-{vname}-{options}")
+    v = load_variant(vname)
+    for game in range(6):
+        pos_json = v.start_position() if game % 2 == 0 else random_position(vname, options, rng)
+        for _ in range(6):
+            b = Board(vname, options, pos_json)
+            parsed = parse_orders("\n".join(order_lines(b, rng)), b.pos, rules=b.rules, fast=False)
+            named = [f"{p.power}: {p.canonical}" for p in parsed if p.order is not None]
+            for _ in range(2):  # the second time the lines' shared orders are taken
+                out = run_phase(vname, pos_json, "\n".join(named), options)
+            if out.get("victory", {}).get("final"):
+                break
+            pos_json = out["next"]
+    where = {"-": 6, "H": 5, "S": 9}  # the shared order's place in a shape of each kind
+    shared = 0
+    for table in list(canonical._TABLES.values()):
+        for shape in [*table.shapes.values(), *table.canon.values()]:
+            if shape is None or shape[1] not in where or shape[where[shape[1]]] is None:
+                continue
+            shared += 1
+            assert shape[where[shape[1]]] == canonical._made(shape), shape
+    assert shared > 20, shared
