@@ -192,8 +192,11 @@ def test_order_status_lists_the_orders_waiting_for_later_phases(tmp_path: Path) 
         assert pending_line("England", "F Lon - Nth\nFall 1901:\nF Nth - Nwy") == fall
         assert pending_line("England", "A Lvp - Yor") == fall
         assert pending_line("France", "A Par - Bur") == ""
-        assert pending_line("France", "Spring 1902:\nA Bur - Mun\nFall 1902:\nA Mun - Kie") == \
-            "----- Pending orders: Fall 1902 Movement, Spring 1902 Movement"  # (sorted, as written)
+        assert pending_line("France", "Fall 1902:\nA Mun - Kie\nSpring 1902:\nA Bur - Mun") == \
+            "----- Pending orders: Spring 1902 Movement, Fall 1902 Movement"  # (as the game plays them)
+        body = t.reply_to(t.powers["France"], t.order("France", "Spring 1903:\nA Kie H")).body
+        assert ("----- Pending orders: Spring 1902 Movement, Fall 1902 Movement, Spring 1903 Movement"
+                in body.replace("\n", " "))  # (a long list wraps)
     finally:
         t.close()
 

@@ -380,7 +380,7 @@ class Handler:
                              orders=describe.order_list(pos, s.power, cur, rules), need=need, missing=miss,
                              due=lateness.still_due(pos, s.power, miss),
                              wait=bool(seat["wait"]), draw=bool(seat["draw"]), note=describe.adjustment_note(pos, s.power, rules),
-                             paused=g.state == "paused", pending=sorted(set(pending)),
+                             paused=g.state == "paused", pending=_in_calendar_order(g, pending),
                              default_rule=default_rule(pos, s.power), **self.timing(g, ph, s.power, silent=not cur))
         self.say(self.status_section)
 
@@ -633,3 +633,18 @@ def echo_line(cmd: Command, limit: int) -> str:
         shown = words[:head + keep] + ["****"] + words[head + keep + hide:]
         words = shown
     return cut(" ".join(words), limit)
+
+
+def _in_calendar_order(g: Game, names: list[str]) -> list[str]:
+    """The phases orders wait for, each once, in the order the game plays them ("Spring 1902
+    Movement" before "Fall 1902 Movement", not as the names sort as text)."""
+    calendar = g.variant.calendar
+
+    def key(name: str) -> tuple[int, tuple[int, int, int], str]:
+        try:
+            return (0, calendar.order_key(calendar.parse(name)), name)
+        except (ValueError, KeyError):  # (a name the calendar no longer reads: listed last, as text)
+            return (1, (0, 0, 0), name)
+
+    return sorted(set(names), key=key)
+
