@@ -69,6 +69,7 @@ class Map:
         self.coast_names = coast_names
         self.terrain = {p: prov.terrain for p, prov in provinces.items()}
         self.centres = frozenset(p for p, prov in provinces.items() if prov.sc)
+        self.centres_sorted = tuple(sorted(self.centres))  # (in the order of their ids)
         self.seas = frozenset(p for p, t in self.terrain.items() if t == "sea")
         # fleet locations of a province: ("stp/nc", "stp/sc") or ("lon",); () for land-locked
         self.fleet_locs: dict[str, tuple[str, ...]] = {}

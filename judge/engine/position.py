@@ -271,7 +271,7 @@ class Position:
         owners = self.centres
         owner_of = owners.get
         # the map's centres in order, each looked up, cost less than the owned ones sorted each phase
-        for c in _centres_sorted(m) if m.centres.issuperset(owners) else sorted(owners):
+        for c in m.centres_sorted if m.centres.issuperset(owners) else sorted(owners):
             p = owner_of(c)
             if p is None:  # (not owned)
                 continue
@@ -332,14 +332,6 @@ def _unit_quoted(u: Unit, m: Map) -> str:
     if text is None:
         text = of_kind[u.loc] = _quote(u.text(m))
     return text
-
-
-def _centres_sorted(m: Map) -> tuple[str, ...]:
-    """``m``'s supply centres in the order of their ids, worked out once a map."""
-    got = m.__dict__.get("_centres_sorted")
-    if got is None:
-        got = m.__dict__["_centres_sorted"] = tuple(sorted(m.centres))
-    return got
 
 
 def _lists_text(lists: dict[str, list[str]], quoted: dict[str, str]) -> str:
