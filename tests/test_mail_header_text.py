@@ -127,8 +127,16 @@ def test_plain_content_types_are_read_without_the_parser(value: str) -> None:
 def test_content_type_and_parameters_match_the_stdlib(value: str) -> None:
     value = re.sub(r"\r\n(?![ \t])", " ", value).replace("\r", " ").replace("\n", " ").strip() or "x"
     raw = _raw_block([("From", "a@b.example"), ("Content-Type", value)])
-    ours = BytesParser(policy=_READ_POLICY).parsebytes(raw)
-    theirs = BytesParser(policy=policy.default).parsebytes(raw)
+    def parsed(pol: Any) -> Any:  # the stdlib's parser fails on some fields (";0*": IndexError) already here
+        try:
+            return BytesParser(policy=pol).parsebytes(raw)
+        except Exception as exc:
+            return type(exc)
+
+    ours, theirs = parsed(_READ_POLICY), parsed(policy.default)
+    if not isinstance(theirs, EmailMessage) or not isinstance(ours, EmailMessage):
+        assert ours == theirs  # the same error
+        return
 
     def same(ask: Any) -> None:  # the same answer, or the same error (the stdlib's parser fails on some)
         def outcome(msg: EmailMessage) -> Any:
