@@ -197,6 +197,10 @@ def test_order_status_lists_the_orders_waiting_for_later_phases(tmp_path: Path) 
         body = t.reply_to(t.powers["France"], t.order("France", "Spring 1903:\nA Kie H")).body
         assert ("----- Pending orders: Spring 1902 Movement, Fall 1902 Movement, Spring 1903 Movement"
                 in body.replace("\n", " "))  # (a long list wraps)
+        start = body.index("----- Pending orders")  # ... between names, never inside one
+        listed = body[start:].split("\n")[:2]
+        assert listed[1].strip() == "Spring 1903 Movement", listed
+        assert "\xa0" not in body
     finally:
         t.close()
 
