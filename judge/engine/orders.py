@@ -21,7 +21,13 @@ def _u(kind: str | None, loc: str, m: Map) -> str:
 
 @dataclass(slots=True)
 class Order:
-    """An order of one power (for one unit but for Waive), as the adjudicator reads it."""
+    """An order of one power (for one unit but for Waive), as the adjudicator reads it.
+
+    A kind with no field of its own (Hold, Disband, Build, Remove, Waive) is a plain subclass
+    with empty ``__slots__``, no dataclass of its own: the ``__init__``, ``__repr__`` and
+    ``__eq__`` generated here read the instance's class, so they serve it exactly as its own
+    would (``tests/test_order_kinds.py``), and each dataclass's methods are compiled from
+    source as the module is imported (a tenth of the batch's start-up went to compiling them)."""
 
     power: str
     kind: str | None
@@ -39,9 +45,10 @@ class Order:
         return True
 
 
-@dataclass(slots=True)
 class Hold(Order):
     """``A Lon H``: the unit stays."""
+
+    __slots__ = ()  # no field of its own: no dataclass of its own (see Order)
 
     keyword: ClassVar[str] = "hold"
 
@@ -105,9 +112,10 @@ class Retreat(Order):
         return f"{_u(self.kind, self.loc, m)} - {m.display(self.dest)}"
 
 
-@dataclass(slots=True)
 class Disband(Order):
     """``A Bel D``: the dislodged unit leaves the board."""
+
+    __slots__ = ()  # no field of its own: no dataclass of its own (see Order)
 
     keyword: ClassVar[str] = "disband"
     phases: ClassVar[tuple[str, ...]] = ("retreat",)
@@ -116,9 +124,10 @@ class Disband(Order):
         return f"{_u(self.kind, self.loc, m)} D"
 
 
-@dataclass(slots=True)
 class Build(Order):
     """``Build A Par`` in an adjustment phase."""
+
+    __slots__ = ()  # no field of its own: no dataclass of its own (see Order)
 
     keyword: ClassVar[str] = "build"
     phases: ClassVar[tuple[str, ...]] = ("adjustment",)
@@ -127,9 +136,10 @@ class Build(Order):
         return f"Build {_u(self.kind, self.loc, m)}"
 
 
-@dataclass(slots=True)
 class Remove(Order):
     """``Remove A Par`` in an adjustment phase."""
+
+    __slots__ = ()  # no field of its own: no dataclass of its own (see Order)
 
     keyword: ClassVar[str] = "remove"
     phases: ClassVar[tuple[str, ...]] = ("adjustment",)
@@ -138,9 +148,10 @@ class Remove(Order):
         return f"Remove {_u(self.kind, self.loc, m)}"
 
 
-@dataclass(slots=True)
 class Waive(Order):
     """``Waive``: a build not taken."""
+
+    __slots__ = ()  # no field of its own: no dataclass of its own (see Order)
 
     keyword: ClassVar[str] = "waive"
     phases: ClassVar[tuple[str, ...]] = ("adjustment",)
