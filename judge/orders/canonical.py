@@ -258,9 +258,8 @@ class Table:
             del low[0]
         elif low[0][-1] == ":":
             return None
-        spelt = self.words
-        try:  # (each word looked up by a subscript: a word not met yet is for ``_respelt``)
-            out = [spelt[w] for w in low]
+        try:  # (each word looked up by a subscript, in C: a word not met yet is for ``_respelt``)
+            out = list(map(self.words.__getitem__, low))
         except KeyError:
             out = None
         if out is None or None in out or not out:
