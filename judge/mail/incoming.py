@@ -161,16 +161,8 @@ class _ReadMessage(EmailMessage):
                 params = super()._get_params_preserve(missing, header)  # type: ignore[misc]
                 if params is missing:
                     return failobj
-            else:  # the stdlib's reading of the field's text, as its _get_params_preserve does it
-                pairs = []
-                for p in _parseparam(plain):
-                    try:
-                        pname, val = p.split("=", 1)
-                        pname, val = pname.strip(), val.strip()
-                    except ValueError:
-                        pname, val = p.strip(), ""
-                    pairs.append((pname, val))
-                params = email_utils.decode_params(pairs)
+            else:
+                params = _plain_params(plain)
             known[key] = params
         return list(params)  # a copy: get_params hands it out
 
@@ -212,6 +204,21 @@ def plain_content_type(value: str) -> str | None:
     if len({name for name, _ in params}) < len(params):  # a name twice: the parser keeps the first
         return None
     return m[1] + "".join(f'; {name}="{value}"' for name, value in params)
+
+
+@functools.lru_cache(maxsize=512)  # (a pure function of the field's text, as plain_content_type)
+def _plain_params(plain: str) -> tuple[Any, ...]:
+    """The parameters of a Content-Type field of :func:`plain_content_type`'s shape, as the
+    stdlib's _get_params_preserve reads them (its values are strings and tuples: shared safely)."""
+    pairs = []
+    for p in _parseparam(plain):
+        try:
+            pname, val = p.split("=", 1)
+            pname, val = pname.strip(), val.strip()
+        except ValueError:
+            pname, val = p.strip(), ""
+        pairs.append((pname, val))
+    return tuple(email_utils.decode_params(pairs))
 
 
 def parse_message(raw: bytes, our_address: str = "", loop_header: str = "X-Judge-Loop") -> IncomingMail:
