@@ -144,7 +144,12 @@ def qp_body(body: str) -> str:
     tests/test_outbox_qp.py holds it to the stdlib."""
     if not body:
         return body
-    body = _QP_QUOTED.sub(lambda m: f"={ord(m.group()):02X}", body.replace("=", "=3D"))
+    # printable ASCII (with tabs and line ends) quotes only "=": told apart by two C scans, not by
+    # the expression's class tested at every character (most of the judge's HTML parts)
+    plain = body.isascii() and body.replace("\t", " ").replace("\r", " ").replace("\n", " ").isprintable()
+    body = body.replace("=", "=3D")
+    if not plain:
+        body = _QP_QUOTED.sub(lambda m: f"={ord(m.group()):02X}", body)
     eol, maxlinelen = CRLF, 76
     soft_break = "=" + eol
     maxlinelen1 = maxlinelen - 1
