@@ -33,7 +33,9 @@ CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 def thread_ids(value: str) -> str:
     """The well-formed msg-ids in a References-like value, newest last, at most MAX_REFERENCES:
     nothing else of a sender's header is ever echoed into our own headers."""
-    ids = list(dict.fromkeys(MSG_ID.findall(CONTROL.sub(" ", value))))
+    if not value.isprintable():  # (a printable value holds no control character: nothing to blank out)
+        value = CONTROL.sub(" ", value)
+    ids = list(dict.fromkeys(MSG_ID.findall(value)))
     return " ".join(ids[-MAX_REFERENCES:])
 
 

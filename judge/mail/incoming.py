@@ -524,14 +524,22 @@ def clean_subject(subject: str, code: str = "") -> str:
     and our own tags from the front of a subject; with the judge's ``code``, also the game tags our
     subjects start with (``CODE:game - S1901M``), so a reply to a reply to a reply keeps one."""
     s = " ".join(strip_invisible(subject).split())  # a byte-order mark or a direction mark hides no prefix
-    tag = re.compile(rf"^{re.escape(code)}:[\w-]+(?:\s+-\s+[A-Z]\d{{3,4}}[A-Z])?(?:\s+|$)", re.I) if code else None
-    while True:
-        t = _SUBJECT_JUNK.sub("", s, count=1)
+    tag = _subject_tag(code) if code else None
+    while True:  # (both expressions are anchored at the start: a match there is all a sub would cut)
+        m = _SUBJECT_JUNK.match(s)
+        t = s[m.end():] if m else s
         if tag is not None:
-            t = tag.sub("", t, count=1)
+            m = tag.match(t)
+            t = t[m.end():] if m else t
         if t == s:
             return s
         s = t
+
+
+@functools.lru_cache(maxsize=16)
+def _subject_tag(code: str) -> re.Pattern[str]:
+    """The game tag the judge's subjects start with (``CODE:game - S1901M``)."""
+    return re.compile(rf"^{re.escape(code)}:[\w-]+(?:\s+-\s+[A-Z]\d{{3,4}}[A-Z])?(?:\s+|$)", re.I)
 
 
 def ignore_reason(msg: EmailMessage, sender: str, our_address: str, loop_header: str) -> str | None:
