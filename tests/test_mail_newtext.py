@@ -480,3 +480,14 @@ def test_judge_line_test_is_the_alternation_of_its_patterns(line: str) -> None:
 
     alternation = re.compile("|".join(f"(?:{p.pattern})" for p in newtext._JUDGE_LINE))
     assert (newtext._IS_JUDGE_LINE(line) is not None) == (alternation.match(line) is not None)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["iPhone", "IPAD", "Android", "Proton Mail", "protonmail", "ProtonMail", "K-9 Mail",
+                                 "k-9  mail", "Gmail", "Sent from my ", "мобильн", "МОБИЛЬН", "手机", "\u212a-9 mail",
+                                 "\u0130phone", "\u017fmartphone", " ", "\t", "-", "9"])
+                | st.characters(min_codepoint=32, max_codepoint=0x4FF), max_size=10).map("".join))
+def test_device_words_are_found_as_the_case_blind_expression_finds_them(s: str) -> None:
+    from judge.mail import newtext
+
+    assert newtext._has_device_word(s) == (newtext._DEVICE_WORD.search(s) is not None)

@@ -253,9 +253,18 @@ _DEVICE = re.compile(
 # the same in any language: a short line naming a phone or mail program and a word for "sent"
 # ("Wysłane z iPhone'a", "Lähetetty iPhonesta", "Отправлено с iPhone", "iPhoneから送信", "发自我的iPhone"),
 # or Outlook's advertisement for its app ("Pobierz aplikację Outlook dla systemu Android")
-_DEVICE_WORD = re.compile(r"iphon|ipad|android|galaxy|samsung|huawei|xiaomi|blackberry|outlook|gmail|yahoo"
-                          r"|proton\s?mail|thunderbird|fairemail|k-9 mail|smartphone|mobile|мобильн|スマートフォン|手机|手機",
-                          re.I)
+_DEVICE_WORDS_ASCII = (r"iphon|ipad|android|galaxy|samsung|huawei|xiaomi|blackberry|outlook|gmail|yahoo"
+                       r"|proton\s?mail|thunderbird|fairemail|k-9 mail|smartphone|mobile")
+_DEVICE_WORD = re.compile(_DEVICE_WORDS_ASCII + r"|мобильн|スマートフォン|手机|手機", re.I)
+#: the same for an ASCII line lower-cased (only the ASCII words can be in it): a search for these
+#: words in any case was tried at every character of every short line of a mail
+_DEVICE_WORD_LOWER = re.compile(_DEVICE_WORDS_ASCII)
+
+
+def _has_device_word(s: str) -> bool:
+    return (_DEVICE_WORD_LOWER.search(s.lower()) if s.isascii() else _DEVICE_WORD.search(s)) is not None
+
+
 _SENT_WORD = re.compile(r"sent|gesendet|envoy|wysłan|lähetet|odeslán|odeslan|отправлен|sendt|enviad|inviat"
                         r"|verzonden|verstuurd|skickat|küldve|küldés|gönderil|送信|发自|發自|来自|來自|发送|發送|보냄"
                         r"|απεστάλη|εστάλη|trimis|poslano|poslané|išsiųsta|nosūtīts|saadetud", re.I)
@@ -266,7 +275,7 @@ def _device_line(line: str) -> bool:
     if _DEVICE.match(line):
         return True
     s = line.strip()
-    if not s or len(s) > 60 or not _DEVICE_WORD.search(s) or len(s.split()) > 8:
+    if not s or len(s) > 60 or not _has_device_word(s) or len(s.split()) > 8:
         return False
     return (_SENT_WORD.search(s) is not None or _APP_AD.search(s) is not None) and not match_keyword(s)
 
