@@ -491,3 +491,16 @@ def test_device_words_are_found_as_the_case_blind_expression_finds_them(s: str) 
     from judge.mail import newtext
 
     assert newtext._has_device_word(s) == (newtext._DEVICE_WORD.search(s) is not None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Bob wrote", "Bob <bob@example.org> wrote:", "schrieb", ":", " ", "\t", "\u00a0",
+                                 "\u2028", "\x1c", "> ", "\n", "写道", "On Tuesday, Bob wrote"])
+                | st.characters(min_codepoint=9, max_codepoint=0x4FF), max_size=10).map("".join))
+def test_a_bare_attribution_ends_in_a_colon(line: str) -> None:
+    """The verbs' expression ends in ":" and white space: the shortcut in _bare_attribution
+    (a line not so ending is none) answers as the expression."""
+    from judge.mail import newtext
+
+    expected = 1 if newtext._ATTR_VERB.search(line) and not line.lstrip().startswith(">") else None
+    assert newtext._bare_attribution([line], 0) == expected

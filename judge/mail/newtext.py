@@ -671,7 +671,9 @@ def _mark_quotes(lines: list[str], kind: list[Ignored | None]) -> None:
 def _bare_attribution(lines: list[str], i: int) -> int | None:
     """"Bob <bob@example.org> wrote:", "On Tuesday, Bob wrote:": only trusted right above ``>`` lines."""
     line = lines[i]
-    if _ATTR_VERB.search(line) and not line.lstrip().startswith(">"):
+    # (the expression ends in ":" and white space: a line that does not is none, found without
+    # the search of its verbs, tried at every character)
+    if line.rstrip().endswith(":") and _ATTR_VERB.search(line) and not line.lstrip().startswith(">"):
         return 1
     return None
 
