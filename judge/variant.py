@@ -8,6 +8,7 @@ the printed form (``"StP/nc"``).
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
@@ -419,20 +420,47 @@ class Variant:
 
 
 # -- loading ------------------------------------------------------------------------------------
+#: (name, seeds_dir) -> (SEEDS_DIR when seeds_dir is None, the seed file, its mtime, the variant):
+#: load_variant's answers, each given again while its file's mtime is unchanged
+_LOADED: dict[tuple[str, Any], tuple[Path | None, str, int, Variant]] = {}
+
+
 def load_variant(name: str, seeds_dir: Path | None = None) -> Variant:
-    """Load ``seeds/<name>.toml`` (cached per file); raise :class:`VariantError` if invalid."""
+    """Load ``seeds/<name>.toml`` (cached per file); raise :class:`VariantError` if invalid.
+
+    Every order mail loads its game's variant: a variant loaded before comes back for one
+    ``stat`` of its file (an edited seed, a later mtime, is read again), without the Path
+    arithmetic and the Path-keyed cache look-ups of a first load."""
+    known = _LOADED.get((name, seeds_dir))
+    if known is not None and (seeds_dir is not None or known[0] is SEEDS_DIR):
+        try:
+            if os.stat(known[1]).st_mtime_ns == known[2]:
+                return known[3]
+        except OSError:  # gone: said below
+            pass
     directory = Path(seeds_dir) if seeds_dir else SEEDS_DIR
     path = directory / f"{name.lower()}.toml"
     try:
-        mtime = path.stat().st_mtime_ns  # one stat a call (every order mail loads its game's variant)
+        mtime = path.stat().st_mtime_ns  # before reading it: a change after this is seen next time
     except OSError:
         if path.exists():
             raise
-        known = ", ".join(available_variants(directory))
-        raise VariantError(f"unknown variant {name!r} (known variants: {known})") from None
+        known_names = ", ".join(available_variants(directory))
+        raise VariantError(f"unknown variant {name!r} (known variants: {known_names})") from None
     if _kind(path, mtime) != "diplomacy":
         raise VariantError(f"{path.name} is not a Diplomacy variant (kind = {_kind(path, mtime)!r})")
-    return _load_path(path, mtime)
+    v = _load_path(path, mtime)
+    if len(_LOADED) >= 64:
+        _LOADED.clear()
+    _LOADED[(name, seeds_dir)] = (SEEDS_DIR if seeds_dir is None else None, str(path), mtime, v)
+    return v
+
+
+def forget_loaded_variants() -> None:
+    """Drop every variant loaded (as a new process starts): for tests of a first load."""
+    _LOADED.clear()
+    _load_path.cache_clear()
+    _kind.cache_clear()
 
 
 def load_variant_file(path: str | Path) -> Variant:

@@ -462,3 +462,45 @@ def test_more_clients_plain_text(client: str, tail: list[str]) -> None:
     text, ignored = new_text("\n".join(NEW + tail + OLD))
     assert text.split("\n") == NEW, client
     assert ignored[-1].kind == "quote" and ignored[-1].lines >= len(OLD)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["you are late", "YOU ARE LATE", "a power still late", "A Power that sends no orders",
+                                 "builds due", "Build due", "may build 2 units", "MUST REMOVE 1 unit",
+                                 "pending orders:", "Pending Orders:", "England: ", "Army ", "Fleet ", "London", ".",
+                                 " ", "  ", ">", "-", "=", ":", "(", ")", "12:00 +0000", "\u0130", "\u017f", "\u212a",
+                                 "\u0131", "é", "\n", "grace period", "No Order Processed", "A Par - Bur"])
+                | st.characters(min_codepoint=32, max_codepoint=0x2FF), max_size=12).map("".join))
+def test_judge_line_test_is_the_alternation_of_its_patterns(line: str) -> None:
+    """_IS_JUDGE_LINE (the status's words looked for in an ASCII line lower-cased) answers as the
+    one alternation of every pattern of _JUDGE_LINE."""
+    import re
+
+    from judge.mail import newtext
+
+    alternation = re.compile("|".join(f"(?:{p.pattern})" for p in newtext._JUDGE_LINE))
+    assert (newtext._IS_JUDGE_LINE(line) is not None) == (alternation.match(line) is not None)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["iPhone", "IPAD", "Android", "Proton Mail", "protonmail", "ProtonMail", "K-9 Mail",
+                                 "k-9  mail", "Gmail", "Sent from my ", "мобильн", "МОБИЛЬН", "手机", "\u212a-9 mail",
+                                 "\u0130phone", "\u017fmartphone", " ", "\t", "-", "9"])
+                | st.characters(min_codepoint=32, max_codepoint=0x4FF), max_size=10).map("".join))
+def test_device_words_are_found_as_the_case_blind_expression_finds_them(s: str) -> None:
+    from judge.mail import newtext
+
+    assert newtext._has_device_word(s) == (newtext._DEVICE_WORD.search(s) is not None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Bob wrote", "Bob <bob@example.org> wrote:", "schrieb", ":", " ", "\t", "\u00a0",
+                                 "\u2028", "\x1c", "> ", "\n", "写道", "On Tuesday, Bob wrote"])
+                | st.characters(min_codepoint=9, max_codepoint=0x4FF), max_size=10).map("".join))
+def test_a_bare_attribution_ends_in_a_colon(line: str) -> None:
+    """The verbs' expression ends in ":" and white space: the shortcut in _bare_attribution
+    (a line not so ending is none) answers as the expression."""
+    from judge.mail import newtext
+
+    expected = 1 if newtext._ATTR_VERB.search(line) and not line.lstrip().startswith(">") else None
+    assert newtext._bare_attribution([line], 0) == expected

@@ -93,25 +93,54 @@ def test_reply_to_the_list_address_is_list_mail_as_the_store_holds_it(tmp_path: 
         t.close()
 
 
-def test_seed_variant_is_load_variant_until_the_seed_changes(tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_load_variant_gives_its_answer_again_until_the_seed_changes(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """load_variant's answer is kept while the seed file's mtime is unchanged; an edited seed is
+    read again, by the default seeds folder and by one named, and a seed gone is said to be."""
     from judge import variant as variants
 
     seed = tmp_path / "standard.toml"
     shutil.copy(SEEDS_DIR / "standard.toml", seed)
     monkeypatch.setattr(variants, "SEEDS_DIR", tmp_path)
-    monkeypatch.setattr(games, "_SEED_VARIANTS", {})
-    first = games.seed_variant("standard")
-    assert first is load_variant("standard") and games.seed_variant("standard") is first
+    first = load_variant("standard")
+    assert load_variant("standard") is first and load_variant("standard", tmp_path) is load_variant("standard", tmp_path)
+    named = load_variant("standard", tmp_path)
     text = seed.read_text(encoding="utf-8")
     seed.write_text(text.replace(f'"{first.title}"', '"Standard, edited"', 1), encoding="utf-8")
     stat = seed.stat()
     os.utime(seed, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))  # a later mtime, whatever the clock
-    edited = games.seed_variant("standard")
-    assert edited is not first and edited.title == "Standard, edited" and edited is load_variant("standard")
+    edited = load_variant("standard")
+    assert edited is not first and edited.title == "Standard, edited" and load_variant("standard") is edited
+    again = load_variant("standard", tmp_path)
+    assert again is not named and again.title == "Standard, edited"
+    monkeypatch.setattr(variants, "SEEDS_DIR", SEEDS_DIR)  # another seeds folder: its own seed
+    assert load_variant("standard").title == first.title != "Standard, edited"
+    monkeypatch.setattr(variants, "SEEDS_DIR", tmp_path)
     seed.unlink()
     with pytest.raises(Exception, match="unknown variant"):
-        games.seed_variant("standard")
+        load_variant("standard")
+
+
+def test_a_game_plays_its_edited_seed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game's variant (asked for by every order mail) is the seed as it is now."""
+    from judge import variant as variants
+
+    shutil.copytree(SEEDS_DIR, tmp_path / "seeds", ignore=shutil.ignore_patterns("__pycache__"))
+    seed = tmp_path / "seeds" / "standard.toml"
+    monkeypatch.setattr(variants, "SEEDS_DIR", tmp_path / "seeds")
+    t = Table(tmp_path / "table")
+    try:
+        t.start_game()
+        game = games.get_game(t.judge.store, "tg")
+        assert game is not None and game.variant.title != "Standard, edited"
+        seed.write_text(seed.read_text(encoding="utf-8").replace(f'"{game.variant.title}"', '"Standard, edited"', 1),
+                        encoding="utf-8")
+        stat = seed.stat()
+        os.utime(seed, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+        again = games.get_game(t.judge.store, "tg")
+        assert again is not None and again.variant.title == "Standard, edited"
+    finally:
+        t.close()
 
 
 ZONES = st.sampled_from([None, timezone.utc, timezone(timedelta(hours=5, minutes=30)), timezone(timedelta(hours=-8))])

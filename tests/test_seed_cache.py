@@ -22,8 +22,7 @@ def seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def fresh(seeds: Path, name: str = "standard"):
-    variant_module._load_path.cache_clear()
-    variant_module._kind.cache_clear()
+    variant_module.forget_loaded_variants()
     return load_variant(name, seeds)
 
 

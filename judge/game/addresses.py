@@ -14,6 +14,7 @@ domain as ``xn--`` A-labels); a non-ASCII local part has none.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -53,6 +54,7 @@ def _unicode_domain(ascii_domain: str) -> str:
         return ascii_domain
 
 
+@functools.lru_cache(maxsize=4096)  # (a pure function of the text: every order mail asks it for its sender twice)
 def canonical_address(addr: str) -> str | None:
     """The stored form of ``addr`` (see the module text), or None when it is no address the judge
     will write into a header and an SMTP envelope: one ``@`` with text on both sides, none of the
@@ -69,6 +71,7 @@ def canonical_address(addr: str) -> str | None:
     return f"{local.lower()}@{_unicode_domain(a_domain)}"
 
 
+@functools.lru_cache(maxsize=4096)  # (every answer's To and envelope)
 def ascii_address(addr: str) -> str | None:
     """``addr`` as an SMTP server without SMTPUTF8 takes it (IDNA domain as ``xn--``), or None
     when its local part is not ASCII (such a mailbox cannot be reached without SMTPUTF8)."""

@@ -11,7 +11,6 @@ import copy
 import dataclasses
 import functools
 import logging
-import os
 import random
 import re
 from collections.abc import Iterator
@@ -35,7 +34,6 @@ from judge.game.seats import (address_of, anonymous, master_address, public_labe
                               shown_person)
 from judge.game.settings_words import settings_lines
 from judge.game.store import Store, dumps, from_iso, iso, loads
-from judge import variant as variants
 from judge.variant import Phase, Variant, VariantError, available_variants, load_variant
 
 log = logging.getLogger(__name__)
@@ -92,7 +90,7 @@ class Game:
     def variant(self) -> Variant:
         # once per Game object (a transaction's worth); played with the calendar the game's rules
         # name (1885 II: rule switch ``calendar``)
-        v = seed_variant(self.variant_name)
+        v = load_variant(self.variant_name)
         own = self.options.get("rules") or {}
         key = repr(own)
         merged, played = _played(v, key, own)
@@ -122,35 +120,6 @@ class Game:
     @property
     def press(self) -> str:
         return str(self.options.get("press", "white"))
-
-
-#: variant name -> (the seeds folder, its seed file, that file's mtime, load_variant's answer)
-_SEED_VARIANTS: dict[str, tuple[Any, str, int, Variant]] = {}
-
-
-def seed_variant(name: str) -> Variant:
-    """``load_variant(name)``: its answer again while the seed file's mtime is unchanged (one stat
-    a call, as load_variant makes, so an edited seed is read again), without the Path arithmetic
-    and the two cache look-ups keyed by a Path that load_variant makes on every order mail."""
-    seeds = variants.SEEDS_DIR
-    known = _SEED_VARIANTS.get(name)
-    if known is not None and known[0] is seeds:
-        try:
-            if os.stat(known[1]).st_mtime_ns == known[2]:
-                return known[3]
-        except OSError:  # gone: load_variant says so
-            pass
-    path = str(seeds / f"{name.lower()}.toml")  # (where load_variant reads it)
-    try:
-        mtime = os.stat(path).st_mtime_ns  # before loading: a change after it is seen next time
-    except OSError:
-        mtime = None
-    v = load_variant(name)
-    if mtime is not None:
-        if len(_SEED_VARIANTS) >= 64:
-            _SEED_VARIANTS.clear()
-        _SEED_VARIANTS[name] = (seeds, path, mtime, v)
-    return v
 
 
 #: (id of a seed variant, a game's own rules as written) -> (that variant, the rules merged, the

@@ -108,9 +108,22 @@ class _ReadMessage(EmailMessage):
     def first_fields(self) -> dict[str, tuple[str, str]]:
         return self._indexed()[2]
 
+    #: the MIME fields an unreadable one of which counts as absent (RFC 2045 5.2, 6.1: text/plain
+    #: in US-ASCII, 7bit, no disposition); names of fields found unreadable in this part
+    unreadable: frozenset[str] = frozenset()
+
     def get(self, name: str, failobj: Any = None) -> Any:
         found = self._indexed()[2].get(name.lower())
-        return failobj if found is None else self.policy.header_fetch_parse(*found)
+        if found is None:
+            return failobj
+        try:
+            return self.policy.header_fetch_parse(*found)
+        except Exception:  # the stdlib's parser fails on some fields (``Content-Type: ;0*``: IndexError)
+            key = found[0].lower()
+            if key not in _MIME_FIELDS:
+                raise  # (the readers of the other fields have their own way with a field they cannot parse)
+            self.unreadable = self.unreadable | {key}
+            return failobj
 
     def __contains__(self, name: str) -> bool:  # type: ignore[override]
         return name.lower() in self._indexed()[2]
@@ -148,21 +161,16 @@ class _ReadMessage(EmailMessage):
                 params = super()._get_params_preserve(missing, header)  # type: ignore[misc]
                 if params is missing:
                     return failobj
-            else:  # the stdlib's reading of the field's text, as its _get_params_preserve does it
-                pairs = []
-                for p in _parseparam(plain):
-                    try:
-                        pname, val = p.split("=", 1)
-                        pname, val = pname.strip(), val.strip()
-                    except ValueError:
-                        pname, val = p.strip(), ""
-                    pairs.append((pname, val))
-                params = email_utils.decode_params(pairs)
+            else:
+                params = _plain_params(plain)
             known[key] = params
         return list(params)  # a copy: get_params hands it out
 
 
 _READ_POLICY = _ReadPolicy(message_factory=_ReadMessage)
+_MIME_FIELDS = frozenset({"content-type", "content-transfer-encoding", "content-disposition"})
+UNREADABLE_CONTENT_TYPE = ("The Content-Type header field of your mail could not be read, so its body was read as "
+                           "plain text (US-ASCII), as the mail standard says for such a field.")
 
 # a Content-Type field as the header registry writes it back: ``type/subtype`` and parameters each
 # a token or a plain quoted string, not empty (no quote, backslash, ``'``, ``%`` or ``*``: RFC 2231 shapes
@@ -198,27 +206,58 @@ def plain_content_type(value: str) -> str | None:
     return m[1] + "".join(f'; {name}="{value}"' for name, value in params)
 
 
+@functools.lru_cache(maxsize=512)  # (a pure function of the field's text, as plain_content_type)
+def _plain_params(plain: str) -> tuple[Any, ...]:
+    """The parameters of a Content-Type field of :func:`plain_content_type`'s shape, as the
+    stdlib's _get_params_preserve reads them (its values are strings and tuples: shared safely)."""
+    pairs = []
+    for p in _parseparam(plain):
+        try:
+            pname, val = p.split("=", 1)
+            pname, val = pname.strip(), val.strip()
+        except ValueError:
+            pname, val = p.strip(), ""
+        pairs.append((pname, val))
+    return tuple(email_utils.decode_params(pairs))
+
+
 def parse_message(raw: bytes, our_address: str = "", loop_header: str = "X-Judge-Loop") -> IncomingMail:
     """Read one message. Never raises."""
     try:
         return _parse(raw, canonical_address(our_address) or our_address.lower(), loop_header)
     except RecursionError:  # the stdlib parser recurses once per nested multipart
         return _too_deep(raw)
-    except Exception as exc:  # a malformed mail never stops the judge
-        return IncomingMail(message_id=_synthetic_id(raw), error=f"the message could not be read ({type(exc).__name__})")
+    except Exception as exc:  # a malformed mail never stops the judge: its sender (if one can be read) is told
+        return _unreadable(raw, exc)
+
+
+def _unreadable(raw: bytes, exc: Exception) -> IncomingMail:
+    """A message the stdlib's parser fails on: answered with why, when its top header block names
+    a sender (read alone, as for a mail nested too deep), else ignored (no one to answer)."""
+    mail = _head_only(raw)
+    if not mail.reply_to:
+        mail.ignore = f"unreadable ({type(exc).__name__}) and no sender address"
+    mail.error = (f"the message could not be read ({type(exc).__name__}): its header fields or MIME structure "
+                  f"are malformed. Please send your commands as plain text")
+    return mail
 
 
 def _too_deep(raw: bytes) -> IncomingMail:
     """A message nested deeper than can be read: kept whole (set aside) and its sender told. Its
     sender and ids are read from the top header block alone, which never recurses."""
-    try:
-        head: EmailMessage = parse_bytes(raw, _READ_POLICY, headersonly=True)  # type: ignore[assignment]
-        mail = _parse_head(head, raw)
-    except Exception:
-        mail = IncomingMail(message_id=_synthetic_id(raw))
+    mail = _head_only(raw)
     mail.aside = (f"its parts are nested more than {MAX_MIME_DEPTH} levels deep, deeper than the judge reads: "
                   f"nothing in it was acted on. Please send your commands as plain text")
     return mail
+
+
+def _head_only(raw: bytes) -> IncomingMail:
+    """Who wrote a message and its ids, read from its top header block alone."""
+    try:
+        head: EmailMessage = parse_bytes(raw, _READ_POLICY, headersonly=True)  # type: ignore[assignment]
+        return _parse_head(head, raw)
+    except Exception:
+        return IncomingMail(message_id=_synthetic_id(raw))
 
 
 def _depth(msg: EmailMessage) -> int:
@@ -256,7 +295,7 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
     if not mail.reply_to:
         mail.ignore = "no sender address"
         return mail
-    text, ignored, error = read_body(msg)
+    text, ignored, error, part = _read_body(msg)
     files = attachment_names(msg)
     named = ", ".join(files[:MAX_NAMED_FILES]) + (f" and {len(files) - MAX_NAMED_FILES} more"
                                                   if len(files) > MAX_NAMED_FILES else "")
@@ -266,6 +305,8 @@ def _parse(raw: bytes, our_address: str, loop_header: str) -> IncomingMail:
     if files:
         mail.notes.append(f"Attachments are not read: {named}. The judge reads only the text of "
                           f"your mail: put your orders there.")
+    if "content-type" in getattr(part, "unreadable", ()):
+        mail.notes.append(UNREADABLE_CONTENT_TYPE)
     if len(text) > MAX_BODY_CHARS:
         rest = sum(1 for line in text[MAX_BODY_CHARS:].split("\n") if line.strip())
         text = text[:MAX_BODY_CHARS]
@@ -483,14 +524,22 @@ def clean_subject(subject: str, code: str = "") -> str:
     and our own tags from the front of a subject; with the judge's ``code``, also the game tags our
     subjects start with (``CODE:game - S1901M``), so a reply to a reply to a reply keeps one."""
     s = " ".join(strip_invisible(subject).split())  # a byte-order mark or a direction mark hides no prefix
-    tag = re.compile(rf"^{re.escape(code)}:[\w-]+(?:\s+-\s+[A-Z]\d{{3,4}}[A-Z])?(?:\s+|$)", re.I) if code else None
-    while True:
-        t = _SUBJECT_JUNK.sub("", s, count=1)
+    tag = _subject_tag(code) if code else None
+    while True:  # (both expressions are anchored at the start: a match there is all a sub would cut)
+        m = _SUBJECT_JUNK.match(s)
+        t = s[m.end():] if m else s
         if tag is not None:
-            t = tag.sub("", t, count=1)
+            m = tag.match(t)
+            t = t[m.end():] if m else t
         if t == s:
             return s
         s = t
+
+
+@functools.lru_cache(maxsize=16)
+def _subject_tag(code: str) -> re.Pattern[str]:
+    """The game tag the judge's subjects start with (``CODE:game - S1901M``)."""
+    return re.compile(rf"^{re.escape(code)}:[\w-]+(?:\s+-\s+[A-Z]\d{{3,4}}[A-Z])?(?:\s+|$)", re.I)
 
 
 def ignore_reason(msg: EmailMessage, sender: str, our_address: str, loop_header: str) -> str | None:
@@ -615,42 +664,47 @@ def body_text(msg: EmailMessage) -> tuple[str, str | None]:
 def read_body(msg: EmailMessage) -> tuple[str, list[Ignored], str | None]:
     """The text of the message's text/plain part (format=flowed rejoined), or of its HTML part
     with the quoted earlier message cut out at the HTML level. (text, blocks cut out, error)."""
+    return _read_body(msg)[:3]  # type: ignore[return-value]
+
+
+def _read_body(msg: EmailMessage) -> tuple[str, list[Ignored], str | None, EmailMessage | None]:
+    """:func:`read_body`, and the part read (None when none was)."""
     try:
         part = msg.get_body(preferencelist=("plain", "html"))
     except Exception:
         part = None
     if part is None:
         if msg.is_multipart() or msg.get_content_maintype() != "text":
-            return "", [], "the message has no text part: please send your commands as plain text"
+            return "", [], "the message has no text part: please send your commands as plain text", None
         part = msg
     try:
         content = _mislabelled(part)
         if content is None:
             content = part.get_content()
     except LookupError:
-        cs = part.get_content_charset() or "?"
+        cs = part.get_content_charset() or _text(" ".join(str(part.get_param("charset", "?")).split()))[:60]
         return "", [], (f"the message is in the character set {cs!r}, which the judge cannot read: "
-                        "please send it as UTF-8 plain text")
+                        "please send it as UTF-8 plain text"), part
     except Exception:
         payload = part.get_payload(decode=True)
         if not isinstance(payload, bytes):
-            return "", [], "the message text could not be decoded: please send it as UTF-8 plain text"
+            return "", [], "the message text could not be decoded: please send it as UTF-8 plain text", part
         content = payload.decode("utf-8", "replace")
     if not isinstance(content, str):
-        return "", [], "the message has no text part: please send your commands as plain text"
+        return "", [], "the message has no text part: please send your commands as plain text", part
     content = content.replace("\r\n", "\n").replace("\r", "\n")
     if part.get_content_subtype() == "html":
-        return *html_new_text(content), None
+        return *html_new_text(content), None, part
     if not content.strip() and msg.is_multipart():  # an empty text part beside the HTML one
         try:
             html = msg.get_body(preferencelist=("html",))
             if html is not None:
-                return *html_new_text(html.get_content().replace("\r\n", "\n")), None
+                return *html_new_text(html.get_content().replace("\r\n", "\n")), None, html
         except Exception:
             pass
     if str(part.get_param("format", "")).lower() == "flowed":
         content = unflow(content, delsp=str(part.get_param("delsp", "")).lower() == "yes")
-    return content, [], None
+    return content, [], None, part
 
 
 _ASCII_LABELS = frozenset({"us-ascii", "ascii", "ansi_x3.4-1968", "us", "iso646-us", "646"})

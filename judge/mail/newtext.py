@@ -206,6 +206,12 @@ _JUDGE_ANCHOR = _JUDGE_START + _JUDGE_END + [
 ]
 #: the Game Starting mail's example: "SIGNON Fgame mypassword" and the power's own orders under it
 _EXAMPLE_SIGNON = re.compile(r"^\s*SIGNON \w+ mypassword\s*$")
+#: the orders status's words (judge.render.lateness), in lower case: found anywhere in a line, in any case
+_STATUS_WORDS = (r"you are late|a power (still late|that sends no orders)|every power's orders|grace period"
+                 r"|grace ends in|orders given by then|civil disorder|unordered|takeover|follow by mail|by the deadline"
+                 r"|not ordered are waived|builds? due|removals? due|(may build|must remove) \d+ units?|pending orders:"
+                 r"|has no adjustments to make")
+_STATUS_LINE = re.compile(rf"^(?i:.*({_STATUS_WORDS}))")
 _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
     re.compile(r"^\s*>"),
     re.compile(r"^\s*[\w .'-]+: (Army|Fleet|Army or Fleet) .*\.\s*$"),
@@ -222,10 +228,7 @@ _JUDGE_LINE = [  # judge-like lines: left out only next to an anchor
                r"|(Deadlines|Grace|A late power|Messages|Draws|Concessions|Victory|Results|Anonymous|Addresses"
                r"|Predictions|Rules):\s)"),
     # the status's sentences wrapped at 72 columns (judge.render.lateness words them)
-    re.compile(r"^(?i:.*(you are late|A power (still late|that sends no orders)|every power's orders|grace period"
-               r"|grace ends in|orders given by then|civil disorder|unordered|takeover|follow by mail|by the deadline"
-               r"|not ordered are waived|builds? due|removals? due|(may build|must remove) \d+ units?|Pending orders:"
-               r"|has no adjustments to make))"),
+    _STATUS_LINE,
     # an adjustment phase's order list (judge.render.describe.order_list)
     re.compile(r"^\s*[\w .'-]+:\s+(Builds (an army|a fleet|a [\w/ ]+) in|Removes the \w+ in|Build waived).*\.\s*$"),
     re.compile(r"^\s*(\d+ )?(minutes?|hours?|days?)\.\s*$"),
@@ -250,9 +253,18 @@ _DEVICE = re.compile(
 # the same in any language: a short line naming a phone or mail program and a word for "sent"
 # ("Wysłane z iPhone'a", "Lähetetty iPhonesta", "Отправлено с iPhone", "iPhoneから送信", "发自我的iPhone"),
 # or Outlook's advertisement for its app ("Pobierz aplikację Outlook dla systemu Android")
-_DEVICE_WORD = re.compile(r"iphon|ipad|android|galaxy|samsung|huawei|xiaomi|blackberry|outlook|gmail|yahoo"
-                          r"|proton\s?mail|thunderbird|fairemail|k-9 mail|smartphone|mobile|мобильн|スマートフォン|手机|手機",
-                          re.I)
+_DEVICE_WORDS_ASCII = (r"iphon|ipad|android|galaxy|samsung|huawei|xiaomi|blackberry|outlook|gmail|yahoo"
+                       r"|proton\s?mail|thunderbird|fairemail|k-9 mail|smartphone|mobile")
+_DEVICE_WORD = re.compile(_DEVICE_WORDS_ASCII + r"|мобильн|スマートフォン|手机|手機", re.I)
+#: the same for an ASCII line lower-cased (only the ASCII words can be in it): a search for these
+#: words in any case was tried at every character of every short line of a mail
+_DEVICE_WORD_LOWER = re.compile(_DEVICE_WORDS_ASCII)
+
+
+def _has_device_word(s: str) -> bool:
+    return (_DEVICE_WORD_LOWER.search(s.lower()) if s.isascii() else _DEVICE_WORD.search(s)) is not None
+
+
 _SENT_WORD = re.compile(r"sent|gesendet|envoy|wysłan|lähetet|odeslán|odeslan|отправлен|sendt|enviad|inviat"
                         r"|verzonden|verstuurd|skickat|küldve|küldés|gönderil|送信|发自|發自|来自|來自|发送|發送|보냄"
                         r"|απεστάλη|εστάλη|trimis|poslano|poslané|išsiųsta|nosūtīts|saadetud", re.I)
@@ -263,7 +275,7 @@ def _device_line(line: str) -> bool:
     if _DEVICE.match(line):
         return True
     s = line.strip()
-    if not s or len(s) > 60 or not _DEVICE_WORD.search(s) or len(s.split()) > 8:
+    if not s or len(s) > 60 or not _has_device_word(s) or len(s.split()) > 8:
         return False
     return (_SENT_WORD.search(s) is not None or _APP_AD.search(s) is not None) and not match_keyword(s)
 
@@ -659,7 +671,9 @@ def _mark_quotes(lines: list[str], kind: list[Ignored | None]) -> None:
 def _bare_attribution(lines: list[str], i: int) -> int | None:
     """"Bob <bob@example.org> wrote:", "On Tuesday, Bob wrote:": only trusted right above ``>`` lines."""
     line = lines[i]
-    if _ATTR_VERB.search(line) and not line.lstrip().startswith(">"):
+    # (the expression ends in ":" and white space: a line that does not is none, found without
+    # the search of its verbs, tried at every character)
+    if line.rstrip().endswith(":") and _ATTR_VERB.search(line) and not line.lstrip().startswith(">"):
         return 1
     return None
 
@@ -676,7 +690,21 @@ def _either(patterns: list[re.Pattern[str]]) -> Callable[[str], re.Match[str] | 
 _IS_JUDGE_START = _either(_JUDGE_START)
 _IS_JUDGE_END = _either(_JUDGE_END)
 _IS_JUDGE_ANCHOR = _either(_JUDGE_ANCHOR)
-_IS_JUDGE_LINE = _either(_JUDGE_LINE)
+_IS_JUDGE_SHAPE = _either([p for p in _JUDGE_LINE if p is not _STATUS_LINE])
+_STATUS_WORDS_LOWER = re.compile(_STATUS_WORDS)
+
+
+def _IS_JUDGE_LINE(line: str) -> re.Match[str] | None:  # noqa: N802 (one of the _IS_JUDGE_* tests)
+    """Whether one of :data:`_JUDGE_LINE` matches a line. The status's words are looked for in
+    the line lower-cased when it is one ASCII line (the same answer: case-insensitive ASCII),
+    not by ``.*`` and a case-insensitive alternation tried at every character (most of the cost
+    of asking this of a player's line)."""
+    found = _IS_JUDGE_SHAPE(line)
+    if found is not None:
+        return found
+    if line.isascii() and "\n" not in line:
+        return _STATUS_WORDS_LOWER.search(line.lower())
+    return _STATUS_LINE.match(line)
 
 
 def _is_title(lines: list[str], i: int) -> bool:

@@ -22,6 +22,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Iterable
 
 import jinja2
+import jinja2.ext
 from markupsafe import Markup, escape
 
 from judge.resources import templates_dir
@@ -90,6 +91,19 @@ def _env(directory: str) -> jinja2.Environment:
     return env
 
 
+_CSS_FIELD = re.compile(r"\{\{\s*css\.([a-z0-9_]+)\s*\}\}")
+
+
+class _InlineCss(jinja2.ext.Extension):
+    """Writes each ``{{ css.name }}`` of an HTML template as its text, escaped as autoescape
+    would escape it at every render: the styles never change, and a reply's two HTML templates
+    asked for and escaped a score of them in every mail. A name :data:`CSS` does not hold is
+    left to the render (an error there, as before)."""
+
+    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+        return _CSS_FIELD.sub(lambda m: str(escape(CSS[m[1]])) if m[1] in CSS else m[0], source)
+
+
 @lru_cache(maxsize=4)
 def _html_env(directory: str) -> jinja2.Environment:
     env = jinja2.Environment(
@@ -99,6 +113,7 @@ def _html_env(directory: str) -> jinja2.Environment:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
         auto_reload=False,  # templates ship with the package: no stat of the file at every use
+        extensions=[_InlineCss],
     )
     env.filters["plural"] = _plural
     env.filters["text_html"] = text_to_html
