@@ -13,7 +13,9 @@ the human games MILA's package ships (``bench/corpus.py``), each in canonical te
 tools write it (``respell``): ``judge adjudicate --batch`` as one whole process (start-up, reading
 the JSON cases and their order text, adjudicating, writing JSON), and the same cases in process
 (``write_batch``, the command's own loop, into a writer that drops the lines, with the
-collector as the command sets it: the bench's own corpora frozen out of its walks). When MILA's
+collector as the command sets it), timed in a fresh process of its own each run
+(``bench/judge_in_process.py``): not in the bench's, whose heap holds its corpora and MILA's
+engine. When MILA's
 ``diplomacy`` engine is installed (``pip install -e '.[bench]'``) it runs the same phases as one
 whole process too (``bench/mila_batch.py``), all interleaved run by run so they see the same
 machine load: each of the judge's whole-process figures is the mean of a run just before and one
@@ -138,8 +140,6 @@ def spread(xs: list[float], unit: str = "", fmt: str = ".2f") -> str:
 
 
 def end_to_end(args: argparse.Namespace) -> None:
-    import functools
-    import gc
     import importlib.util
     import json
     import os
@@ -147,20 +147,6 @@ def end_to_end(args: argparse.Namespace) -> None:
     import tempfile
 
     from corpus import games, human_games, mila_case, respell, spelling  # bench/corpus.py
-    from judge.adjudicate import run_batch
-
-    try:  # the command's own loop: each line's JSON text, through a writer (here one that drops it)
-        from judge.adjudicate import write_batch
-
-        def in_process(batch: list[str]) -> None:
-            write_batch(batch, len)
-    except ImportError:  # older trees: run_batch and the encoder the command used then
-        encode = functools.partial(json.dumps, ensure_ascii=False)
-
-        def in_process(batch: list[str]) -> None:
-            for out in run_batch(batch):
-                encode(out)
-
     load_before = os.getloadavg()
     robots = []
     for case in games(n_games=10**6, years=args.years, seed=args.seed):
@@ -211,10 +197,22 @@ def end_to_end(args: argparse.Namespace) -> None:
             outputs[key] = done.stdout
             return took
 
+        # in process: the command's own loop timed in a fresh process of its own
+        # (bench/judge_in_process.py), not in this one, whose heap holds the corpora and MILA's engine
+        inproc: dict[tuple[str, str], list[float]] = {k: [] for k in spelt}
+        driver = str(Path(__file__).with_name("judge_in_process.py"))
+
+        def in_process(key: tuple[str, str]) -> float:
+            done = subprocess.run([sys.executable, driver, commands[key][-1]], env=env, capture_output=True,
+                                  text=True, check=True)
+            return float(done.stdout) * 1000
+
         for _ in range(args.runs):
             for name in corpora:  # interleaved: all see the same load
                 ours = [key for key in commands if key[0] == name and key[1] != "MILA"]
                 before = {key: timed(key) for key in ours}
+                for key in ours:  # (between the whole-process runs: the same moment's machine)
+                    inproc[key].append(in_process(key))
                 if not mila:
                     for key in ours:
                         wall[key].append(before[key])
@@ -225,26 +223,6 @@ def end_to_end(args: argparse.Namespace) -> None:
                 wall[(name, "MILA")].append(timed((name, "MILA")))
                 for key in ours:
                     wall[key].append((before[key] + timed(key)) / 2)
-    inproc: dict[tuple[str, str], list[float]] = {k: [] for k in spelt}
-    lines = {k: [json.dumps(c) for c in cases] for k, cases in spelt.items()}
-    # the collector as the command sets it after its first case: what was built before frozen
-    # (here the bench's own corpora too, which the command's heap does not hold), the young
-    # generation collected every GC_THRESHOLD[0] allocations
-    try:
-        from judge.__main__ import GC_THRESHOLD
-    except ImportError:  # older trees: the collector as it comes
-        GC_THRESHOLD = gc.get_threshold()
-    threshold = gc.get_threshold()
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLD)
-    for _ in range(args.runs):
-        for key, batch in lines.items():
-            t0 = time.perf_counter()
-            in_process(batch)
-            inproc[key].append((time.perf_counter() - t0) / len(batch) * 1000)
-    gc.set_threshold(*threshold)
-    gc.unfreeze()
     load_after = os.getloadavg()
 
     n = args.phases
@@ -254,6 +232,8 @@ def end_to_end(args: argparse.Namespace) -> None:
     print(f"  robots: robot games (standard, seed {args.seed})" + (
         f"; human: the {len(people)} movement phases of the 3 human games in MILA's package, cycled" if people else
         "; human games: MILA's package is not installed (pip install -e '.[bench]')"))
+    print("  in process: the command's loop (write_batch) alone, in a fresh process each run, timed between the "
+          "whole-process runs")
     if mila:
         print("  whole process: each of the judge's runs the mean of one just before and one just after MILA's "
               "run of the same corpus")
