@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import sys
 from datetime import datetime, timedelta, timezone
@@ -230,6 +231,10 @@ def test_order_status_lists_the_orders_waiting_for_later_phases(tmp_path: Path) 
         listed = body[start:].split("\n")[:2]
         assert listed[1].strip() == "Spring 1903 Movement", listed
         assert "\xa0" not in body
+        # the deadline's line wraps between its dates, never inside one
+        date = r"\w{3} \w{3} \d\d \d{4} \d\d:\d\d:\d\d [+-]\d{4}"
+        assert re.search(rf"^Deadline: {date}  \(grace until\s+{date}\)$", body, re.M), body
+        assert not re.search(r"^\d\d:\d\d:\d\d [+-]\d{4}\)$", body, re.M), body
     finally:
         t.close()
 

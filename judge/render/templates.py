@@ -88,6 +88,7 @@ def _env(directory: str) -> jinja2.Environment:
     env.filters["plural"] = _plural
     env.filters["ljust"] = lambda s, width: str(s).ljust(int(width))
     env.filters["rjust"] = lambda s, width: str(s).rjust(int(width))
+    env.filters["whole"] = lambda s: str(s).replace(" ", NBSP)  # kept on one line by wrap_text (a date)
     return env
 
 
