@@ -646,7 +646,5 @@ def _in_calendar_order(g: Game, names: list[str]) -> list[str]:
         except (ValueError, KeyError):  # (a name the calendar no longer reads: listed last, as text)
             return (1, (0, 0, 0), name)
 
-    # each name's words joined by no-break spaces: a wrapped list breaks between names, never
-    # inside one ("Spring" at a line's end, "1903 Movement" on the next)
-    return [describe.nb(name) for name in sorted(set(names), key=key)]
+    return sorted(set(names), key=key)
 

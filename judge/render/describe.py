@@ -14,16 +14,12 @@ from typing import Any
 from judge.engine.adjustment import adjustments_due
 from judge.engine.orders import Build, Convoy, Disband, Hold, Move, Order, OrderResult, Remove, Retreat, Support, Waive
 from judge.engine.position import Position
-from judge.render.templates import NBSP
+from judge.render.templates import NBSP, nb
 from judge.variant import Map, Phase, Variant, province_of
 
 KIND_WORD = {"A": "Army", "F": "Fleet", "A/F": "Army/Fleet"}
 PHASE_WORD = {"movement": "Movement", "retreat": "Retreat", "adjustment": "Adjustment"}
 
-
-
-def nb(name: str) -> str:
-    return name.replace(" ", NBSP)
 
 
 class Describer:

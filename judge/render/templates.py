@@ -36,6 +36,12 @@ WIDTH = 72
 #: joins the words of one province name so that wrapping never splits "North Sea"
 NBSP = "\xa0"
 
+
+def nb(text: object) -> str:
+    """``text`` with its words joined by :data:`NBSP`: :func:`wrap_text` never breaks it."""
+    return str(text).replace(" ", NBSP)
+
+
 #: inline styles shared by the generic layout and the ``*.html`` templates (mail clients drop <style>)
 CSS = {
     "body": "margin:0;padding:14px;background:#efeadf;",
@@ -88,7 +94,7 @@ def _env(directory: str) -> jinja2.Environment:
     env.filters["plural"] = _plural
     env.filters["ljust"] = lambda s, width: str(s).ljust(int(width))
     env.filters["rjust"] = lambda s, width: str(s).rjust(int(width))
-    env.filters["whole"] = lambda s: str(s).replace(" ", NBSP)  # kept on one line by wrap_text (a date)
+    env.filters["whole"] = nb  # (a date, a phase's name: kept on one line by wrap_text)
     return env
 
 

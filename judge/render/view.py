@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from judge.engine import PhaseResult, Position
 from judge.engine.adjustment import unit_count
 from judge.engine.orders import OrderResult
-from judge.render.describe import Describer, nb
-from judge.render.templates import NBSP
+from judge.render.describe import Describer
+from judge.render.templates import NBSP, nb
 from judge.variant import Variant, province_of
 
 MISSED = {"movement": "NMR", "retreat": "NRR", "adjustment": "NRR"}  # no moves / no reply received
