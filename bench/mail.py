@@ -19,9 +19,10 @@ judge.daemon``), as deployed. Prints, labelled by service:
 ``--service judge`` is the real game service: seven players sign on to a game and six of them
 keep sending orders (the game waits for the seventh), with scrypt cost 2^10; its deadlines are
 set by the master (``SET DEADLINE``, no grace) and each one processes a whole phase.
-``--service standin`` is the tests' small SQLite service, which measures the transport alone; it
-overstates what a judge can do 4-5 times, so the default (``both``) prints the real service
-first and the stand-in after it. Needs Debian's dovecot-imapd and dovecot-lmtpd.
+``--service standin`` is the tests' small SQLite service, which measures the transport with a
+minimal service of its own (it once overstated what a judge does 4-5 times; since the real
+service's passes it does not); the default (``both``) prints the real service first and the
+stand-in after it, each labelled. Needs Debian's dovecot-imapd and dovecot-lmtpd.
 """
 
 from __future__ import annotations
