@@ -61,6 +61,24 @@ def test_a_readable_mail_has_no_such_note(game: Table) -> None:
     assert "could not be read" not in replies[0].body
 
 
+@pytest.mark.parametrize("disposition", [";0*", "attachment;0*", "attachment; filename*"])
+def test_an_attachment_with_an_unreadable_disposition_is_still_named(game: Table, disposition: str) -> None:
+    """Its Content-Disposition counts as absent (RFC 2045): the file is named from its Content-Type's
+    name, and the reply says it was not read, beside the orders read from the text part."""
+    head = order_mail(game, [("Content-Type", 'multipart/mixed; boundary="XX"'),
+                             ("Content-Transfer-Encoding", "7bit")]).partition(b"\r\n\r\n")[0]
+    text = (game.signon("France") + "\n" + ORDERS).replace("\n", "\r\n")
+    body = ("--XX\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n" + text + "\r\n--XX\r\n"
+            "Content-Type: application/pdf; name=orders.pdf\r\n"
+            f"Content-Disposition: {disposition}\r\nContent-Transfer-Encoding: base64\r\n\r\nJVBERi0=\r\n--XX--\r\n")
+    row, replies = handle(game, head + b"\r\n\r\n" + body.encode())
+    assert row["status"] == "handled", row
+    (reply,) = replies
+    flat = " ".join(reply.body.split())
+    assert "Attachments are not read: orders.pdf." in flat
+    assert "France: Army Paris -> Burgundy." in reply.body
+
+
 @pytest.mark.parametrize("fields", [
     [("Content-Disposition", "inline[ ; a*0*")],
     [("Content-Type", "*0*é;a*1*"), ("Content-Disposition", "attachment; filename*0*=utf-8''%E9; filename*1*=x")],

@@ -166,6 +166,14 @@ class _ReadMessage(EmailMessage):
             known[key] = params
         return list(params)  # a copy: get_params hands it out
 
+    def get_param(self, param: str, failobj: Any = None, header: str = "content-type",
+                  unquote: bool = True) -> Any:
+        # An unreadable field counts as absent (RFC 2045 5.2). The stdlib's get_param, finding
+        # the field's name, would iterate the failobj its parameters came back as (TypeError).
+        if self.get(header) is None:
+            return failobj
+        return super().get_param(param, failobj, header, unquote)
+
 
 _READ_POLICY = _ReadPolicy(message_factory=_ReadMessage)
 _MIME_FIELDS = frozenset({"content-type", "content-transfer-encoding", "content-disposition"})
