@@ -9,6 +9,7 @@ import random
 import re
 from email import policy
 from email.message import Message
+from email.feedparser import FeedParser
 from email.parser import BytesParser
 
 import client_mails as cm
@@ -107,4 +108,7 @@ def test_the_parser_uses_the_matcher(monkeypatch) -> None:  # type: ignore[no-un
 
     monkeypatch.setattr(_Re, "compile", staticmethod(counting))
     parse_bytes(_messages()[0], policy.default)
-    assert made and all(isinstance(m, BoundaryLine) for m in made)
+    if "boundaryre" in FeedParser._parsegen.__code__.co_varnames:  # (3.11, 3.12) a pattern a boundary
+        assert made and all(isinstance(m, BoundaryLine) for m in made)
+    else:  # Python 3.13 matches boundary lines without compiling a pattern for each: none is compiled
+        assert made == []

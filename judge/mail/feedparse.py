@@ -8,7 +8,9 @@ that stand-in's ``compile`` recognises the boundary pattern and returns a matche
 Python that answers exactly as the pattern would (tests/test_mail_feedparse.py holds it to
 the compiled pattern on every kind of line); any other pattern is compiled by ``re`` as before.
 Should a later Python change its boundary pattern, the stand-in no longer recognises it and the
-stdlib's compile is used: slower, never different.
+stdlib's compile is used: slower, never different. Python 3.13's parser itself no longer compiles
+a pattern a boundary (it matches the separator's prefix, then one shared pattern), so there the
+stand-in is never asked and the parser runs as the stdlib's.
 """
 
 from __future__ import annotations
