@@ -143,6 +143,8 @@ def test_content_type_and_parameters_match_the_stdlib(value: str) -> None:
         for param in ("charset", "boundary", "format", "delsp", "name"):  # as for an absent field
             assert ours.get_param(param) is None and ours.get_param(param, "") == ""
         assert (ours.get_boundary(), ours.get_filename()) == (None, None)
+        assert "Content-Type" not in ours and "content-type" not in ours  # absent for ``in`` too
+        ours.del_param("charset")  # (nothing to remove)
         return
 
     def same(ask: Any) -> None:  # the same answer, or the same error (the stdlib's parser fails on some)

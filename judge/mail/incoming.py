@@ -126,7 +126,12 @@ class _ReadMessage(EmailMessage):
             return failobj
 
     def __contains__(self, name: str) -> bool:  # type: ignore[override]
-        return name.lower() in self._indexed()[2]
+        key = name.lower()
+        if key not in self._indexed()[2]:
+            return False
+        # an unreadable MIME field is absent for ``in`` as for ``get`` (RFC 2045 5.2): the stdlib's
+        # get_param and del_param, finding the name, would go on to iterate parameters that are not there
+        return key not in _MIME_FIELDS or self.get(name) is not None
 
     def replace_header(self, _name: str, _value: Any) -> None:
         self._index = None
@@ -165,14 +170,6 @@ class _ReadMessage(EmailMessage):
                 params = _plain_params(plain)
             known[key] = params
         return list(params)  # a copy: get_params hands it out
-
-    def get_param(self, param: str, failobj: Any = None, header: str = "content-type",
-                  unquote: bool = True) -> Any:
-        # An unreadable field counts as absent (RFC 2045 5.2). The stdlib's get_param, finding
-        # the field's name, would iterate the failobj its parameters came back as (TypeError).
-        if self.get(header) is None:
-            return failobj
-        return super().get_param(param, failobj, header, unquote)
 
 
 _READ_POLICY = _ReadPolicy(message_factory=_ReadMessage)
