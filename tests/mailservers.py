@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email
+import errno
 import functools
 import hashlib
 import imaplib
@@ -35,7 +36,7 @@ from email import policy
 from email.message import EmailMessage
 from email.utils import getaddresses, make_msgid
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Iterable
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -44,10 +45,16 @@ POWERS = ["austria", "england", "france", "germany", "italy", "russia", "turkey"
 USERS = ["judge", "master", "player", *POWERS]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_port(avoid: Iterable[int] = ()) -> int:
+    """A loopback port free at this instant and not in ``avoid``. Another socket may still take it
+    before the caller binds it: callers that choose ports this way retry on "Address already in use"."""
+    avoid = set(avoid)
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in avoid:
+            return port
 
 
 def server_dir(prefix: str) -> str:
@@ -67,6 +74,10 @@ def dovecot_missing() -> str | None:
 
 
 # --- Dovecot ------------------------------------------------------------------------------------
+class DovecotDidNotStart(RuntimeError):
+    """The test server's start failed; the message carries Dovecot's own log."""
+
+
 def make_cert(folder: str | Path) -> tuple[str, str]:
     """A self-signed certificate for 127.0.0.1/localhost (cert.pem doubles as the CA file)."""
     cert, key = str(Path(folder, "cert.pem")), str(Path(folder, "key.pem"))
@@ -90,19 +101,44 @@ class Dovecot:
     #: advertise exactly these capabilities (Dovecot's ``imap_capability``), e.g. ``NO_MOVE``
     capabilities: str = ""
 
-    def start(self) -> "Dovecot":
+    def start(self, attempts: int = 5) -> "Dovecot":
+        """Start the server. A port this method chose itself can be taken by another socket between
+        the choice and Dovecot's bind (a client's connection, in a suite that makes thousands):
+        Dovecot then stops with "Address already in use", and the start is tried again on new ports."""
         self.dir = self.dir or server_dir("judge-dovecot.")
-        self.imap_port = self.imap_port or free_port()
-        self.lmtp_port = self.lmtp_port or free_port()
-        env = dict(os.environ)
-        if self.tls:
-            self.imaps_port = self.imaps_port or free_port()
-            env.update(IMAPS_PORT=str(self.imaps_port), SSL_CERT=self.tls[0], SSL_KEY=self.tls[1])
-        if self.capabilities:
-            env["IMAP_CAPABILITY"] = self.capabilities
-        subprocess.run(["bash", str(HERE / "servers" / "dovecot.sh"), "start", self.dir, str(self.imap_port),
-                        str(self.lmtp_port), *self.users], check=True, stdin=subprocess.DEVNULL, env=env)
-        return self
+        ours = [name for name in ("imap_port", "lmtp_port") + (("imaps_port",) if self.tls else ())
+                if not getattr(self, name)]
+        for attempt in range(1, attempts + 1):
+            for name in ours:
+                setattr(self, name, 0)
+            for name in ours:
+                setattr(self, name, free_port(avoid=(self.imap_port, self.lmtp_port, self.imaps_port)))
+            env = dict(os.environ)
+            if self.tls:
+                env.update(IMAPS_PORT=str(self.imaps_port), SSL_CERT=self.tls[0], SSL_KEY=self.tls[1])
+            if self.capabilities:
+                env["IMAP_CAPABILITY"] = self.capabilities
+            run = subprocess.run(["bash", str(HERE / "servers" / "dovecot.sh"), "start", self.dir, str(self.imap_port),
+                                  str(self.lmtp_port), *self.users],
+                                 stdin=subprocess.DEVNULL, env=env, capture_output=True, text=True)
+            if run.returncode == 0:
+                return self
+            log = self.startup_log()
+            taken = {int(port) for port in re.findall(r"listen\(127\.0\.0\.1, (\d+)\) failed: Address already in use", log)}
+            if attempt < attempts and taken and taken <= {getattr(self, name) for name in ours}:
+                for name in ("dovecot.log", "dovecot.stdio.log"):
+                    Path(self.dir, name).unlink(missing_ok=True)
+                continue
+            raise DovecotDidNotStart(
+                f"Dovecot did not start in {self.dir} (exit {run.returncode}, attempt {attempt} of {attempts}, "
+                f"ports imap {self.imap_port}, lmtp {self.lmtp_port}, imaps {self.imaps_port}):\n"
+                f"{run.stdout}{run.stderr}{log}")
+        raise AssertionError("unreachable")
+
+    def startup_log(self) -> str:
+        """What Dovecot wrote while starting (its log and its stdio), for an error message."""
+        return "".join(Path(self.dir, name).read_text(errors="replace")
+                       for name in ("dovecot.stdio.log", "dovecot.log") if Path(self.dir, name).exists())
 
     def stop(self, remove: bool = True) -> None:
         """Stop the server; with ``remove`` (a throw-away instance) by SIGKILL, which saves the
@@ -258,14 +294,25 @@ class SmtpSink:
         self.fail_data: list[str] = []  # answers for the next DATA commands, e.g. "451 try later"
         self.arrived = asyncio.Event()
         self._server: asyncio.AbstractServer | None = None
+        self._started = False
 
     async def start(self) -> "SmtpSink":
         from aiosmtpd.smtp import SMTP
 
         loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(lambda: SMTP(self, hostname="sink.test", **self.smtp_options),
-                                                "127.0.0.1", self.port,
-                                                reuse_address=True)
+        for attempt in range(5):
+            try:
+                self._server = await loop.create_server(
+                    lambda: SMTP(self, hostname="sink.test", **self.smtp_options), "127.0.0.1", self.port,
+                    reuse_address=True)
+                break
+            except OSError as exc:
+                # the port free_port chose was taken before the bind: choose again, on the first start
+                # only (a restart must come back on the port the judge is configured with)
+                if exc.errno != errno.EADDRINUSE or self._started or attempt == 4:
+                    raise
+                self.port = free_port(avoid=(self.port,))
+        self._started = True
         return self
 
     async def stop(self) -> None:
